@@ -1,0 +1,40 @@
+// Calibration: measured collective time against message size, per communicator scope.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "traces/topology.h"
+#include "traces/workload.h"
+
+namespace autotune {
+
+// world: all ranks, flat; intra: ranks of one node; cross: one rank per node (the
+// communicator of one local rank); hierarchical: the composed three-step collective on
+// the world; copy: fusion buffer copy-in (bytes copied, one rank).
+enum class Scope { kWorld, kIntra, kCross, kHierarchical, kCopy };
+const char* ScopeName(Scope s);
+Status ParseScope(const std::string& s, Scope* out);
+
+struct CalibrationPoint {
+  Op op = Op::kAllreduce;
+  Scope scope = Scope::kWorld;
+  int ranks = 0;             // communicator size
+  int64_t bytes = 0;         // message bytes per rank (allgather: bytes each rank sends)
+  int repetitions = 0;
+  double median_us = 0.0;
+  double min_us = 0.0;
+  double max_us = 0.0;
+};
+
+struct Calibration {
+  int64_t id = 0;
+  std::string created_at;
+  Topology topology;
+  std::string backend = "mpi";
+  std::string hardware;
+  std::vector<CalibrationPoint> points;
+};
+
+}  // namespace autotune

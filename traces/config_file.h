@@ -1,0 +1,41 @@
+// Config file: the YAML of DESIGN.md, a superset of horovodrun's --config-file.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "traces/knobs.h"
+#include "traces/status.h"
+
+namespace autotune {
+
+struct TunerSettings {  // horovodrun's `autotune:` section, same keys
+  bool enabled = false;
+  std::string log_file;                  // log_file
+  int warmup_samples = 3;                // warmup_samples
+  int steps_per_sample = 10;             // steps_per_sample
+  int bayes_opt_max_samples = 20;        // bayes_opt_max_samples
+  double gaussian_process_noise = 0.8;   // gaussian_process_noise
+};
+
+struct ConfigFile {
+  Knobs knobs;                  // defaults for knobs the file does not set
+  std::set<std::string> set_knobs;  // names of the knobs the file sets (constants)
+  TunerSettings autotune;
+  // autotune_extra.provenance, kept as given (JSON).
+  std::string provenance_json = "{}";
+};
+
+// Parses YAML text. Accepts horovodrun's own keys (params.fusion_threshold_mb,
+// cycle_time_ms, cache_capacity, hierarchical_allreduce, hierarchical_allgather, autotune.*,
+// and the other horovodrun sections, which are ignored) and ours (autotune_extra).
+// An unknown key in params/autotune_extra, a wrong type or an out-of-range value is an
+// error naming `source`, the key and the value.
+Status ParseConfigYaml(const std::string& text, const std::string& source, ConfigFile* out);
+Status LoadConfigFile(const std::string& path, ConfigFile* out);
+// Writes the YAML form (params, autotune, autotune_extra).
+std::string ConfigToYaml(const ConfigFile& config);
+Status SaveConfigFile(const std::string& path, const ConfigFile& config);
+
+}  // namespace autotune

@@ -1,0 +1,92 @@
+// Store: autotune's SQLite database (runs, traces, calibrations, samples).
+//
+// One file, WAL journal, every write a transaction, SQL only through prepared statements.
+// The schema is documented in traces/schema.sql and versioned (meta.schema_version);
+// opening a database with a newer schema, or a file that is not an autotune database,
+// fails with a one-line error and touches nothing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "traces/calibration.h"
+#include "traces/knobs.h"
+#include "traces/status.h"
+#include "traces/trace.h"
+
+struct sqlite3;
+
+namespace autotune {
+
+inline constexpr int kSchemaVersion = 1;
+
+// A scored point in knob space, measured (a complete run) or simulated (a replay).
+struct Sample {
+  int64_t id = 0;
+  std::string fidelity = "simulated";  // measured | simulated
+  int64_t run_id = 0;          // measured: the run; simulated: the simulated run row, or 0
+  int64_t trace_run_id = 0;    // the recorded trace it derives from
+  int64_t calibration_id = 0;  // network model used (simulated), 0 if none
+  std::string workload;
+  Topology topology;
+  Knobs knobs;
+  double score_bytes_per_s = 0.0;
+  double step_ms = 0.0;
+  std::string created_at;
+};
+
+class Store {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+
+  // Opens (kReadWrite: creating if missing) the database at path. Fails with one line
+  // naming the path when it is unwritable, not an autotune database, or of a newer schema.
+  static Status Open(const std::string& path, Mode mode, std::unique_ptr<Store>* out);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // --- runs -------------------------------------------------------------------------
+  // Inserts a run (complete = false). Sets info->id and info->created_at.
+  Status CreateRun(RunInfo* info);
+  // Appends one measured step with all its rows, in one transaction.
+  Status AppendStep(int64_t run_id, const StepTrace& step);
+  // Computes the summary from the stored steps and marks the run complete or not.
+  // A complete measured run also becomes a measured sample.
+  Status FinishRun(int64_t run_id, bool complete, RunInfo* summary = nullptr);
+  // NotFound names the id when there is no such run.
+  Status GetRun(int64_t run_id, RunInfo* info);
+  Status ListRuns(std::vector<RunInfo>* runs);
+  // Step times (ms) and scores of a run's stored steps, in step order.
+  Status GetStepSeries(int64_t run_id, std::vector<double>* step_ms, std::vector<double>* score);
+  // The whole trace. Corruption names the table and row when rows are inconsistent.
+  Status LoadTrace(int64_t run_id, Trace* trace);
+
+  // --- calibrations -----------------------------------------------------------------
+  Status SaveCalibration(Calibration* calibration);  // sets id and created_at
+  // The newest calibration for the topology's shape and backend; NotFound if none.
+  Status FindCalibration(const Topology& topology, const std::string& backend,
+                         Calibration* out);
+  Status GetCalibration(int64_t id, Calibration* out);
+  Status ListCalibrations(std::vector<Calibration>* out);  // points left empty
+
+  // --- samples ----------------------------------------------------------------------
+  Status AddSamples(std::vector<Sample>* samples);  // one transaction; sets ids
+  // Samples for a workload name and topology shape (both fidelities), oldest first.
+  Status ListSamples(const std::string& workload, const Topology& topology,
+                     std::vector<Sample>* out);
+
+ private:
+  Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  Status Exec(const char* sql);
+  sqlite3* db_;
+  std::string path_;
+  friend class Transaction;
+};
+
+}  // namespace autotune

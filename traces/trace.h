@@ -1,0 +1,96 @@
+// Trace: what one run recorded. The executor fills it, the store persists it, the
+// simulator replays it. Times are microseconds from the start of the step on the rank
+// that measured them (every step starts after a barrier).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "traces/knobs.h"
+#include "traces/topology.h"
+#include "traces/workload.h"
+
+namespace autotune {
+
+// One tensor on one rank in one step.
+struct TensorEvent {
+  int rank = 0;
+  int tensor = 0;          // index into Workload::tensors
+  double ready_us = 0.0;   // gradient ready (handed to the background thread)
+  double done_us = 0.0;    // result copied out (reduction finished for this tensor)
+};
+
+// One background cycle that had work (recorded on rank 0, the coordinator).
+struct CycleRecord {
+  int rank = 0;
+  int cycle = 0;                  // index within the step
+  double start_us = 0.0;          // cycle start
+  double negotiate_end_us = 0.0;  // negotiation finished (responses known)
+  int submitted = 0;              // tensors this rank newly offered in this cycle
+  int cache_hits = 0;             // responses agreed through the cache bit-vector
+  int responses = 0;              // tensors agreed ready on all ranks this cycle
+  int collectives = 0;            // fused collectives launched by this cycle
+};
+
+enum class Algorithm { kFlat, kHierarchical };
+const char* AlgorithmName(Algorithm a);  // "flat" | "hierarchical"
+
+// One fused collective (recorded on rank 0; every rank runs the same ones).
+struct CollectiveRecord {
+  int rank = 0;
+  int seq = 0;              // order within the step
+  int cycle = 0;            // cycle that launched it
+  Op op = Op::kAllreduce;
+  Algorithm algorithm = Algorithm::kFlat;
+  int64_t bytes = 0;        // fusion buffer bytes
+  std::vector<int> tensors; // member tensor indices
+  double start_us = 0.0;          // copy-in starts
+  double copy_in_end_us = 0.0;    // collective starts
+  double comm_end_us = 0.0;       // collective finished
+  double end_us = 0.0;            // copy-out finished
+};
+
+struct StepTrace {
+  int step = 0;                 // 0-based over measured steps (warm-up steps are not stored)
+  double step_ms = 0.0;         // wall time of the step, max over ranks
+  double backward_start_us = 0.0;  // when backward compute started (rank 0)
+  int64_t bytes = 0;            // bytes reduced + gathered in the step (score numerator)
+  double score_bytes_per_s = 0.0;
+  std::vector<TensorEvent> tensors;       // all ranks
+  std::vector<CycleRecord> cycles;        // rank 0
+  std::vector<CollectiveRecord> collectives;  // rank 0
+};
+
+struct RunInfo {
+  int64_t id = 0;
+  std::string created_at;     // UTC, ISO 8601
+  std::string kind = "measured";  // measured | simulated
+  std::string command;        // the command line that made it
+  Workload workload;
+  double scale = 1.0;         // --scale the workload was played at (already applied)
+  Knobs knobs;
+  Topology topology;
+  std::string backend = "mpi";     // mpi | nccl
+  std::string hardware;            // CPU / GPU model, library versions
+  int steps_planned = 0;
+  int warmup_steps = 0;
+  // Summary, filled when the run finishes (or is found incomplete).
+  bool complete = false;
+  int steps_recorded = 0;
+  double score_bytes_per_s = 0.0;
+  double step_ms_median = 0.0;
+  double step_ms_p95 = 0.0;
+  int64_t source_run = 0;     // simulated runs: the trace they replayed, else 0
+};
+
+struct Trace {
+  RunInfo run;
+  std::vector<StepTrace> steps;
+};
+
+// Median and p95 (nearest rank) of values; 0 for an empty list.
+double Median(std::vector<double> values);
+double Percentile(std::vector<double> values, double p);
+
+}  // namespace autotune
