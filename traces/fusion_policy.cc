@@ -1,0 +1,101 @@
+#include "traces/fusion_policy.h"
+
+#include <algorithm>
+
+namespace autotune {
+
+int64_t FusionBytes(const TensorSpec& t, int world_size) {
+  return t.op == Op::kAllgather ? t.bytes() * world_size : t.bytes();
+}
+
+std::vector<FusedCollective> PackResponses(std::span<const ReadyTensor> responses,
+                                           int64_t threshold_bytes) {
+  std::vector<FusedCollective> out;
+  for (const ReadyTensor& r : responses) {
+    bool fits = false;
+    if (!out.empty()) {
+      const FusedCollective& last = out.back();
+      fits = threshold_bytes > 0 && last.op == r.op && last.dtype == r.dtype &&
+             last.group == r.group && last.bytes + r.bytes <= threshold_bytes;
+    }
+    if (!fits) {
+      FusedCollective fresh;
+      fresh.op = r.op;
+      fresh.dtype = r.dtype;
+      fresh.group = r.group;
+      out.push_back(std::move(fresh));
+    }
+    out.back().bytes += r.bytes;
+    out.back().tensors.push_back(r.tensor);
+  }
+  return out;
+}
+
+std::vector<int> AssignGroups(const Workload& w, int num_groups) {
+  const int n = static_cast<int>(w.tensors.size());
+  std::vector<int> group_of(n, -1);
+  if (num_groups <= 0 || n == 0) return group_of;
+  bool all_explicit = std::all_of(w.tensors.begin(), w.tensors.end(),
+                                  [](const TensorSpec& t) { return t.group >= 0; });
+  if (all_explicit) {
+    for (int i = 0; i < n; ++i) group_of[i] = w.tensors[i].group;
+    return group_of;
+  }
+  const int groups = std::min(num_groups, n);
+  for (int i = 0; i < n; ++i) {
+    group_of[i] = static_cast<int>(static_cast<int64_t>(i) * groups / n);
+  }
+  return group_of;
+}
+
+GroupGate::GroupGate(std::vector<int> group_of) : group_of_(std::move(group_of)) {
+  int max_group = -1;
+  for (int g : group_of_) max_group = std::max(max_group, g);
+  group_size_.assign(max_group + 1, 0);
+  for (int g : group_of_) {
+    if (g >= 0) ++group_size_[g];
+  }
+  Reset();
+}
+
+void GroupGate::Reset() {
+  group_ready_.assign(group_size_.size(), 0);
+  held_.assign(group_size_.size(), {});
+}
+
+std::vector<int> GroupGate::Admit(std::span<const int> newly_ready) {
+  std::vector<int> released;
+  for (int t : newly_ready) {
+    int g = group_of_[t];
+    if (g < 0) {
+      released.push_back(t);
+      continue;
+    }
+    held_[g].push_back(t);
+    if (++group_ready_[g] == group_size_[g]) {
+      released.insert(released.end(), held_[g].begin(), held_[g].end());
+      held_[g].clear();
+    }
+  }
+  std::sort(released.begin(), released.end());
+  return released;
+}
+
+std::vector<ReadyTensor> MakeResponses(const Workload& w, std::span<const int> tensors,
+                                       std::span<const int> group_of, int world_size) {
+  std::vector<ReadyTensor> out;
+  out.reserve(tensors.size());
+  for (int t : tensors) {
+    const TensorSpec& spec = w.tensors[t];
+    ReadyTensor r;
+    r.tensor = t;
+    r.op = spec.op;
+    r.dtype = spec.dtype;
+    r.bytes = FusionBytes(spec, world_size);
+    r.group = group_of.empty() ? -1 : group_of[t];
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace autotune

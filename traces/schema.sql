@@ -1,0 +1,153 @@
+-- autotune database schema, version 1.
+-- Read it with the sqlite3 shell, e.g.:
+--   sqlite3 autotune.db 'SELECT id, workload_name, complete, step_ms_median FROM runs'
+-- Times: *_us are microseconds from the start of the step on the rank that measured them
+-- (every step starts after a barrier); *_ms are milliseconds. Bytes are bytes.
+-- The build embeds this file; the store creates it in one transaction on a new database.
+
+-- Identity and version. application = 'autotune'; schema_version = 1.
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+-- One row per run: a measured `autotune record`, or a simulated replay.
+CREATE TABLE runs (
+  id                     INTEGER PRIMARY KEY,
+  created_at             TEXT NOT NULL,           -- UTC, ISO 8601
+  kind                   TEXT NOT NULL CHECK (kind IN ('measured', 'simulated')),
+  command                TEXT NOT NULL,           -- command line that made the run
+  workload_name          TEXT NOT NULL,
+  workload_json          TEXT NOT NULL,           -- the workload as played (after --scale)
+  scale                  REAL NOT NULL,
+  fusion_threshold_mb    REAL NOT NULL,           -- knobs, one column each ...
+  cycle_time_ms          REAL NOT NULL,
+  cache_capacity         INTEGER NOT NULL,
+  hierarchical_allreduce INTEGER NOT NULL,
+  hierarchical_allgather INTEGER NOT NULL,
+  num_groups             INTEGER NOT NULL,
+  knobs_json             TEXT NOT NULL,           -- ... and all knobs incl. backend ones
+  nodes                  INTEGER NOT NULL,
+  ranks_per_node         INTEGER NOT NULL,
+  hosts_json             TEXT NOT NULL,           -- host name per node
+  backend                TEXT NOT NULL,           -- mpi | nccl
+  hardware               TEXT NOT NULL,
+  steps_planned          INTEGER NOT NULL,
+  warmup_steps           INTEGER NOT NULL,
+  complete               INTEGER NOT NULL DEFAULT 0,  -- 1 once every planned step is stored
+  steps_recorded         INTEGER NOT NULL DEFAULT 0,
+  score_bytes_per_s      REAL,                    -- summary over stored steps
+  step_ms_median         REAL,
+  step_ms_p95            REAL,
+  source_run             INTEGER REFERENCES runs (id)  -- simulated: the replayed trace
+);
+
+-- The workload's tensors, for reading traces by name.
+CREATE TABLE tensors (
+  run_id     INTEGER NOT NULL REFERENCES runs (id),
+  tensor     INTEGER NOT NULL,                    -- index in ready order
+  name       TEXT NOT NULL,
+  op         TEXT NOT NULL,                       -- allreduce | allgather
+  dtype      TEXT NOT NULL,
+  elements   INTEGER NOT NULL,
+  bytes      INTEGER NOT NULL,
+  ready_ms   REAL NOT NULL,                       -- planned, from backward start
+  PRIMARY KEY (run_id, tensor)
+) WITHOUT ROWID;
+
+-- One row per measured step (warm-up steps are not stored).
+CREATE TABLE steps (
+  run_id            INTEGER NOT NULL REFERENCES runs (id),
+  step              INTEGER NOT NULL,
+  step_ms           REAL NOT NULL,                -- max over ranks
+  backward_start_us REAL NOT NULL,
+  bytes             INTEGER NOT NULL,             -- reduced + gathered
+  score_bytes_per_s REAL NOT NULL,                -- bytes / step time (Horovod's score)
+  PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+
+-- Per rank, per step, per tensor: when the gradient was ready and when it was done.
+CREATE TABLE tensor_events (
+  run_id   INTEGER NOT NULL,
+  step     INTEGER NOT NULL,
+  rank     INTEGER NOT NULL,
+  tensor   INTEGER NOT NULL,
+  ready_us REAL NOT NULL,
+  done_us  REAL NOT NULL,
+  PRIMARY KEY (run_id, step, rank, tensor)
+) WITHOUT ROWID;
+
+-- Background cycles that had work (coordinator, rank 0).
+CREATE TABLE cycles (
+  run_id           INTEGER NOT NULL,
+  step             INTEGER NOT NULL,
+  rank             INTEGER NOT NULL,
+  cycle            INTEGER NOT NULL,
+  start_us         REAL NOT NULL,
+  negotiate_end_us REAL NOT NULL,
+  submitted        INTEGER NOT NULL,              -- tensors newly offered by this rank
+  cache_hits       INTEGER NOT NULL,              -- responses agreed via the cache bits
+  responses        INTEGER NOT NULL,              -- tensors ready on all ranks
+  collectives      INTEGER NOT NULL,              -- fused collectives launched
+  PRIMARY KEY (run_id, step, rank, cycle)
+) WITHOUT ROWID;
+
+-- Fused collectives (rank 0; every rank runs the same ones).
+CREATE TABLE collectives (
+  run_id         INTEGER NOT NULL,
+  step           INTEGER NOT NULL,
+  rank           INTEGER NOT NULL,
+  seq            INTEGER NOT NULL,
+  cycle          INTEGER NOT NULL,
+  op             TEXT NOT NULL,                   -- allreduce | allgather
+  algorithm      TEXT NOT NULL,                   -- flat | hierarchical
+  bytes          INTEGER NOT NULL,                -- fusion buffer bytes
+  tensor_count   INTEGER NOT NULL,
+  tensors        TEXT NOT NULL,                   -- member tensor indices, comma-separated
+  start_us       REAL NOT NULL,                   -- copy-in starts
+  copy_in_end_us REAL NOT NULL,
+  comm_end_us    REAL NOT NULL,
+  end_us         REAL NOT NULL,                   -- copy-out done
+  PRIMARY KEY (run_id, step, rank, seq)
+) WITHOUT ROWID;
+
+-- Collective time against size, for the simulator's network model.
+CREATE TABLE calibrations (
+  id             INTEGER PRIMARY KEY,
+  created_at     TEXT NOT NULL,
+  backend        TEXT NOT NULL,
+  nodes          INTEGER NOT NULL,
+  ranks_per_node INTEGER NOT NULL,
+  hosts_json     TEXT NOT NULL,
+  hardware       TEXT NOT NULL
+);
+
+CREATE TABLE calibration_points (
+  calibration_id INTEGER NOT NULL REFERENCES calibrations (id),
+  op             TEXT NOT NULL,                   -- allreduce | allgather
+  scope          TEXT NOT NULL,                   -- world | intra | cross | hierarchical | copy
+  ranks          INTEGER NOT NULL,                -- communicator size
+  bytes          INTEGER NOT NULL,                -- per rank
+  repetitions    INTEGER NOT NULL,
+  median_us      REAL NOT NULL,
+  min_us         REAL NOT NULL,
+  max_us         REAL NOT NULL
+);
+CREATE INDEX calibration_points_by_id ON calibration_points (calibration_id);
+
+-- Scored points in knob space, measured (complete runs) or simulated (replays).
+CREATE TABLE samples (
+  id                INTEGER PRIMARY KEY,
+  created_at        TEXT NOT NULL,
+  fidelity          TEXT NOT NULL CHECK (fidelity IN ('measured', 'simulated')),
+  run_id            INTEGER,                      -- measured run or simulated run row
+  trace_run_id      INTEGER,                      -- trace it derives from
+  calibration_id    INTEGER,                      -- network model used (simulated)
+  workload          TEXT NOT NULL,
+  nodes             INTEGER NOT NULL,
+  ranks_per_node    INTEGER NOT NULL,
+  knobs_json        TEXT NOT NULL,
+  score_bytes_per_s REAL NOT NULL,
+  step_ms           REAL NOT NULL
+);
+CREATE INDEX samples_by_workload ON samples (workload, nodes, ranks_per_node);
