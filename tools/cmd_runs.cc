@@ -1,0 +1,74 @@
+// `autotune runs`: lists the runs of a database.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "tools/command.h"
+#include "traces/store.h"
+
+namespace autotune::cli {
+
+nlohmann::json RunToJson(const RunInfo& r) {
+  return nlohmann::json{{"run", r.id},
+                        {"created_at", r.created_at},
+                        {"kind", r.kind},
+                        {"workload", r.workload.name},
+                        {"scale", r.scale},
+                        {"topology", r.topology.key()},
+                        {"hosts", r.topology.hosts},
+                        {"backend", r.backend},
+                        {"knobs", KnobsToJson(r.knobs)},
+                        {"complete", r.complete},
+                        {"steps", r.steps_recorded},
+                        {"steps_planned", r.steps_planned},
+                        {"score_bytes_per_s", r.score_bytes_per_s},
+                        {"step_ms_median", r.step_ms_median},
+                        {"step_ms_p95", r.step_ms_p95},
+                        {"source_run", r.source_run}};
+}
+
+void AddRunsCommand(CLI::App& root, Action* action) {
+  struct Options {
+    std::string db = "autotune.db";
+    bool json = false;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* app = root.add_subcommand("runs", "List the runs stored in a database");
+  app->add_option("--db", opts->db, "SQLite database file. Default ./autotune.db");
+  app->add_flag("--json", opts->json, "Print a JSON list on stdout instead of a table");
+  app->callback([opts, action] {
+    *action = [opts]() -> int {
+      std::unique_ptr<Store> store;
+      Status s = Store::Open(opts->db, Store::Mode::kReadOnly, &store);
+      if (!s.ok()) return Fail(s);
+      std::vector<RunInfo> runs;
+      s = store->ListRuns(&runs);
+      if (!s.ok()) return Fail(s);
+      if (opts->json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const RunInfo& r : runs) list.push_back(RunToJson(r));
+        std::cout << list.dump() << "\n";
+        return 0;
+      }
+      std::printf("%4s  %-20s  %-9s  %-12s  %-5s  %-8s  %10s  %10s  %-8s  %s\n", "id", "created",
+                  "kind", "workload", "topo", "backend", "score GB/s", "step ms", "complete",
+                  "knobs");
+      for (const RunInfo& r : runs) {
+        std::printf("%4lld  %-20s  %-9s  %-12s  %-5s  %-8s  %10.3f  %10.2f  %-8s  %s\n",
+                    static_cast<long long>(r.id), r.created_at.c_str(), r.kind.c_str(),
+                    r.workload.name.c_str(), r.topology.key().c_str(), r.backend.c_str(),
+                    r.score_bytes_per_s / 1e9, r.step_ms_median,
+                    r.complete ? "yes" : ("no (" + std::to_string(r.steps_recorded) + "/" +
+                                          std::to_string(r.steps_planned) + ")")
+                                             .c_str(),
+                    KnobsShort(r.knobs).c_str());
+      }
+      if (runs.empty()) std::printf("(no runs in %s)\n", opts->db.c_str());
+      return 0;
+    };
+  });
+}
+
+}  // namespace autotune::cli
