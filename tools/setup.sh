@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12, apt-get) and builds autotune into build/.
+# Usage: tools/setup.sh            (idempotent; a second run only rebuilds what changed)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3
+          nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev
+          libbenchmark-dev libeigen3-dev libnlopt-cxx-dev libnlopt-dev iproute2 util-linux
+          procps)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)"
+echo "setup: built build/autotune"
