@@ -1,0 +1,133 @@
+#include "tuner/space.h"
+
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "tuner/knob_space.h"
+
+namespace autotune::tuner {
+namespace {
+
+Space MixedSpace() {
+  Space space;
+  EXPECT_TRUE(space.AddDimension(Dimension::Continuous("threshold_mb", 0, 512, Scale::kLog1p, 128)).ok());
+  EXPECT_TRUE(space.AddDimension(Dimension::Continuous("cycle_ms", 0.1, 100, Scale::kLog, 1)).ok());
+  EXPECT_TRUE(space.AddDimension(Dimension::Integer("cache", 0, 4096, Scale::kLog1p, 1024)).ok());
+  EXPECT_TRUE(space.AddDimension(Dimension::Boolean("hier", false)).ok());
+  EXPECT_TRUE(space.AddDimension(
+      Dimension::Categorical("algo", {"", "ring", "tree"}, 0, Lifetime::kPerLaunch)).ok());
+  return space;
+}
+
+TEST(SpaceTest, EncodesLogScalesAndOneHot) {
+  Space space = MixedSpace();
+  EXPECT_EQ(space.encoded_size(), 1 + 1 + 1 + 1 + 3);
+  Eigen::VectorXd u = space.Encode({0.0, 0.1, 4096, 1, 2});
+  EXPECT_DOUBLE_EQ(u[0], 0.0);  // log(1 + 0) is the lower end
+  EXPECT_DOUBLE_EQ(u[1], 0.0);
+  EXPECT_DOUBLE_EQ(u[2], 1.0);
+  EXPECT_DOUBLE_EQ(u[3], 1.0);
+  EXPECT_DOUBLE_EQ(u[4], 0.0);
+  EXPECT_DOUBLE_EQ(u[5], 0.0);
+  EXPECT_DOUBLE_EQ(u[6], 1.0);
+  // cycle 1 ms on log [0.1, 100] sits at 1/3; threshold 31 MB at log(32)/log(513).
+  u = space.Encode({31.0, 1.0, 0, 0, 0});
+  EXPECT_NEAR(u[0], std::log(32.0) / std::log(513.0), 1e-12);
+  EXPECT_NEAR(u[1], 1.0 / 3.0, 1e-12);
+}
+
+TEST(SpaceTest, DecodeRoundsIntegersAndPicksCategories) {
+  Space space = MixedSpace();
+  Eigen::VectorXd u(7);
+  u << 0.5, 0.5, 0.5, 0.49, 0.2, 0.7, 0.3;
+  Point p = space.Decode(u);
+  EXPECT_NEAR(p[0], std::expm1(0.5 * std::log(513.0)), 1e-9);
+  EXPECT_NEAR(p[1], std::sqrt(10.0), 1e-9);  // geometric middle of [0.1, 100]
+  EXPECT_EQ(p[2], std::round(std::expm1(0.5 * std::log(4097.0))));
+  EXPECT_EQ(p[3], 0.0);
+  EXPECT_EQ(p[4], 1.0);  // "ring" has the largest one-hot coordinate
+  EXPECT_EQ(space.ValueText(p, 4), "ring");
+  EXPECT_EQ(space.ValueText(p, 3), "false");
+}
+
+TEST(SpaceTest, RoundTripOfRandomPoints) {
+  Space space = MixedSpace();
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 200; ++i) {
+    Point p = space.Random(rng);
+    ASSERT_TRUE(space.Validate(p).ok()) << space.Describe(p);
+    Point back = space.Decode(space.Encode(p));
+    for (int d = 0; d < space.num_dimensions(); ++d) {
+      EXPECT_NEAR(back[d], p[d], 1e-9 * std::max(1.0, std::fabs(p[d]))) << space.dimension(d).name;
+    }
+  }
+}
+
+TEST(SpaceTest, ConstantsHaveNoCoordinatesAndNeverMove) {
+  Space space = MixedSpace();
+  ASSERT_TRUE(space.SetConstantText("hier", "true").ok());
+  ASSERT_TRUE(space.SetConstant("cycle_ms", 3.5).ok());
+  EXPECT_EQ(space.encoded_size(), 5);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 100; ++i) {
+    Eigen::VectorXd u = Eigen::VectorXd::Random(space.encoded_size()).array().abs();
+    Point p = space.Decode(u);
+    EXPECT_EQ(p[1], 3.5);
+    EXPECT_EQ(p[3], 1.0);
+    Point r = space.Random(rng);
+    EXPECT_EQ(r[1], 3.5);
+    EXPECT_EQ(r[3], 1.0);
+  }
+  Point moved = space.Default();
+  moved[1] = 2.0;
+  Status status = space.Validate(moved);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("cycle_ms"), std::string::npos);
+}
+
+TEST(SpaceTest, RuntimeOnlyFixesPerLaunchDimensions) {
+  Space space = MixedSpace();
+  Point fixed = space.Default();
+  fixed[4] = 2;  // tree
+  Space runtime = space.RuntimeOnly(fixed);
+  EXPECT_TRUE(runtime.is_constant(4));
+  EXPECT_FALSE(runtime.is_constant(0));
+  EXPECT_EQ(runtime.encoded_size(), 4);
+  EXPECT_EQ(runtime.Decode(Eigen::VectorXd::Zero(4))[4], 2.0);
+}
+
+TEST(SpaceTest, RejectsBadDimensionsAndValues) {
+  Space space;
+  EXPECT_FALSE(space.AddDimension(Dimension::Continuous("x", 0, 1, Scale::kLog, 0.5)).ok());
+  EXPECT_FALSE(space.AddDimension(Dimension::Continuous("x", 1, 1, Scale::kLinear, 1)).ok());
+  EXPECT_FALSE(space.AddDimension(Dimension::Continuous("x", 0, 1, Scale::kLinear, 2)).ok());
+  EXPECT_FALSE(space.AddDimension(Dimension::Categorical("c", {"a", "a"}, 0)).ok());
+  ASSERT_TRUE(space.AddDimension(Dimension::Integer("n", 0, 10, Scale::kLinear, 3)).ok());
+  EXPECT_FALSE(space.AddDimension(Dimension::Integer("n", 0, 10, Scale::kLinear, 3)).ok());
+  EXPECT_FALSE(space.SetConstant("n", 2.5).ok());
+  EXPECT_FALSE(space.SetConstant("n", 11).ok());
+  EXPECT_FALSE(space.SetConstant("missing", 1).ok());
+  EXPECT_FALSE(space.ParseValue(0, "abc").ok());
+  EXPECT_EQ(space.encoded_size(), 1);
+}
+
+TEST(KnobSpaceTest, MatchesTheDesignTable) {
+  Space space = KnobSearchSpace(KnobBackend::kMpi);
+  Point d = space.Default();
+  EXPECT_EQ(space.ValueText(d, space.IndexOf("fusion_threshold_mb")), "128");
+  EXPECT_EQ(space.ValueText(d, space.IndexOf("cycle_time_ms")), "1");
+  EXPECT_EQ(space.ValueText(d, space.IndexOf("cache_capacity")), "1024");
+  EXPECT_EQ(space.ValueText(d, space.IndexOf("hierarchical_allreduce")), "false");
+  EXPECT_EQ(space.ValueText(d, space.IndexOf("num_groups")), "0");
+  EXPECT_EQ(space.dimension(space.IndexOf("mpi_allreduce_algorithm")).lifetime,
+            Lifetime::kPerLaunch);
+  EXPECT_TRUE(space.Validate(d).ok());
+  Space nccl = KnobSearchSpace(KnobBackend::kNccl);
+  EXPECT_GE(nccl.IndexOf("nccl_proto"), 0);
+  EXPECT_LT(nccl.IndexOf("mpi_allreduce_algorithm"), 0);
+}
+
+}  // namespace
+}  // namespace autotune::tuner
