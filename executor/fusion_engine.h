@@ -1,0 +1,94 @@
+// FusionEngine: Horovod's background thread on one rank, on real buffers.
+//
+// Threading model: the engine owns one background thread. During a step (BeginStep ..
+// step finished) it is the only thread of the process that calls MPI: every cycle_time_ms
+// it takes the tensors marked ready, negotiates (executor/negotiation.h), lets the shared
+// fusion policy (traces/fusion_policy.h: GroupGate, MakeResponses, PackResponses) decide
+// the fused collectives, and runs them (executor/fused_executor.h). Between steps it
+// sleeps, and the caller's thread may use MPI (MPI_THREAD_SERIALIZED is enough: the
+// hand-over goes through the engine's mutex, which orders the two threads' MPI calls).
+//
+// All ranks run the same cycles in lock step (each cycle's negotiation is collective) and
+// leave a step after the same cycle: the one whose collectives finished the last tensor.
+//
+// Recorded per step: every tensor's ready/done times on this rank; the cycles that had
+// work and the fused collectives (every rank records them; rank 0's are the ones stored).
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "executor/backend.h"
+#include "executor/fused_executor.h"
+#include "executor/layout.h"
+#include "executor/negotiation.h"
+#include "executor/tensor_memory.h"
+#include "traces/fusion_policy.h"
+#include "traces/knobs.h"
+#include "traces/trace.h"
+#include "traces/workload.h"
+
+namespace autotune::executor {
+
+// What the engine recorded in one step on this rank (times from the step origin).
+struct EngineStepRecord {
+  std::vector<TensorEvent> tensors;  // one per tensor, index order
+  std::vector<CycleRecord> cycles;   // cycles with work
+  std::vector<CollectiveRecord> collectives;
+  int cycles_run = 0;  // all cycles, idle ones included
+};
+
+class FusionEngine {
+ public:
+  // Everything passed must outlive the engine. control: the negotiation transport.
+  static Status Create(Backend* backend, const NodeLayout* layout, const Workload* workload,
+                       TensorMemory* memory, ControlChannel* control, const Knobs& knobs,
+                       std::unique_ptr<FusionEngine>* out);
+  // Stops the background thread. REQUIRES: no step in progress.
+  ~FusionEngine();
+
+  // Starts a step whose times count from origin. REQUIRES: the previous step finished.
+  void BeginStep(SteadyClock::time_point origin);
+  // Hands a gradient to the background thread (ready now). Thread-safe.
+  void MarkReady(int tensor);
+  // Blocks until every tensor of the step is done (or the background thread failed) and
+  // the background thread has left MPI; returns its status and the step's records.
+  Status WaitStepFinished(EngineStepRecord* record);
+
+ private:
+  FusionEngine() = default;
+  void Loop();
+  Status RunStep();
+  Status RunCycle(int cycle, const std::vector<int>& newly_ready);
+
+  Backend* backend_ = nullptr;
+  const NodeLayout* layout_ = nullptr;
+  const Workload* workload_ = nullptr;
+  Knobs knobs_;
+  int64_t threshold_bytes_ = 0;
+  std::vector<int> group_of_;
+  std::unique_ptr<FusedExecutor> executor_;
+  std::unique_ptr<Negotiator> negotiator_;
+  std::unique_ptr<GroupGate> gate_;
+
+  // Shared with the player thread, under mu_.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool shutdown_ = false;
+  bool step_finished_ = true;  // no step, or the background thread is done with it
+  std::vector<int> ready_queue_;
+  std::vector<double> ready_us_;  // per tensor, set by MarkReady
+  Status step_status_;
+  SteadyClock::time_point origin_;
+
+  // Owned by the background thread during a step; read by the player after it finished.
+  EngineStepRecord record_;
+  int done_count_ = 0;
+  int collective_seq_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace autotune::executor

@@ -1,0 +1,234 @@
+#include "executor/record.h"
+
+#include <algorithm>
+#include <csignal>
+#include <memory>
+#include <string>
+
+#include "executor/fusion_engine.h"
+#include "executor/layout.h"
+#include "executor/mpi_backend.h"
+#include "executor/mpi_control.h"
+#include "executor/mpi_runtime.h"
+#include "executor/pattern.h"
+#include "executor/step_player.h"
+#include "executor/stop_signal.h"
+#include "traces/config_file.h"
+#include "traces/store.h"
+
+namespace autotune::executor {
+
+namespace {
+
+const char* SignalName(int signo) {
+  switch (signo) {
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGUSR1: return "SIGUSR1";
+    default: return "a signal";
+  }
+}
+
+std::string FlagName(std::string knob) {
+  std::replace(knob.begin(), knob.end(), '_', '-');
+  return "--" + knob;
+}
+
+// Everything one rank holds during a record run. Declaration order = destruction order
+// reversed: the engine stops before the memory and backend it uses go away.
+struct Session {
+  RecordOptions options;
+  Workload workload;
+  Knobs knobs;
+  NodeLayout layout;
+  LayoutComms comms;
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<ControlChannel> control;
+  std::unique_ptr<TensorMemory> memory;
+  std::unique_ptr<FusionEngine> engine;
+  std::unique_ptr<Store> store;  // rank 0 only
+  int64_t step_bytes = 0;
+
+  ~Session() {
+    engine.reset();
+    memory.reset();
+    control.reset();
+    backend.reset();
+    FreeLayoutComms(&comms);
+  }
+  bool root() const { return layout.rank == 0; }
+};
+
+Status Setup(Session* s) {
+  MPI_Comm world = s->options.world;
+  AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(
+      world, ResolveRecordInputs(s->options, &s->workload, &s->knobs)));
+  AUTOTUNE_RETURN_IF_ERROR(DetectLayout(world, &s->layout, &s->comms));
+  Status st;
+  if (s->root()) st = Store::Open(s->options.db_path, Store::Mode::kReadWrite, &s->store);
+  AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(world, st));
+
+  st = CreateMpiBackend(world, s->comms, &s->backend);
+  s->control = CreateMpiControlChannel(world);
+  if (st.ok()) st = TensorMemory::Create(s->backend.get(), s->workload, s->layout.size,
+                                         &s->memory);
+  if (st.ok()) st = FillInputs(s->backend.get(), s->workload, s->layout.rank, s->memory.get());
+  if (st.ok()) {
+    st = FusionEngine::Create(s->backend.get(), &s->layout, &s->workload, s->memory.get(),
+                              s->control.get(), s->knobs, &s->engine);
+  }
+  for (const TensorSpec& t : s->workload.tensors) s->step_bytes += FusionBytes(t, s->layout.size);
+  return AgreeOnStatus(world, st);
+}
+
+Status CreateRun(Session* s, RunInfo* run) {
+  run->kind = "measured";
+  run->command = s->options.command;
+  run->workload = s->workload;
+  run->scale = s->options.scale;
+  run->knobs = s->knobs;
+  run->topology = s->layout.ToTopology();
+  run->backend = s->backend->name();
+  run->hardware = s->backend->hardware();
+  run->steps_planned = s->options.steps;
+  run->warmup_steps = s->options.warmup_steps;
+  Status st;
+  if (s->root()) st = s->store->CreateRun(run);
+  AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(s->options.world, st));
+  MPI_Bcast(&run->id, 1, MPI_INT64_T, 0, s->options.world);
+  return Status::Ok();
+}
+
+// Gathers the step's tensor events and times to rank 0 and builds the stored step there.
+void CollectStep(Session* s, int step, PlayedStep& played, StepTrace* out) {
+  MPI_Comm world = s->options.world;
+  const int n = static_cast<int>(s->workload.tensors.size());
+  std::vector<double> mine(2 * n);
+  for (int t = 0; t < n; ++t) {
+    mine[2 * t] = played.record.tensors[t].ready_us;
+    mine[2 * t + 1] = played.record.tensors[t].done_us;
+  }
+  std::vector<double> all(s->root() ? 2 * n * s->layout.size : 0);
+  MPI_Gather(mine.data(), 2 * n, MPI_DOUBLE, all.data(), 2 * n, MPI_DOUBLE, 0, world);
+  double step_ms = 0.0;
+  MPI_Reduce(&played.step_ms, &step_ms, 1, MPI_DOUBLE, MPI_MAX, 0, world);
+  if (!s->root()) return;
+  out->step = step;
+  out->step_ms = step_ms;
+  out->backward_start_us = played.backward_start_us;
+  out->bytes = s->step_bytes;
+  out->score_bytes_per_s = step_ms > 0 ? s->step_bytes / (step_ms / 1000.0) : 0.0;
+  out->tensors.clear();
+  out->tensors.reserve(static_cast<size_t>(n) * s->layout.size);
+  for (int r = 0; r < s->layout.size; ++r) {
+    for (int t = 0; t < n; ++t) {
+      const size_t i = 2 * (static_cast<size_t>(r) * n + t);
+      out->tensors.push_back(TensorEvent{r, t, all[i], all[i + 1]});
+    }
+  }
+  out->cycles = std::move(played.record.cycles);
+  out->collectives = std::move(played.record.collectives);
+}
+
+// Any rank's stop signal stops every rank after the same step.
+int AgreeOnStop(Session* s) {
+  int mine = s->options.stop_on_signal ? StopSignal() : 0, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->options.world);
+  return any;
+}
+
+Status FinishRun(Session* s, bool complete, RunInfo* run) {
+  Status st;
+  if (s->root()) st = s->store->FinishRun(run->id, complete, run);
+  return AgreeOnStatus(s->options.world, st);
+}
+
+Status PlaySteps(Session* s, RecordResult* result) {
+  const int total = s->options.warmup_steps + s->options.steps;
+  Backend* backend = s->backend.get();
+  for (int i = 0; i < total; ++i) {
+    const int step = i - s->options.warmup_steps;  // < 0 during warm-up
+    const bool verify = step >= 0 && (s->options.verify_every_step || step == 0 ||
+                                      step == s->options.steps - 1);
+    Status st;
+    if (verify) st = PoisonOutputs(backend, s->memory.get());
+    PlayedStep played;
+    if (st.ok()) st = PlayStep(s->workload, backend, s->engine.get(), &played);
+    if (st.ok() && verify) {
+      st = VerifyOutputs(backend, s->workload, s->layout.rank, s->layout.size,
+                         s->memory.get());
+    }
+    AUTOTUNE_RETURN_IF_ERROR(
+        AgreeOnStatus(s->options.world, st.WithPrefix("step " + std::to_string(i))));
+    if (step >= 0) {
+      StepTrace trace;
+      CollectStep(s, step, played, &trace);
+      Status append;
+      if (s->root()) append = s->store->AppendStep(result->run.id, trace);
+      AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(s->options.world, append));
+      ++result->steps_run;
+      if (verify) ++result->steps_verified;
+    }
+    result->stop_signal = AgreeOnStop(s);
+    if (result->stop_signal != 0) return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ResolveRecordInputs(const RecordOptions& options, Workload* workload, Knobs* knobs) {
+  if (options.steps < 1) {
+    return Status::InvalidArgument("--steps " + std::to_string(options.steps) +
+                                   ": must be at least 1");
+  }
+  if (options.warmup_steps < 0) {
+    return Status::InvalidArgument("--warmup-steps " + std::to_string(options.warmup_steps) +
+                                   ": must be at least 0");
+  }
+  if (!(options.scale > 0.0 && options.scale <= 1.0)) {
+    return Status::InvalidArgument("--scale " + std::to_string(options.scale) +
+                                   ": must be in (0, 1]");
+  }
+  if (options.db_path.empty()) return Status::InvalidArgument("--db: empty path");
+  *knobs = Knobs();
+  if (!options.config_file.empty()) {
+    ConfigFile config;
+    AUTOTUNE_RETURN_IF_ERROR(LoadConfigFile(options.config_file, &config));
+    *knobs = config.knobs;
+  }
+  for (const auto& [name, value] : options.knob_flags) {
+    AUTOTUNE_RETURN_IF_ERROR(SetKnob(knobs, name, value).WithPrefix(FlagName(name)));
+  }
+  AUTOTUNE_RETURN_IF_ERROR(knobs->Validate());
+  AUTOTUNE_RETURN_IF_ERROR(ResolveWorkload(options.workload, workload));
+  if (options.scale < 1.0) AUTOTUNE_RETURN_IF_ERROR(ScaleWorkload(options.scale, workload));
+  return Status::Ok();
+}
+
+Status RunRecord(const RecordOptions& options, RecordResult* result) {
+  *result = RecordResult();
+  AUTOTUNE_RETURN_IF_ERROR(CheckMpiReady());
+  if (options.stop_on_signal) InstallStopSignalHandlers();
+  Session s;
+  s.options = options;
+  AUTOTUNE_RETURN_IF_ERROR(Setup(&s));
+  RunInfo& run = result->run;
+  AUTOTUNE_RETURN_IF_ERROR(CreateRun(&s, &run));
+
+  Status played = PlaySteps(&s, result);
+  const bool complete = played.ok() && result->stop_signal == 0;
+  AUTOTUNE_RETURN_IF_ERROR(FinishRun(&s, complete, &run));
+  if (!played.ok()) {
+    return played.WithPrefix("run " + std::to_string(run.id) + " kept as incomplete");
+  }
+  if (result->stop_signal != 0) {
+    return Status::Aborted(std::string("stopped by ") + SignalName(result->stop_signal) +
+                           " after " + std::to_string(result->steps_run) + " of " +
+                           std::to_string(options.steps) + " steps; run " +
+                           std::to_string(run.id) + " kept as incomplete");
+  }
+  return Status::Ok();
+}
+
+}  // namespace autotune::executor

@@ -1,0 +1,61 @@
+// RunRecord: `autotune record` as a library call. Every rank of the world calls it with the
+// same options; it plays warm-up and measured steps of a workload through the fusion
+// engine and rank 0 stores the run (traces/store.h).
+//
+// Order of work, all ranks agreeing on every error (executor/mpi_runtime.h):
+//   1. resolve and validate the workload, the config file and the knob flags, and the
+//      options; detect the node layout. Nothing touches the database before this passes.
+//   2. rank 0 opens the database and creates the run (complete = false).
+//   3. warm-up steps (not stored), then measured steps: per step a barrier, the step, then
+//      outside the timed region the results are verified (first and last measured step,
+//      or every step), every rank's tensor events are gathered to rank 0, and rank 0
+//      appends the step (one transaction).
+//   4. rank 0 finishes the run (complete), or on a stop signal (executor/stop_signal.h)
+//      after the current step finishes it incomplete and RunRecord returns Aborted; on a
+//      wrong result it finishes it incomplete and returns the mismatch.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "traces/knobs.h"
+#include "traces/status.h"
+#include "traces/trace.h"
+#include "traces/workload.h"
+
+namespace autotune::executor {
+
+struct RecordOptions {
+  std::string workload = "resnet50";  // built-in name or path to a workload JSON file
+  double scale = 1.0;                 // tensor and compute scale, (0, 1]. Default 1.
+  int steps = 20;                     // measured steps, >= 1. Default 20.
+  int warmup_steps = 3;               // warm-up steps (not stored), >= 0. Default 3.
+  std::string config_file;            // YAML config file (traces/config_file.h); "" = none
+  // Knobs given as flags, (knob name, text value); they override the config file.
+  std::vector<std::pair<std::string, std::string>> knob_flags;
+  std::string db_path = "autotune.db";  // SQLite database, created if missing
+  std::string command;                  // command line stored with the run
+  bool verify_every_step = false;       // default: first and last measured step only
+  bool stop_on_signal = true;           // honour SIGTERM/SIGINT (executor/stop_signal.h)
+  MPI_Comm world = MPI_COMM_WORLD;
+};
+
+struct RecordResult {
+  // Rank 0: the stored run with its summary. Other ranks: id, knobs, topology, workload.
+  RunInfo run;
+  int steps_run = 0;        // measured steps played
+  int steps_verified = 0;   // measured steps whose results were checked (all matched if OK)
+  int stop_signal = 0;      // signal that stopped the run, 0 if none
+};
+
+// Returns OK when every measured step ran and matched; Aborted after a stop signal (the
+// completed steps stay stored, the run incomplete); the first error otherwise.
+Status RunRecord(const RecordOptions& options, RecordResult* result);
+
+// Step 1 alone (no MPI): resolves options into a scaled workload and validated knobs.
+Status ResolveRecordInputs(const RecordOptions& options, Workload* workload, Knobs* knobs);
+
+}  // namespace autotune::executor
