@@ -99,16 +99,14 @@ Workload ResNet50() {
     const int64_t planes = int64_t{64} << stage;
     const int64_t outplanes = planes * 4;
     for (int block = 0; block < blocks[stage]; ++block) {
-      const std::string p =
-          "layer" + std::to_string(stage + 1) + "." + std::to_string(block) + ".";
+      const std::string p = "layer" + std::to_string(stage + 1) + "." + std::to_string(block) + ".";
       const int64_t stride = (block == 0 && stage > 0) ? 2 : 1;
       const int64_t out_res = res / stride;
       b.Add(Conv(1, inplanes, planes, res), {{p + "conv1.weight", {planes, inplanes, 1, 1}}});
       b.Add(Norm(planes * res * res), NormParams(p + "bn1", planes));
       b.Add(Conv(3, planes, planes, out_res), {{p + "conv2.weight", {planes, planes, 3, 3}}});
       b.Add(Norm(planes * out_res * out_res), NormParams(p + "bn2", planes));
-      b.Add(Conv(1, planes, outplanes, out_res),
-            {{p + "conv3.weight", {outplanes, planes, 1, 1}}});
+      b.Add(Conv(1, planes, outplanes, out_res), {{p + "conv3.weight", {outplanes, planes, 1, 1}}});
       b.Add(Norm(outplanes * out_res * out_res), NormParams(p + "bn3", outplanes));
       if (block == 0) {
         b.Add(Conv(1, inplanes, outplanes, out_res),
@@ -212,16 +210,16 @@ Workload Gpt2() {
   for (int64_t i = 0; i < layers; ++i) {
     const std::string p = "h." + std::to_string(i) + ".";
     b.Add(Norm(seq * hidden), NormParams(p + "ln_1", hidden));
-    b.Add(tokens * h * 3 * h,
-          {{p + "attn.c_attn.weight", {hidden, 3 * hidden}}, {p + "attn.c_attn.bias", {3 * hidden}}});
+    b.Add(tokens * h * 3 * h, {{p + "attn.c_attn.weight", {hidden, 3 * hidden}},
+                               {p + "attn.c_attn.bias", {3 * hidden}}});
     b.Add(2.0 * tokens * tokens * h, {});  // scores and probabilities * V (full causal matrix)
     b.Add(tokens * h * h,
           {{p + "attn.c_proj.weight", {hidden, hidden}}, {p + "attn.c_proj.bias", {hidden}}});
     b.Add(Norm(seq * hidden), NormParams(p + "ln_2", hidden));
-    b.Add(tokens * h * intermediate, {{p + "mlp.c_fc.weight", {hidden, intermediate}},
-                                      {p + "mlp.c_fc.bias", {intermediate}}});
-    b.Add(tokens * h * intermediate, {{p + "mlp.c_proj.weight", {intermediate, hidden}},
-                                      {p + "mlp.c_proj.bias", {hidden}}});
+    b.Add(tokens * h * intermediate,
+          {{p + "mlp.c_fc.weight", {hidden, intermediate}}, {p + "mlp.c_fc.bias", {intermediate}}});
+    b.Add(tokens * h * intermediate,
+          {{p + "mlp.c_proj.weight", {intermediate, hidden}}, {p + "mlp.c_proj.bias", {hidden}}});
   }
   b.Add(Norm(seq * hidden), NormParams("ln_f", hidden));
   b.Add(tokens * h * static_cast<double>(vocab), {});  // tied LM head: logits = h * wte^T

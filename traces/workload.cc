@@ -33,8 +33,8 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::kInt32, "int32", 4},     {DType::kInt64, "int64", 8},
 };
 
-const char* const kTopLevelKeys[] = {"name", "dtype", "forward_ms", "backward_ms",
-                                     "optimizer_ms", "tensors"};
+const char* const kTopLevelKeys[] = {"name",        "dtype",        "forward_ms",
+                                     "backward_ms", "optimizer_ms", "tensors"};
 const char* const kTensorKeys[] = {"name", "shape", "op", "dtype", "ready_ms", "group"};
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
@@ -50,8 +50,8 @@ Status ReadMs(const Json& j, const char* key, const std::string& where, double* 
   }
   double v = it->get<double>();
   if (!std::isfinite(v) || v < 0.0) {
-    return Status::InvalidArgument(where + Quoted(key) +
-                                   " must be a finite number >= 0, got " + it->dump());
+    return Status::InvalidArgument(where + Quoted(key) + " must be a finite number >= 0, got " +
+                                   it->dump());
   }
   *out = v;
   return Status::Ok();
@@ -83,8 +83,7 @@ Status ParseTensor(const Json& j, size_t index, const Workload& w, TensorSpec* t
   }
   t->name = name->get<std::string>();
   where = "tensors[" + std::to_string(index) + "] (" + Quoted(t->name) + "): ";
-  AUTOTUNE_RETURN_IF_ERROR(
-      CheckKnownKeys(j, kTensorKeys, std::size(kTensorKeys), where));
+  AUTOTUNE_RETURN_IF_ERROR(CheckKnownKeys(j, kTensorKeys, std::size(kTensorKeys), where));
 
   auto shape = j.find("shape");
   if (shape == j.end()) return Status::InvalidArgument(where + "missing field \"shape\"");
@@ -174,10 +173,9 @@ Status ParseWorkloadObject(const Json& j, Workload* out) {
       return Status::InvalidArgument(where + "\"name\" duplicates an earlier tensor");
     }
     if (!w.tensors.empty() && t.ready_ms < w.tensors.back().ready_ms) {
-      return Status::InvalidArgument(where + "\"ready_ms\" " + Json(t.ready_ms).dump() +
-                                     " is before the previous tensor's " +
-                                     Json(w.tensors.back().ready_ms).dump() +
-                                     " (tensors must be listed in ready order)");
+      return Status::InvalidArgument(
+          where + "\"ready_ms\" " + Json(t.ready_ms).dump() + " is before the previous tensor's " +
+          Json(w.tensors.back().ready_ms).dump() + " (tensors must be listed in ready order)");
     }
     w.tensors.push_back(std::move(t));
   }
@@ -208,9 +206,8 @@ Status ParseDType(const std::string& s, DType* d) {
       return Status::Ok();
     }
   }
-  return Status::InvalidArgument(
-      "unknown dtype " + Quoted(s) +
-      " (expected float32, float64, float16, bfloat16, int32 or int64)");
+  return Status::InvalidArgument("unknown dtype " + Quoted(s) +
+                                 " (expected float32, float64, float16, bfloat16, int32 or int64)");
 }
 
 const char* OpName(Op op) { return op == Op::kAllgather ? "allgather" : "allreduce"; }
@@ -282,8 +279,8 @@ nlohmann::json WorkloadToJson(const Workload& w) {
   Json tensors = Json::array();
   for (const TensorSpec& t : w.tensors) {
     // ordered_json would keep key order, but the house type is json; keys sort by name.
-    Json jt = {{"name", t.name}, {"shape", t.shape}, {"op", OpName(t.op)},
-               {"ready_ms", t.ready_ms}};
+    Json jt = {
+        {"name", t.name}, {"shape", t.shape}, {"op", OpName(t.op)}, {"ready_ms", t.ready_ms}};
     if (t.dtype != w.dtype) jt["dtype"] = DTypeName(t.dtype);
     if (t.group >= 0) jt["group"] = t.group;
     tensors.push_back(std::move(jt));
@@ -301,8 +298,8 @@ Status ResolveWorkload(const std::string& name_or_path, Workload* out) {
     if (name == name_or_path) return BuiltinWorkload(name, out);
   }
   std::error_code ec;
-  const bool looks_like_file = name_or_path.ends_with(".json") ||
-                               std::filesystem::exists(name_or_path, ec);
+  const bool looks_like_file =
+      name_or_path.ends_with(".json") || std::filesystem::exists(name_or_path, ec);
   if (looks_like_file) return LoadWorkloadFile(name_or_path, out);
   std::string names;
   for (const std::string& name : BuiltinWorkloadNames()) {

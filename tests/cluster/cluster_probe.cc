@@ -86,8 +86,7 @@ Layout MakeLayout() {
   Layout l;
   MPI_Comm_rank(MPI_COMM_WORLD, &l.world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &l.world_size);
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, l.world_rank, MPI_INFO_NULL,
-                      &l.local);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, l.world_rank, MPI_INFO_NULL, &l.local);
   MPI_Comm_rank(l.local, &l.local_rank);
   MPI_Comm_size(l.local, &l.local_size);
   MPI_Comm_split(MPI_COMM_WORLD, l.local_rank, l.world_rank, &l.cross);
@@ -114,9 +113,10 @@ int CheckLayout(const Layout& l, const Options& o) {
 
   for (int r = 0; r < l.local_size; ++r) {
     if (l.host != &local_hosts[static_cast<size_t>(r) * kHostLen]) {
-      std::printf("cluster_probe: FAIL rank %d (%s): local rank %d of its shared-memory "
-                  "group is on host %s\n", l.world_rank, l.host.c_str(), r,
-                  &local_hosts[static_cast<size_t>(r) * kHostLen]);
+      std::printf(
+          "cluster_probe: FAIL rank %d (%s): local rank %d of its shared-memory "
+          "group is on host %s\n",
+          l.world_rank, l.host.c_str(), r, &local_hosts[static_cast<size_t>(r) * kHostLen]);
       ++errors;
     }
   }
@@ -125,8 +125,10 @@ int CheckLayout(const Layout& l, const Options& o) {
   int groups = l.local_rank == 0 ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &groups, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (static_cast<int>(distinct.size()) != groups) {
-    std::printf("cluster_probe: FAIL rank %d: %zu distinct host names but %d shared-memory "
-                "groups\n", l.world_rank, distinct.size(), groups);
+    std::printf(
+        "cluster_probe: FAIL rank %d: %zu distinct host names but %d shared-memory "
+        "groups\n",
+        l.world_rank, distinct.size(), groups);
     ++errors;
   }
   if (o.expect_nodes > 0 && groups != o.expect_nodes) {
@@ -178,9 +180,11 @@ int CheckSums(const Layout& l, bool hierarchical) {
   for (int i = 0; i < n; ++i) {
     if (buf[i] != ranks_sum * (i % 7 + 1)) {
       if (wrong == 0) {
-        std::printf("cluster_probe: FAIL rank %d: %s allreduce element %d is %lld, expected "
-                    "%lld\n", l.world_rank, what, i, static_cast<long long>(buf[i]),
-                    static_cast<long long>(ranks_sum * (i % 7 + 1)));
+        std::printf(
+            "cluster_probe: FAIL rank %d: %s allreduce element %d is %lld, expected "
+            "%lld\n",
+            l.world_rank, what, i, static_cast<long long>(buf[i]),
+            static_cast<long long>(ranks_sum * (i % 7 + 1)));
       }
       ++wrong;
     }
@@ -188,8 +192,8 @@ int CheckSums(const Layout& l, bool hierarchical) {
   int total = wrong;
   MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (l.world_rank == 0) {
-    std::printf("cluster_probe: %s allreduce of %d int64 over %d ranks: %s (%d wrong)\n", what,
-                n, l.world_size, total == 0 ? "ok" : "FAIL", total);
+    std::printf("cluster_probe: %s allreduce of %d int64 over %d ranks: %s (%d wrong)\n", what, n,
+                l.world_size, total == 0 ? "ok" : "FAIL", total);
   }
   return wrong > 0 ? 1 : 0;
 }
@@ -231,8 +235,10 @@ void MeasureBandwidth(const Layout& l, const Options& o) {
                                          : "0");
   const double link_bytes_per_s = link_bits / 8.0;
   if (l.world_rank == 0) {
-    std::printf("cluster_probe: cross-node allreduce, %d ranks (one per node), link %.3g "
-                "bit/s = %.1f MB/s\n", l.cross_size, link_bits, link_bytes_per_s / 1e6);
+    std::printf(
+        "cluster_probe: cross-node allreduce, %d ranks (one per node), link %.3g "
+        "bit/s = %.1f MB/s\n",
+        l.cross_size, link_bits, link_bytes_per_s / 1e6);
     std::printf("%12s %12s %10s %10s %10s\n", "bytes", "time_us", "algbw_MB/s", "busbw_MB/s",
                 "busbw/link");
   }

@@ -1,5 +1,6 @@
 #include "traces/workload.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,8 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace autotune {
 namespace {
@@ -51,12 +50,12 @@ TEST_P(WorkloadBuiltinTest, ExactCountsOrderAndTimes) {
 
 INSTANTIATE_TEST_SUITE_P(
     WorkloadBuiltins, WorkloadBuiltinTest,
-    ::testing::Values(
-        BuiltinExpectation{"resnet50", 161, 25'557'032, "fc.bias", "conv1.weight"},
-        BuiltinExpectation{"vgg16", 32, 138'357'544, "classifier.6.bias", "features.0.weight"},
-        BuiltinExpectation{"bert-large", 391, 335'141'888, "pooler.dense.bias",
-                           "embeddings.word_embeddings.weight"},
-        BuiltinExpectation{"gpt2", 148, 124'439'808, "ln_f.bias", "wte.weight"}),
+    ::testing::Values(BuiltinExpectation{"resnet50", 161, 25'557'032, "fc.bias", "conv1.weight"},
+                      BuiltinExpectation{"vgg16", 32, 138'357'544, "classifier.6.bias",
+                                         "features.0.weight"},
+                      BuiltinExpectation{"bert-large", 391, 335'141'888, "pooler.dense.bias",
+                                         "embeddings.word_embeddings.weight"},
+                      BuiltinExpectation{"gpt2", 148, 124'439'808, "ln_f.bias", "wte.weight"}),
     [](const auto& info) {
       std::string n = info.param.name;
       for (char& c : n) c = (c == '-') ? '_' : c;
@@ -175,7 +174,7 @@ void ExpectSameWorkload(const Workload& a, const Workload& b) {
 TEST(WorkloadJson, RoundTripIsExact) {
   Workload w;
   ASSERT_TRUE(ParseWorkloadJson(kGood, "tiny.json", &w).ok());
-  w.dtype = DType::kFloat64;  // tensors keep their own dtypes, written explicitly
+  w.dtype = DType::kFloat64;          // tensors keep their own dtypes, written explicitly
   w.tensors[0].ready_ms = 0.1 + 0.2;  // not representable in short decimal
   Workload back;
   Status s = ParseWorkloadJson(WorkloadToJson(w).dump(), "again.json", &back);
@@ -213,16 +212,20 @@ TEST(WorkloadJson, MalformedInputNamesTheField) {
       {"missing tensor shape",
        WithTensors(ok_tensor + R"(, {"name": "b", "ready_ms": 2})"),
        {"tensors[1] (\"b\"): missing field \"shape\""}},
-      {"missing tensor name", WithTensors(R"({"shape": [1], "ready_ms": 2})"),
+      {"missing tensor name",
+       WithTensors(R"({"shape": [1], "ready_ms": 2})"),
        {"tensors[0]: missing field \"name\""}},
       {"negative shape",
        WithTensors(ok_tensor + R"(, {"name": "fc.bias", "shape": [3, -1], "ready_ms": 2})"),
        {"model.json: tensors[1] (\"fc.bias\"): \"shape\" must be a list of positive integers"}},
-      {"zero shape", WithTensors(R"({"name": "z", "shape": [0], "ready_ms": 2})"),
+      {"zero shape",
+       WithTensors(R"({"name": "z", "shape": [0], "ready_ms": 2})"),
        {"tensors[0] (\"z\"): \"shape\""}},
-      {"fractional shape", WithTensors(R"({"name": "z", "shape": [2.5], "ready_ms": 2})"),
+      {"fractional shape",
+       WithTensors(R"({"name": "z", "shape": [2.5], "ready_ms": 2})"),
        {"\"shape\""}},
-      {"shape not a list", WithTensors(R"({"name": "z", "shape": 4, "ready_ms": 2})"),
+      {"shape not a list",
+       WithTensors(R"({"name": "z", "shape": 4, "ready_ms": 2})"),
        {"\"shape\""}},
       {"huge shape",
        WithTensors(R"({"name": "z", "shape": [1048576, 1048576, 2], "ready_ms": 2})"),
@@ -230,9 +233,11 @@ TEST(WorkloadJson, MalformedInputNamesTheField) {
       {"unknown dtype",
        WithTensors(R"({"name": "h", "shape": [4], "dtype": "float8", "ready_ms": 2})"),
        {"tensors[0] (\"h\"): \"dtype\": unknown dtype \"float8\""}},
-      {"unknown default dtype", WithTensors(ok_tensor, R"(, "dtype": "complex64")"),
+      {"unknown default dtype",
+       WithTensors(ok_tensor, R"(, "dtype": "complex64")"),
        {"model.json: \"dtype\": unknown dtype \"complex64\""}},
-      {"unknown op", WithTensors(R"({"name": "o", "shape": [4], "op": "reduce", "ready_ms": 2})"),
+      {"unknown op",
+       WithTensors(R"({"name": "o", "shape": [4], "op": "reduce", "ready_ms": 2})"),
        {"tensors[0] (\"o\"): \"op\": unknown op \"reduce\""}},
       {"decreasing ready_ms",
        WithTensors(ok_tensor + R"(, {"name": "late", "shape": [4], "ready_ms": 0.5})"),
@@ -240,19 +245,24 @@ TEST(WorkloadJson, MalformedInputNamesTheField) {
       {"ready_ms after backward",
        WithTensors(R"({"name": "a", "shape": [4], "ready_ms": 11})"),
        {"tensors[0] (\"a\"): \"ready_ms\"", "backward_ms"}},
-      {"negative ready_ms", WithTensors(R"({"name": "a", "shape": [4], "ready_ms": -1})"),
+      {"negative ready_ms",
+       WithTensors(R"({"name": "a", "shape": [4], "ready_ms": -1})"),
        {"\"ready_ms\""}},
-      {"ready_ms not a number", WithTensors(R"({"name": "a", "shape": [4], "ready_ms": "1"})"),
+      {"ready_ms not a number",
+       WithTensors(R"({"name": "a", "shape": [4], "ready_ms": "1"})"),
        {"\"ready_ms\" must be a number"}},
-      {"duplicate names", WithTensors(ok_tensor + ", " + ok_tensor),
+      {"duplicate names",
+       WithTensors(ok_tensor + ", " + ok_tensor),
        {"tensors[1] (\"a\"): \"name\" duplicates"}},
       {"empty tensor list", WithTensors(""), {"model.json: \"tensors\" must be a non-empty"}},
-      {"negative group", WithTensors(R"({"name": "g", "shape": [4], "ready_ms": 1, "group": -2})"),
+      {"negative group",
+       WithTensors(R"({"name": "g", "shape": [4], "ready_ms": 1, "group": -2})"),
        {"tensors[0] (\"g\"): \"group\""}},
       {"unknown tensor field",
        WithTensors(R"({"name": "t", "shape": [4], "ready": 1})"),
        {"tensors[0] (\"t\"): unknown field \"ready\""}},
-      {"unknown top-level field", WithTensors(ok_tensor, R"(, "backwards_ms": 3)"),
+      {"unknown top-level field",
+       WithTensors(ok_tensor, R"(, "backwards_ms": 3)"),
        {"model.json: unknown field \"backwards_ms\""}},
       {"negative backward_ms",
        R"({"name": "m", "forward_ms": 1, "backward_ms": -10, "optimizer_ms": 1, "tensors": [)" +
@@ -318,8 +328,7 @@ TEST(WorkloadScale, RejectsOutOfRange) {
 class WorkloadFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("workload_test_" + std::to_string(::getpid()));
+    dir_ = std::filesystem::temp_directory_path() / ("workload_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
