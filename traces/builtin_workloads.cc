@@ -91,7 +91,7 @@ std::vector<Param> NormParams(const std::string& prefix, int64_t channels) {
 Workload ResNet50() {
   ModelBuilder b;
   b.Add(Conv(7, 3, 64, 112), {{"conv1.weight", {64, 3, 7, 7}}});
-  b.Add(Norm(64 * 112 * 112), NormParams("bn1", 64));
+  b.Add(Norm(int64_t{64} * 112 * 112), NormParams("bn1", 64));
   const int blocks[4] = {3, 4, 6, 3};
   int64_t res = 56;  // after the stride-2 max pool
   int64_t inplanes = 64;
@@ -144,7 +144,7 @@ Workload Vgg16() {
   }
   // classifier: Linear(25088, 4096), ReLU, Dropout, Linear(4096, 4096), ReLU, Dropout,
   // Linear(4096, 1000).
-  const int64_t dims[][3] = {{0, 512 * 7 * 7, 4096}, {3, 4096, 4096}, {6, 4096, 1000}};
+  const int64_t dims[][3] = {{0, int64_t{512} * 7 * 7, 4096}, {3, 4096, 4096}, {6, 4096, 1000}};
   for (const auto& d : dims) {
     const std::string p = "classifier." + std::to_string(d[0]);
     b.Add(static_cast<double>(d[1] * d[2]), {{p + ".weight", {d[2], d[1]}}, {p + ".bias", {d[2]}}});
@@ -166,8 +166,13 @@ std::vector<Param> Linear(const std::string& prefix, int64_t in, int64_t out) {
 // parameter per token plus attention, ~0.63 TFLOP per step; at ~10 TFLOP/s achieved that is
 // ~65 ms, backward twice that. Optimizer: Adam moves ~28 bytes per parameter (9.4 GB).
 Workload BertLarge() {
-  const int64_t vocab = 30522, hidden = 1024, layers = 24, intermediate = 4096;
-  const int64_t positions = 512, types = 2, seq = 128;
+  const int64_t vocab = 30522;
+  const int64_t hidden = 1024;
+  const int64_t layers = 24;
+  const int64_t intermediate = 4096;
+  const int64_t positions = 512;
+  const int64_t types = 2;
+  const int64_t seq = 128;
   const double tokens = static_cast<double>(seq);
   const double h = static_cast<double>(hidden);
   ModelBuilder b;
@@ -200,8 +205,12 @@ Workload BertLarge() {
 // with the head and attention; at ~10 TFLOP/s ~120 ms, backward twice that. Optimizer: Adam,
 // ~28 bytes per parameter (3.5 GB).
 Workload Gpt2() {
-  const int64_t vocab = 50257, positions = 1024, hidden = 768, layers = 12;
-  const int64_t intermediate = 3072, seq = 1024;
+  const int64_t vocab = 50257;
+  const int64_t positions = 1024;
+  const int64_t hidden = 768;
+  const int64_t layers = 12;
+  const int64_t intermediate = 3072;
+  const int64_t seq = 1024;
   const double tokens = static_cast<double>(seq);
   const double h = static_cast<double>(hidden);
   ModelBuilder b;

@@ -87,7 +87,7 @@ Status ParseTensor(const Json& j, size_t index, const Workload& w, TensorSpec* t
 
   auto shape = j.find("shape");
   if (shape == j.end()) return Status::InvalidArgument(where + "missing field \"shape\"");
-  const Status bad_shape =
+  Status bad_shape =
       Status::InvalidArgument(where + "\"shape\" must be a list of positive integers");
   if (!shape->is_array()) return bad_shape;
   t->shape.clear();
@@ -250,7 +250,8 @@ Status ParseWorkloadJson(const std::string& text, const std::string& source, Wor
   } catch (const Json::parse_error& e) {
     // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ...".
     std::string what = e.what();
-    if (auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != what.npos) {
+    if (auto pos = what.find("] ");
+        what.rfind("[json.exception", 0) == 0 && pos != std::string::npos) {
       what = what.substr(pos + 2);
     }
     return Status::InvalidArgument(prefix + ": invalid JSON: " + what);
