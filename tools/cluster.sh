@@ -182,7 +182,7 @@ shape() {
 }
 
 node_names=()
-ip netns add "$hub"
+ip netns add "$hub" || unavailable "cannot create network namespaces here (ip netns add failed)"
 created_ns+=("$hub")
 ip -n "$hub" link set lo up
 ip -n "$hub" link add br0 type bridge
