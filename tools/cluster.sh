@@ -87,7 +87,9 @@ cleanup() {
     [[ $signal == TERM ]] && sleep 0.3
   done
   for ns in "${created_ns[@]}"; do
-    ip netns del "$ns" 2>/dev/null || echo "$PROG: warning: could not delete namespace $ns" >&2
+    if [[ -e /run/netns/$ns ]]; then
+      ip netns del "$ns" 2>/dev/null || echo "$PROG: warning: could not delete namespace $ns" >&2
+    fi
   done
   [[ -n $workdir ]] && rm -rf "$workdir"
   exit "$rc"
@@ -182,15 +184,15 @@ shape() {
 }
 
 node_names=()
+created_ns+=("$hub")  # listed first, so that a signal right after the add still cleans it
 ip netns add "$hub" || unavailable "cannot create network namespaces here (ip netns add failed)"
-created_ns+=("$hub")
 ip -n "$hub" link set lo up
 ip -n "$hub" link add br0 type bridge
 ip -n "$hub" link set br0 up
 for ((i = 0; i < nodes; i++)); do
   ns="${prefix}n$i"
-  ip netns add "$ns"
   created_ns+=("$ns")
+  ip netns add "$ns"
   node_names+=("$ns")
   ip -n "$ns" link set lo up
   ip -n "$ns" link add eth0 type veth peer name "p$i" netns "$hub"
