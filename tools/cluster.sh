@@ -171,8 +171,8 @@ trap 'exit 129' HUP
 workdir=$(mktemp -d "/tmp/${prefix}.XXXXXX")
 
 # HTB on the egress of one side of a link: one class at the link rate, everything in it.
-# Burst: 1 ms at the link rate (at least 32 KiB), so segments of up to 64 KiB from veth
-# offloads pass without starving the bucket.
+# Burst: 1 ms at the link rate (at least 32 KiB), so that a sender briefly descheduled on
+# this machine's few shared cores can catch up instead of losing that link time.
 burst_bytes=$((link_bits / 8 / 1000))
 ((burst_bytes >= 32768)) || burst_bytes=32768
 shape() {
