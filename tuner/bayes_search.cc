@@ -123,6 +123,13 @@ Status BayesSearch::EnsureModels() {
   return Status::Ok();
 }
 
+Status BayesSearch::RefitHyperparameters() {
+  if (space_.encoded_size() == 0) return Status::Ok();
+  simulated_dirty_ = count(Fidelity::kSimulated) > 0;
+  measured_dirty_ = count(Fidelity::kMeasured) > 0;
+  return EnsureModels();
+}
+
 StatusOr<Incumbent> BayesSearch::Best(Fidelity fidelity) {
   std::vector<int> indices;
   for (int i = 0; i < static_cast<int>(observations_.size()); ++i) {
@@ -166,6 +173,12 @@ StatusOr<Prediction> BayesSearch::Predict(Fidelity fidelity, const Point& point)
   Eigen::VectorXd x = space_.Encode(point);
   return fidelity == Fidelity::kSimulated ? model_.simulated_model().Predict(x)
                                           : model_.Predict(x);
+}
+
+bool BayesSearch::HasObservation(const Point& point, Fidelity fidelity) const {
+  return std::any_of(observations_.begin(), observations_.end(), [&](const Observation& o) {
+    return o.fidelity == fidelity && o.point == point;
+  });
 }
 
 Point BayesSearch::RandomUnseen() {
@@ -296,6 +309,12 @@ StatusOr<SearchResult> RunBayesSearch(const Space& space, const SearchOptions& o
       }
       AUTOTUNE_RETURN_IF_ERROR(evaluate(Fidelity::kMeasured, measured, *next));
       ++result.measured_evaluations;
+      // Nested designs: every measured point is simulated too, so the simulated model is
+      // certain there and measuring a point really removes its uncertainty.
+      if (simulated && !search.HasObservation(next->point, Fidelity::kSimulated)) {
+        AUTOTUNE_RETURN_IF_ERROR(evaluate(Fidelity::kSimulated, simulated, *next));
+        ++result.simulated_evaluations;
+      }
     }
   }
   const Fidelity final_fidelity =

@@ -83,6 +83,8 @@ class BayesSearch {
   const Space& space() const { return space_; }
   const std::vector<Observation>& observations() const { return observations_; }
   int count(Fidelity fidelity) const;
+  // True when exactly this point has been observed at `fidelity`.
+  bool HasObservation(const Point& point, Fidelity fidelity) const;
   double rho() const { return model_.rho(); }
   const CoKriging& model() const { return model_; }
 
@@ -97,6 +99,9 @@ class BayesSearch {
   StatusOr<std::vector<Suggestion>> SuggestBatch(Fidelity fidelity, int count);
   // The observed point of `fidelity` with the best posterior mean; NotFound when none.
   StatusOr<Incumbent> Best(Fidelity fidelity);
+  // Refits the hyperparameters of both fidelities' models now (e.g. after taking in a batch of
+  // prior observations while they were updated incrementally).
+  Status RefitHyperparameters();
   // The model's posterior for `fidelity` at a point.
   StatusOr<Prediction> Predict(Fidelity fidelity, const Point& point);
 
@@ -140,7 +145,8 @@ using SearchProgress = std::function<void(BayesSearch& search, const Observation
 // Phase 1 spends options.simulated_budget evaluations of `simulated` (when given), each chosen
 // by EI on the simulated model. Phase 2 spends up to options.max_measured_samples evaluations
 // of `measured` (when given), chosen by EI on the co-kriging model, and stops early when the
-// EI falls below the threshold; the result says which. `prior` observations (e.g. from a
+// EI falls below the threshold; the result says which. Each measured point is also simulated
+// (beyond the simulated budget) when it was not yet: co-kriging wants nested designs. `prior` observations (e.g. from a
 // database) are taken in first and do not count against the budgets.
 StatusOr<SearchResult> RunBayesSearch(const Space& space, const SearchOptions& options,
                                       const Objective& measured, const Objective& simulated,

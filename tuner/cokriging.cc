@@ -1,6 +1,9 @@
 #include "tuner/cokriging.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
 
 namespace autotune::tuner {
 
@@ -27,15 +30,68 @@ Status CoKriging::AddSimulated(const Eigen::VectorXd& x, double y) {
   return Status::Ok();
 }
 
-double CoKriging::EstimateRho(const Eigen::VectorXd& simulated_mean,
-                              const Eigen::VectorXd& y) const {
+double CoKriging::ProfileLogLikelihood(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                                       const Eigen::VectorXd& simulated_mean, double rho) const {
+  GpOptions quick = options_.residual_gp;
+  quick.random_restarts = 0;
+  quick.max_evaluations_per_restart = std::min(quick.max_evaluations_per_restart, 60);
+  GaussianProcess trial(input_dims(), quick);
+  if (residual_.num_samples() > 0) (void)trial.SetHyperparameters(residual_.hyperparameters());
+  if (!trial.Fit(x, y - rho * simulated_mean).ok()) {
+    return -std::numeric_limits<double>::infinity();
+  }
+  return trial.last_fit().log_marginal_likelihood -
+         static_cast<double>(y.size()) * std::log(trial.output_scale());
+}
+
+double CoKriging::EstimateRho(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                              const Eigen::VectorXd& simulated_mean) const {
   if (y.size() < options_.min_measured_for_rho) return 1.0;
+  const double lo = options_.min_rho, hi = std::max(options_.min_rho, options_.max_rho);
+  std::vector<double> candidates;
+  const int grid = std::max(2, options_.rho_grid_points);
+  for (int i = 0; i < grid; ++i) candidates.push_back(lo + (hi - lo) * i / (grid - 1.0));
+  // The least-squares slope (with an intercept) joins the candidates.
   Eigen::ArrayXd s = simulated_mean.array() - simulated_mean.mean();
   Eigen::ArrayXd m = y.array() - y.mean();
-  double spread = s.square().sum();
-  double magnitude = std::max(1.0, simulated_mean.array().abs().maxCoeff());
-  if (!(spread > 1e-20 * magnitude * magnitude * static_cast<double>(y.size()))) return 1.0;
-  return std::clamp((s * m).sum() / spread, options_.min_rho, options_.max_rho);
+  if (s.square().sum() > 0.0) {
+    candidates.push_back(std::clamp((s * m).sum() / s.square().sum(), lo, hi));
+  }
+  double best_rho = 1.0;
+  double best = -std::numeric_limits<double>::infinity();
+  for (double rho : candidates) {
+    double value = ProfileLogLikelihood(x, y, simulated_mean, rho);
+    if (value > best) {
+      best = value;
+      best_rho = rho;
+    }
+  }
+  if (!std::isfinite(best)) return 1.0;
+  // Golden-section refinement inside one grid step on each side.
+  const double step = (hi - lo) / (grid - 1.0);
+  double a = std::max(lo, best_rho - step), b = std::min(hi, best_rho + step);
+  const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
+  double c = b - ratio * (b - a), d = a + ratio * (b - a);
+  double fc = ProfileLogLikelihood(x, y, simulated_mean, c);
+  double fd = ProfileLogLikelihood(x, y, simulated_mean, d);
+  for (int i = 0; i < options_.rho_refine_steps; ++i) {
+    if (fc > fd) {
+      b = d;
+      d = c;
+      fd = fc;
+      c = b - ratio * (b - a);
+      fc = ProfileLogLikelihood(x, y, simulated_mean, c);
+    } else {
+      a = c;
+      c = d;
+      fc = fd;
+      d = a + ratio * (b - a);
+      fd = ProfileLogLikelihood(x, y, simulated_mean, d);
+    }
+  }
+  if (fc > best) best_rho = c, best = fc;
+  if (fd > best) best_rho = d, best = fd;
+  return best_rho;
 }
 
 Status CoKriging::FitMeasured(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
@@ -48,7 +104,7 @@ Status CoKriging::FitMeasured(const Eigen::MatrixXd& x, const Eigen::VectorXd& y
   if (simulated_.num_samples() > 0) {
     Eigen::VectorXd simulated_mean, simulated_variance;
     simulated_.PredictBatch(x, &simulated_mean, &simulated_variance);
-    rho = EstimateRho(simulated_mean, y);
+    rho = EstimateRho(x, y, simulated_mean);
     residual = y - rho * simulated_mean;
   }
   AUTOTUNE_RETURN_IF_ERROR(residual_.Fit(x, residual).WithPrefix("residual model"));

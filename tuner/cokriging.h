@@ -2,15 +2,18 @@
 //
 //   measured(x) = rho * simulated(x) + delta(x)
 //
-// A GP on the simulated samples; rho by least squares (with an intercept) of the measured
-// scores on the simulated posterior means at the measured points; a GP on the residuals
-// measured - rho * simulated_mean at the measured points. The combined posterior is
+// A GP on the simulated samples; a GP on the residuals measured - rho * simulated_mean at the
+// measured points; rho by profile likelihood: the value in [min_rho, max_rho] (a grid, the
+// least-squares estimate, then a golden-section refinement) whose residual GP has the highest
+// marginal likelihood of the residuals in their own units (standardized likelihood minus
+// n log(scale), so candidates are comparable). A smooth residual means a good rho: this is
+// what separates a true scale factor from a trend the residual can carry. The combined
+// posterior is
 //   mean = rho * mean_sim(x) + mean_delta(x),  variance = rho^2 var_sim(x) + var_delta(x)
 // (the two GPs taken as independent). Degenerate cases, stated rather than hidden:
 //   no measured samples: the prediction is the simulated GP's (rho = 1, delta = 0);
 //   no simulated samples: rho = 0 and delta is a plain GP on the measured scores;
-//   fewer than min_measured_for_rho measured samples, or no spread in the simulated means
-//   there: rho = 1 (delta absorbs the offset).
+//   fewer than min_measured_for_rho measured samples: rho = 1 (delta absorbs the offset).
 #pragma once
 
 #include <Eigen/Core>
@@ -25,8 +28,10 @@ struct CoKrigingOptions {
   GpOptions simulated_gp;          // GP on simulated samples
   GpOptions residual_gp;           // GP on the residuals at measured points
   int min_measured_for_rho = 3;    // fewer measured samples: rho = 1
-  double min_rho = 0.0;            // least-squares rho is clamped into [min_rho, max_rho]
+  double min_rho = 0.0;            // rho is searched in [min_rho, max_rho]
   double max_rho = 10.0;
+  int rho_grid_points = 21;        // grid candidates before the refinement
+  int rho_refine_steps = 10;       // golden-section steps around the best grid candidate
 };
 
 class CoKriging : public SurrogateModel {
@@ -59,7 +64,11 @@ class CoKriging : public SurrogateModel {
                     Eigen::VectorXd* variance) const override;
 
  private:
-  double EstimateRho(const Eigen::VectorXd& simulated_mean, const Eigen::VectorXd& y) const;
+  // Profile likelihood of the residuals y - rho * simulated_mean (a quick residual fit).
+  double ProfileLogLikelihood(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                              const Eigen::VectorXd& simulated_mean, double rho) const;
+  double EstimateRho(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                     const Eigen::VectorXd& simulated_mean) const;
 
   CoKrigingOptions options_;
   GaussianProcess simulated_;

@@ -68,6 +68,26 @@ StatusOr<double> GaussianProcess::LogMarginalLikelihood(const Eigen::VectorXd& l
   return value;
 }
 
+double GaussianProcess::LogHyperparameterPrior(const Eigen::VectorXd& log_params,
+                                               Eigen::VectorXd* gradient) const {
+  if (!options_.hyperparameter_prior) return 0.0;
+  const int d = input_dims();
+  double log_density = 0.0;
+  auto term = [&](int i, double median, double log_sd) {
+    const double z = (log_params[i] - std::log(median)) / log_sd;
+    log_density -= 0.5 * z * z;
+    if (gradient != nullptr) (*gradient)[i] -= z / log_sd;
+  };
+  for (int i = 0; i < d; ++i) {
+    term(i, options_.length_scale_prior_median, options_.length_scale_prior_log_sd);
+  }
+  term(d, options_.signal_variance_prior_median, options_.signal_variance_prior_log_sd);
+  if (options_.fixed_noise_stddev < 0.0) {
+    term(d + 1, options_.noise_variance_prior_median, options_.noise_variance_prior_log_sd);
+  }
+  return log_density;
+}
+
 Status GaussianProcess::Fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
   AUTOTUNE_RETURN_IF_ERROR(CheckData(x, y));
   if (x.cols() == 0) return Status::InvalidArgument("Gaussian process: no samples to fit");
@@ -108,12 +128,14 @@ Status GaussianProcess::Fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) 
   };
   BoxObjective negative_lml = [&](const std::vector<double>& p, std::vector<double>* grad) {
     Eigen::VectorXd gradient;
-    StatusOr<double> lml = trial.LogMarginalLikelihood(full_params(p), grad ? &gradient : nullptr);
+    Eigen::VectorXd full = full_params(p);
+    StatusOr<double> lml = trial.LogMarginalLikelihood(full, grad ? &gradient : nullptr);
     if (!lml.ok()) return std::numeric_limits<double>::quiet_NaN();
+    const double log_prior = trial.LogHyperparameterPrior(full, grad ? &gradient : nullptr);
     if (grad != nullptr) {
       for (int i = 0; i < num_params; ++i) (*grad)[i] = -gradient[i];
     }
-    return -*lml;
+    return -(*lml + log_prior);
   };
 
   // Starts: the current hyperparameters, a default, then random ones.
@@ -171,8 +193,10 @@ Status GaussianProcess::Fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) 
     return Status::Internal("Gaussian process: every hyperparameter start failed (" +
                             report.last_failure + ")");
   }
-  report.log_marginal_likelihood = -best_value;
   Eigen::VectorXd chosen = full_params(best);
+  StatusOr<double> chosen_lml = trial.LogMarginalLikelihood(chosen, nullptr);
+  if (!chosen_lml.ok()) return chosen_lml.status();
+  report.log_marginal_likelihood = *chosen_lml;
   AUTOTUNE_RETURN_IF_ERROR(trial.kernel_.SetLogParams(chosen.head(d + 1)));
   trial.noise_variance_ = std::exp(chosen[d + 1]);
   AUTOTUNE_RETURN_IF_ERROR(
