@@ -1,0 +1,177 @@
+// NetworkModel::Fit: measured curves and least-squares alpha-beta parameters from a
+// Calibration.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "simulator/network_model.h"
+
+namespace autotune::sim {
+namespace {
+
+constexpr double kUnlimitedBytesPerUs = 1.0e9;  // a level whose bandwidth never matters
+
+std::string PointName(const Calibration& c, size_t i) {
+  const CalibrationPoint& p = c.points[i];
+  return "calibration " + std::to_string(c.id) + " point " + std::to_string(i) + " (" +
+         OpName(p.op) + " " + ScopeName(p.scope) + " ranks=" + std::to_string(p.ranks) +
+         " bytes=" + std::to_string(p.bytes) + ")";
+}
+
+// Weighted least squares of time = a + c * bytes, weights 1/time^2 (relative error, so the
+// small sizes count as much as the large ones). Returns {a, c} with a >= 0 and c >= 0.
+std::pair<double, double> FitLine(const std::vector<MeasuredCurve::Point>& pts) {
+  if (pts.size() == 1) return {0.0, pts[0].time_us / pts[0].bytes};
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& p : pts) {
+    const double w = 1.0 / (p.time_us * p.time_us);
+    sw += w;
+    sx += w * p.bytes;
+    sy += w * p.time_us;
+    sxx += w * p.bytes * p.bytes;
+    sxy += w * p.bytes * p.time_us;
+  }
+  const double det = sw * sxx - sx * sx;
+  double a = 0.0, c = 0.0;
+  if (det > 0.0) {
+    c = (sw * sxy - sx * sy) / det;
+    a = (sy - c * sx) / sw;
+  }
+  if (!(c > 0.0)) {  // flat or noisy curve: all latency, bandwidth from the largest point
+    a = pts.front().time_us;
+    c = std::max(0.0, (pts.back().time_us - a) / pts.back().bytes);
+  } else if (a < 0.0) {  // all bandwidth: refit through the origin
+    a = 0.0;
+    c = sxy / sxx;
+  }
+  return {a, c};
+}
+
+// Alpha-beta parameters of op on a communicator of `ranks` from a measured curve.
+AlphaBeta FitAlphaBeta(Op op, int ranks, const MeasuredCurve& curve) {
+  auto [fixed_us, us_per_byte] = FitLine(curve.Points());
+  const LinearCost unit = AlphaBetaCost(op, ranks, AlphaBeta{1.0, 1.0});
+  AlphaBeta ab;
+  ab.latency_us = unit.fixed_us > 0.0 ? fixed_us / unit.fixed_us : 0.0;
+  ab.bytes_per_us = (unit.us_per_byte > 0.0 && us_per_byte > 0.0)
+                        ? unit.us_per_byte / us_per_byte
+                        : kUnlimitedBytesPerUs;
+  return ab;
+}
+
+AlphaBeta Slowest(const AlphaBeta& a, const AlphaBeta& b) {
+  return {std::max(a.latency_us, b.latency_us), std::min(a.bytes_per_us, b.bytes_per_us)};
+}
+
+}  // namespace
+
+Status NetworkModel::Fit(const Calibration& calibration, NetworkModel* out) {
+  const std::string name = "calibration " + std::to_string(calibration.id);
+  const Topology& topo = calibration.topology;
+  if (topo.nodes < 1 || topo.ranks_per_node < 1) {
+    return Status::Corruption(name + ": topology " + topo.key() + " is not valid");
+  }
+  if (calibration.points.empty()) {
+    return Status::InvalidArgument(name + " has no points");
+  }
+  using Key = std::tuple<int, int, int>;  // op, scope, ranks
+  std::map<Key, std::vector<MeasuredCurve::Point>> grouped;
+  for (size_t i = 0; i < calibration.points.size(); ++i) {
+    const CalibrationPoint& p = calibration.points[i];
+    if (p.ranks < 1 || p.ranks > topo.world_size()) {
+      return Status::Corruption(PointName(calibration, i) + ": ranks outside 1.." +
+                                std::to_string(topo.world_size()));
+    }
+    if (p.bytes <= 0 || !std::isfinite(p.median_us) || p.median_us <= 0.0) {
+      return Status::Corruption(PointName(calibration, i) +
+                                ": needs bytes > 0 and a finite median_us > 0, got " +
+                                std::to_string(p.median_us));
+    }
+    const int ranks = p.scope == Scope::kCopy ? 1 : p.ranks;
+    grouped[{static_cast<int>(p.op), static_cast<int>(p.scope), ranks}].push_back(
+        {static_cast<double>(p.bytes), p.median_us});
+  }
+
+  NetworkModel m;
+  m.calibrated_ = topo;
+  m.topology_ = topo;
+  m.calibration_id_ = calibration.id;
+  for (auto& [key, pts] : grouped) {
+    CurveEntry e;
+    e.op = static_cast<Op>(std::get<0>(key));
+    e.scope = static_cast<Scope>(std::get<1>(key));
+    e.ranks = std::get<2>(key);
+    e.curve = MeasuredCurve(std::move(pts));
+    m.curves_.push_back(std::move(e));
+  }
+
+  const int level_ranks[kNumLevels] = {topo.ranks_per_node, topo.nodes, topo.world_size()};
+  const Scope level_scope[kNumLevels] = {Scope::kIntra, Scope::kCross, Scope::kWorld};
+  bool any_allreduce = false;
+  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+    bool have[kNumLevels] = {false, false, false};
+    for (int level = 0; level < kNumLevels; ++level) {
+      if (level_ranks[level] < 2) continue;
+      const int idx = m.FindCurve(op, level_scope[level], level_ranks[level]);
+      if (idx < 0) continue;
+      m.params_.collective[static_cast<int>(op)][level] =
+          FitAlphaBeta(op, level_ranks[level], m.curves_[idx].curve);
+      have[level] = true;
+    }
+    auto& ab = m.params_.collective[static_cast<int>(op)];
+    const AlphaBeta& intra = ab[0];
+    const AlphaBeta& cross = ab[1];
+    if (!have[2]) {
+      if (have[0] && have[1]) ab[2] = Slowest(intra, cross);
+      else if (have[1]) ab[2] = cross;
+      else if (have[0]) ab[2] = intra;
+      have[2] = have[0] || have[1];
+    }
+    if (!have[0] && have[2]) ab[0] = ab[2];
+    if (!have[1] && have[2]) ab[1] = ab[2];
+    if (op == Op::kAllreduce) {
+      any_allreduce = have[2];
+    } else if (!have[2]) {
+      // No allgather curves: per link, an allgather moves bytes like an allreduce does.
+      ab = m.params_.collective[static_cast<int>(Op::kAllreduce)];
+    }
+  }
+  if (!any_allreduce && topo.world_size() > 1) {
+    return Status::InvalidArgument(name + " (" + topo.key() +
+                                   ") has no allreduce curve on the world, intra-node or "
+                                   "cross-node communicators");
+  }
+  const int copy = m.FindCurve(Op::kAllreduce, Scope::kCopy, 1);
+  const int copy_any = copy >= 0 ? copy : m.FindCurve(Op::kAllgather, Scope::kCopy, 1);
+  if (copy_any >= 0) {
+    auto [fixed_us, us_per_byte] = FitLine(m.curves_[copy_any].curve.Points());
+    m.params_.copy = {fixed_us, us_per_byte > 0.0 ? 1.0 / us_per_byte : kUnlimitedBytesPerUs};
+  }
+  m.Bind();
+
+  // Hierarchical factor: the measured composed collective over the three-step composition,
+  // median over the measured sizes; it carries over to topologies without such a curve.
+  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+    const int idx = m.hierarchical_curve_[static_cast<int>(op)];
+    if (idx < 0) continue;
+    std::vector<double> ratios;
+    NetworkModel composed = m;
+    composed.hierarchical_curve_[static_cast<int>(op)] = -1;
+    composed.params_.hierarchical_factor[static_cast<int>(op)] = 1.0;
+    for (const auto& p : m.curves_[idx].curve.Points()) {
+      const double fusion_bytes = op == Op::kAllgather ? p.bytes * topo.world_size() : p.bytes;
+      const double c = composed.HierarchicalUs(op, static_cast<int64_t>(fusion_bytes));
+      if (c > 0.0) ratios.push_back(p.time_us / c);
+    }
+    if (ratios.empty()) continue;
+    std::sort(ratios.begin(), ratios.end());
+    m.params_.hierarchical_factor[static_cast<int>(op)] =
+        std::clamp(ratios[ratios.size() / 2], 0.25, 4.0);
+  }
+  m.Bind();
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+}  // namespace autotune::sim

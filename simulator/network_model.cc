@@ -1,0 +1,196 @@
+#include "simulator/network_model.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace autotune::sim {
+namespace {
+
+int OpIndex(Op op) { return static_cast<int>(op); }
+
+const char* LevelName(int level) {
+  static const char* const kNames[] = {"intra", "cross", "world"};
+  return kNames[level];
+}
+
+}  // namespace
+
+NetworkParams NetworkParams::Uniform(double latency_us, double bytes_per_us) {
+  NetworkParams p;
+  for (auto& per_op : p.collective) per_op.fill(AlphaBeta{latency_us, bytes_per_us});
+  return p;
+}
+
+int Log2Steps(int ranks) {
+  int steps = 0;
+  while ((1 << steps) < ranks) ++steps;
+  return steps;
+}
+
+LinearCost AlphaBetaCost(Op op, int ranks, const AlphaBeta& ab) {
+  if (ranks <= 1) return {};
+  const double p = ranks;
+  const double inv_bw = 1.0 / ab.bytes_per_us;
+  if (op == Op::kAllgather) {
+    return {Log2Steps(ranks) * ab.latency_us, (p - 1.0) * inv_bw};
+  }
+  return {2.0 * Log2Steps(ranks) * ab.latency_us, 2.0 * (p - 1.0) / p * inv_bw};
+}
+
+NetworkModel NetworkModel::FromParams(const NetworkParams& params, const Topology& topology) {
+  NetworkModel m;
+  m.params_ = params;
+  m.topology_ = topology;
+  m.calibrated_ = topology;
+  m.Bind();
+  return m;
+}
+
+Status NetworkModel::Retarget(const Topology& topology, NetworkModel* out) const {
+  if (topology.nodes < 1 || topology.ranks_per_node < 1) {
+    return Status::InvalidArgument("topology " + topology.key() +
+                                   ": nodes and ranks per node must be >= 1");
+  }
+  if (!curves_.empty()) {
+    if (topology.nodes > 1 && calibrated_.nodes == 1) {
+      return Status::NotSupported(
+          "cannot predict " + topology.key() + " from calibration " +
+          std::to_string(calibration_id_) + " of " + calibrated_.key() +
+          ": it has no cross-node curves (calibrate on at least 2 nodes)");
+    }
+    if (topology.ranks_per_node > 1 && calibrated_.ranks_per_node == 1) {
+      return Status::NotSupported(
+          "cannot predict " + topology.key() + " from calibration " +
+          std::to_string(calibration_id_) + " of " + calibrated_.key() +
+          ": it has no intra-node curves (calibrate with at least 2 ranks per node)");
+    }
+  }
+  NetworkModel m = *this;
+  m.topology_ = topology;
+  m.Bind();
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+int NetworkModel::FindCurve(Op op, Scope scope, int ranks) const {
+  for (size_t i = 0; i < curves_.size(); ++i) {
+    const CurveEntry& e = curves_[i];
+    if (e.op == op && e.scope == scope && (scope == Scope::kCopy || e.ranks == ranks)) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+void NetworkModel::Bind() {
+  const int m = topology_.ranks_per_node;
+  const int n = topology_.nodes;
+  const bool same_shape = topology_.SameShape(calibrated_);
+  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+    auto& b = bound_[OpIndex(op)];
+    b[0] = {AlphaBetaCost(op, m, params_.at(op, Level::kIntra)),
+            m > 1 ? FindCurve(op, Scope::kIntra, m) : -1};
+    b[1] = {AlphaBetaCost(op, n, params_.at(op, Level::kCross)),
+            n > 1 ? FindCurve(op, Scope::kCross, n) : -1};
+    // A one-node target of a multi-node calibration: the world is one node's ranks.
+    const Level world_level =
+        (n == 1 && calibrated_.nodes > 1) ? Level::kIntra : Level::kWorld;
+    b[2] = {AlphaBetaCost(op, topology_.world_size(), params_.at(op, world_level)),
+            same_shape ? FindCurve(op, Scope::kWorld, topology_.world_size()) : -1};
+    hierarchical_curve_[OpIndex(op)] =
+        same_shape ? FindCurve(op, Scope::kHierarchical, topology_.world_size()) : -1;
+  }
+  copy_ = {LinearCost{params_.copy.latency_us, 1.0 / params_.copy.bytes_per_us},
+           FindCurve(Op::kAllreduce, Scope::kCopy, 1)};
+  if (copy_.curve < 0) copy_.curve = FindCurve(Op::kAllgather, Scope::kCopy, 1);
+}
+
+double NetworkModel::Eval(const BoundLevel& level, double bytes) const {
+  if (level.curve < 0) return level.cost.At(bytes);
+  const MeasuredCurve& c = curves_[level.curve].curve;
+  if (c.Covers(bytes)) return c.TimeUs(bytes);
+  const double edge = std::clamp(bytes, c.min_bytes(), c.max_bytes());
+  const double at_edge = level.cost.At(edge);
+  if (!(at_edge > 0.0)) return level.cost.At(bytes);
+  return c.TimeUs(edge) * (level.cost.At(bytes) / at_edge);
+}
+
+double NetworkModel::LevelUs(Op op, Level level, double message_bytes) const {
+  return Eval(bound_[OpIndex(op)][static_cast<int>(level)], message_bytes);
+}
+
+double NetworkModel::FlatUs(Op op, int64_t fusion_bytes) const {
+  double bytes = static_cast<double>(fusion_bytes);
+  if (op == Op::kAllgather) bytes /= topology_.world_size();
+  return LevelUs(op, Level::kWorld, bytes);
+}
+
+HierarchicalSteps NetworkModel::Hierarchical(Op op, int64_t fusion_bytes) const {
+  const double m = topology_.ranks_per_node;
+  const double n = topology_.nodes;
+  auto compose = [&](double bytes) {
+    HierarchicalSteps s;
+    if (op == Op::kAllreduce) {
+      s.intra_first_us = 0.5 * LevelUs(Op::kAllreduce, Level::kIntra, bytes);
+      s.cross_us = LevelUs(Op::kAllreduce, Level::kCross, bytes / m);
+      s.intra_last_us = LevelUs(Op::kAllgather, Level::kIntra, bytes / m);
+    } else {
+      const double per_rank = bytes / (m * n);
+      s.intra_first_us = LevelUs(Op::kAllgather, Level::kIntra, per_rank);
+      s.cross_us = LevelUs(Op::kAllgather, Level::kCross, m * per_rank);
+      s.intra_last_us = LevelUs(Op::kAllgather, Level::kIntra, n * per_rank);
+    }
+    return s;
+  };
+  const double bytes = static_cast<double>(fusion_bytes);
+  HierarchicalSteps steps = compose(bytes);
+  const int curve = hierarchical_curve_[OpIndex(op)];
+  if (curve < 0) {
+    steps.factor = params_.hierarchical_factor[OpIndex(op)];
+    return steps;
+  }
+  // The measured composed collective: scale the steps so their sum is the curve's value
+  // (at the nearest covered size when outside the measured range).
+  const MeasuredCurve& c = curves_[curve].curve;
+  const double curve_bytes = op == Op::kAllgather ? bytes / (m * n) : bytes;
+  const double edge = std::clamp(curve_bytes, c.min_bytes(), c.max_bytes());
+  const HierarchicalSteps at_edge =
+      edge == curve_bytes ? steps : compose(op == Op::kAllgather ? edge * m * n : edge);
+  const double composed = at_edge.intra_first_us + at_edge.cross_us + at_edge.intra_last_us;
+  steps.factor = composed > 0.0 ? c.TimeUs(edge) / composed : 1.0;
+  return steps;
+}
+
+double NetworkModel::CopyUs(int64_t bytes) const {
+  return Eval(copy_, static_cast<double>(bytes));
+}
+
+std::string NetworkModel::Describe() const {
+  std::string out;
+  char line[256];
+  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+    for (int level = 0; level < kNumLevels; ++level) {
+      const AlphaBeta& ab = params_.collective[OpIndex(op)][level];
+      const BoundLevel& b = bound_[OpIndex(op)][level];
+      std::string range = "parametric";
+      if (b.curve >= 0) {
+        const MeasuredCurve& c = curves_[b.curve].curve;
+        std::snprintf(line, sizeof(line), "measured %.0f-%.0f bytes (%d sizes)", c.min_bytes(),
+                      c.max_bytes(), c.size());
+        range = line;
+      }
+      std::snprintf(line, sizeof(line), "%s %s: latency %.2f us/step, bandwidth %.1f MB/s, %s\n",
+                    OpName(op), LevelName(level), ab.latency_us, ab.bytes_per_us,
+                    range.c_str());
+      out += line;
+    }
+  }
+  std::snprintf(line, sizeof(line),
+                "copy: %.2f us + %.1f MB/s; hierarchical factor allreduce %.3f allgather %.3f\n",
+                params_.copy.latency_us, params_.copy.bytes_per_us,
+                params_.hierarchical_factor[0], params_.hierarchical_factor[1]);
+  out += line;
+  return out;
+}
+
+}  // namespace autotune::sim

@@ -1,0 +1,106 @@
+// Replay: discrete-event replay of recorded steps under other knobs.
+//
+// Per step, what the executor does: gradients become ready at the slowest rank's recorded
+// ready time (independent of the comm knobs); the background cycle runs every
+// cycle_time_ms (an idle cycle still negotiates); a cycle takes the tensors ready at its
+// start, negotiates them (NegotiationModel), lets the fusion policy of
+// traces/fusion_policy.h (AssignGroups, GroupGate, MakeResponses, PackResponses) form the
+// fused collectives, and runs them one after another on one communication stream (copy in,
+// collective from the NetworkModel, copy out); the next cycle starts cycle_time_ms after
+// this one, or when it finished, whichever is later. Communication overlaps the remaining
+// backward compute; the step ends at max(compute end, last collective done) plus the
+// step's measured tail (optimizer, barrier).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "simulator/negotiation_model.h"
+#include "simulator/network_model.h"
+#include "simulator/prepared_trace.h"
+#include "traces/fusion_policy.h"
+#include "traces/knobs.h"
+#include "traces/trace.h"
+
+namespace autotune::sim {
+
+struct ReplayOptions {
+  // Where the cycle grid sits at the step start, as a fraction of a cycle period. The
+  // executor starts its cycles at the step origin (kFixed, phase 0); a Horovod-style
+  // thread that runs across steps drifts, which kSpread models by giving step i of S the
+  // phase (i + 0.5) / S.
+  enum class Phase { kSpread, kFixed };
+  Phase phase = Phase::kFixed;
+  double fixed_phase = 0.0;  // [0, 1)
+  // How late a cycle that slept wakes up (scheduler latency), microseconds.
+  double wake_delay_us = 0.0;
+  // The background thread runs the collectives itself (MPI executor): the next cycle waits
+  // for them. false: they queue on a stream and cycles go on (GPU executor).
+  bool cycle_waits_for_collectives = true;
+  // A collective of one tensor copies its input to its output and runs there in place
+  // (copy-in only); true adds the copy-out too.
+  bool single_tensor_copy_out = false;
+  // Multiplies every collective's predicted time (calibrated against the trace, 1 = none).
+  double comm_scale = 1.0;
+};
+
+// The prediction for one step.
+struct StepPrediction {
+  double step_ms = 0.0;
+  double last_done_us = 0.0;  // last collective's copy-out finished
+  int cycles = 0;             // cycles that had work
+  int collectives = 0;
+  int64_t bytes = 0;          // score numerator for the predicted topology
+  double score_bytes_per_s() const { return step_ms > 0.0 ? bytes / (step_ms * 1e-3) : 0.0; }
+};
+
+// A knob setting turned into what a replay reads; build once per setting.
+struct ReplaySetting {
+  Knobs knobs;
+  int64_t threshold_bytes = 0;
+  double cycle_us = 0.0;
+  bool cache_on = false;        // capacity > 0: the bit-vector allreduce runs
+  bool all_cached = false;      // capacity >= tensors: in steady state every tensor hits
+  Algorithm allreduce_algorithm = Algorithm::kFlat;
+  Algorithm allgather_algorithm = Algorithm::kFlat;
+  std::vector<int> group_of;    // AssignGroups(workload, num_groups)
+  bool grouped = false;
+};
+
+class Replayer {
+ public:
+  // The trace and the models must outlive the replayer. network predicts the target
+  // topology (the trace's own or an extrapolated one); negotiation is fitted for it.
+  Replayer(const PreparedTrace& trace, const NetworkModel& network,
+           const NegotiationModel& negotiation, const ReplayOptions& options = {});
+
+  ReplaySetting MakeSetting(const Knobs& knobs) const;
+
+  // Predicts step `index` of the trace. When timeline is given it receives the predicted
+  // StepTrace (rank 0's view: tensor ready/done, cycles, collectives).
+  StepPrediction ReplayStep(int index, const ReplaySetting& setting,
+                            StepTrace* timeline = nullptr);
+  // Every step; predictions in step order. timeline, when given, gets one StepTrace each.
+  std::vector<StepPrediction> ReplayAll(const ReplaySetting& setting,
+                                        std::vector<StepTrace>* timeline = nullptr);
+
+  const NetworkModel& network() const { return network_; }
+  const PreparedTrace& trace() const { return trace_; }
+  int world_size() const { return world_size_; }
+
+ private:
+  double Phase(int index) const;
+
+  const PreparedTrace& trace_;
+  const NetworkModel& network_;
+  const NegotiationModel& negotiation_;
+  ReplayOptions options_;
+  int world_size_;
+  double bytes_scale_;  // predicted topology's step bytes over the recorded one's
+  // Scratch reused across steps (no allocation in the loop beyond the fusion policy's).
+  std::vector<int> newly_ready_;
+  std::vector<int> released_;
+};
+
+}  // namespace autotune::sim

@@ -1,0 +1,70 @@
+// Simulation: a trace, the network model fitted to its topology's calibration (retargeted
+// to the topology to predict), the negotiation model fitted to its cycles and the replay
+// options calibrated against it: everything needed to score knob settings, built once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "simulator/negotiation_model.h"
+#include "simulator/network_model.h"
+#include "simulator/prepared_trace.h"
+#include "simulator/replay.h"
+#include "traces/calibration.h"
+#include "traces/knobs.h"
+#include "traces/status.h"
+#include "traces/trace.h"
+
+namespace autotune::sim {
+
+// One setting's prediction over all the trace's steps.
+struct SettingResult {
+  Knobs knobs;
+  double step_ms_median = 0.0;
+  double step_ms_p95 = 0.0;
+  double score_bytes_per_s = 0.0;  // median over steps of bytes / step time
+  std::vector<double> step_ms;     // per recorded step
+};
+
+class Simulation {
+ public:
+  // Checks that trace and calibration describe the same topology shape and backend,
+  // fits the models and retargets them to `target` (the trace's topology when empty).
+  // Errors name the run, the calibration and the field at fault.
+  static Status Build(const Trace& trace, const Calibration& calibration,
+                      const std::optional<Topology>& target, Simulation* out);
+  // From given models (tests): network bound to the target topology, negotiation for it.
+  static Status FromModels(const Trace& trace, const NetworkModel& network,
+                           const NegotiationModel& negotiation, const ReplayOptions& options,
+                           Simulation* out);
+
+  const PreparedTrace& trace() const { return trace_; }
+  const NetworkModel& network() const { return network_; }
+  const NegotiationModel& negotiation() const { return negotiation_; }
+  const ReplayOptions& options() const { return options_; }
+  const Topology& topology() const { return network_.topology(); }
+  int64_t calibration_id() const { return network_.calibration_id(); }
+
+  // Predicts one setting on the calling thread; timeline (optional) gets one StepTrace per
+  // recorded step.
+  SettingResult Evaluate(const Knobs& knobs, std::vector<StepTrace>* timeline = nullptr) const;
+  // Predicts many settings on `threads` threads (0 = all cores); results in input order.
+  std::vector<SettingResult> EvaluateAll(std::span<const Knobs> settings, int threads = 0) const;
+
+  // A few lines on what the models were fitted to (for --verbose output and reports).
+  std::string Describe() const;
+
+ private:
+  PreparedTrace trace_;
+  NetworkModel network_;
+  NegotiationModel negotiation_;
+  ReplayOptions options_;
+};
+
+// Summary of per-step predictions: median/p95 of step time, median score.
+SettingResult Summarize(const Knobs& knobs, const std::vector<StepPrediction>& steps);
+
+}  // namespace autotune::sim

@@ -1,0 +1,87 @@
+#include "simulator/trace_calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace autotune::sim {
+namespace {
+
+constexpr size_t kMinEvidence = 3;
+
+double MedianOf(std::vector<double> v) { return Median(std::move(v)); }
+
+}  // namespace
+
+double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
+  std::vector<double> ratios;
+  for (const StepTrace& step : trace.steps) {
+    for (const CollectiveRecord& c : step.collectives) {
+      const double measured = c.comm_end_us - c.copy_in_end_us;
+      const double model = network.CollectiveUs(c.op, c.algorithm, c.bytes);
+      if (std::isfinite(measured) && measured > 0.0 && model > 0.0) {
+        ratios.push_back(measured / model);
+      }
+    }
+  }
+  return ratios.size() < kMinEvidence ? 1.0 : MedianOf(std::move(ratios));
+}
+
+ReplayOptions CalibrateOptions(const Trace& trace,
+                               const NetworkModel& network,
+                               const NegotiationModel& negotiation) {
+  ReplayOptions options;
+  options.comm_scale = std::clamp(MeasuredCommRatio(trace, network), 0.5, 2.0);
+  const double cycle_us = trace.run.knobs.cycle_time_ms * 1000.0;
+  const bool cache_on = trace.run.knobs.cache_capacity > 0;
+  const double idle_us = negotiation.CycleUs(cache_on, 0, 0);
+
+  std::vector<double> single_copy_out, model_copy_out, wake_delays;
+  int overlapped = 0, sequential = 0;
+  for (const StepTrace& step : trace.steps) {
+    // Did one-tensor collectives copy out? Their recorded copy-out against the model's.
+    for (const CollectiveRecord& c : step.collectives) {
+      if (c.tensors.size() != 1) continue;
+      single_copy_out.push_back(c.end_us - c.comm_end_us);
+      model_copy_out.push_back(network.CopyUs(c.bytes));
+    }
+    std::vector<const CycleRecord*> cycles;
+    for (const CycleRecord& c : step.cycles) cycles.push_back(&c);
+    std::sort(cycles.begin(), cycles.end(),
+              [](const CycleRecord* a, const CycleRecord* b) { return a->cycle < b->cycle; });
+    // Cycles before the first one with work were idle from the step origin on.
+    if (!cycles.empty() && cycles[0]->cycle > 0 && idle_us < cycle_us) {
+      wake_delays.push_back(cycles[0]->start_us / cycles[0]->cycle - cycle_us);
+    }
+    for (size_t i = 0; i + 1 < cycles.size(); ++i) {
+      const CycleRecord& a = *cycles[i];
+      const CycleRecord& b = *cycles[i + 1];
+      double busy_until = a.negotiate_end_us;
+      bool launched = false;
+      for (const CollectiveRecord& c : step.collectives) {
+        if (c.cycle != a.cycle) continue;
+        busy_until = std::max(busy_until, c.end_us);
+        launched = true;
+      }
+      // Did the next cycle start while this cycle's collectives were still running?
+      if (launched) (b.start_us + 1.0 < busy_until ? overlapped : sequential)++;
+      // A cycle that finished early slept until start + cycle time, as did the idle ones.
+      if (busy_until < a.start_us + cycle_us && idle_us < cycle_us && b.cycle > a.cycle) {
+        wake_delays.push_back((b.start_us - a.start_us) / (b.cycle - a.cycle) - cycle_us);
+      }
+    }
+  }
+  if (single_copy_out.size() >= kMinEvidence) {
+    const double model = MedianOf(model_copy_out);
+    options.single_tensor_copy_out = model > 1.0 && MedianOf(single_copy_out) >= 0.5 * model;
+  }
+  if (overlapped + sequential >= static_cast<int>(kMinEvidence)) {
+    options.cycle_waits_for_collectives = sequential >= overlapped;
+  }
+  if (wake_delays.size() >= kMinEvidence) {
+    options.wake_delay_us = std::clamp(MedianOf(std::move(wake_delays)), 0.0, cycle_us);
+  }
+  return options;
+}
+
+}  // namespace autotune::sim

@@ -1,0 +1,25 @@
+// Replay options calibrated against what the recorded trace shows: whether the next
+// cycle waited for the collectives, whether one-tensor collectives copied out, how late
+// a sleeping cycle woke up, and how the recorded collectives' durations compare to the
+// network model's.
+#pragma once
+
+#include "simulator/negotiation_model.h"
+#include "simulator/network_model.h"
+#include "simulator/prepared_trace.h"
+#include "simulator/replay.h"
+#include "traces/trace.h"
+
+namespace autotune::sim {
+
+// network and negotiation predict the trace's own topology. Options the trace says
+// nothing about keep their defaults.
+ReplayOptions CalibrateOptions(const Trace& trace,
+                               const NetworkModel& network,
+                               const NegotiationModel& negotiation);
+
+// Median over the recorded collectives of measured comm time / model time (1 when the
+// trace has fewer than 3 collectives). Not clamped.
+double MeasuredCommRatio(const Trace& trace, const NetworkModel& network);
+
+}  // namespace autotune::sim

@@ -1,0 +1,254 @@
+// NetworkModel: the alpha-beta formulas, the hierarchical composition, the fit to a
+// calibration, interpolation and extrapolation, and bad calibrations.
+#include "simulator/network_model.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "simulator/curve.h"
+#include "simulator/synthetic.h"
+#include "tests/simulator/sim_test_util.h"
+
+namespace autotune::sim {
+namespace {
+
+using testing::Topo;
+
+// Intra-node fast and cheap, cross-node slow and expensive.
+NetworkParams TwoLevelParams() {
+  NetworkParams p;
+  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+    p.at(op, Level::kIntra) = {1.0, 1000.0};
+    p.at(op, Level::kCross) = {50.0, 100.0};
+    p.at(op, Level::kWorld) = {50.0, 100.0};
+  }
+  p.copy = {2.0, 5000.0};
+  return p;
+}
+
+TEST(AlphaBetaTest, FlatAllreduceTwoRanksVersusFour) {
+  const NetworkParams p = NetworkParams::Uniform(10.0, 100.0);
+  const NetworkModel two = NetworkModel::FromParams(p, Topo(1, 2));
+  const NetworkModel four = NetworkModel::FromParams(p, Topo(1, 4));
+  // 2 ranks: 2*log2(2) steps * 10 us + 2*(1/2) * 1e6 B / 100 B/us.
+  EXPECT_DOUBLE_EQ(two.FlatUs(Op::kAllreduce, 1000000), 20.0 + 10000.0);
+  // 4 ranks: 2*log2(4) steps * 10 us + 2*(3/4) * 1e6 B / 100 B/us.
+  EXPECT_DOUBLE_EQ(four.FlatUs(Op::kAllreduce, 1000000), 40.0 + 15000.0);
+  EXPECT_DOUBLE_EQ(NetworkModel::FromParams(p, Topo(1, 1)).FlatUs(Op::kAllreduce, 1000000), 0.0);
+}
+
+TEST(AlphaBetaTest, AllgatherMovesAllButOwnShare) {
+  const NetworkModel four =
+      NetworkModel::FromParams(NetworkParams::Uniform(10.0, 100.0), Topo(1, 4));
+  // Gathered output 4e6 bytes = 1e6 per rank: log2(4) steps + 3/4 of 4e6 bytes.
+  EXPECT_DOUBLE_EQ(four.FlatUs(Op::kAllgather, 4000000), 20.0 + 30000.0);
+  EXPECT_EQ(Log2Steps(1), 0);
+  EXPECT_EQ(Log2Steps(5), 3);
+  EXPECT_EQ(Log2Steps(1024), 10);
+}
+
+TEST(NetworkModelTest, HierarchicalAllreduceIsItsThreeSteps) {
+  const NetworkModel m = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 4));
+  const HierarchicalSteps s = m.Hierarchical(Op::kAllreduce, 8000000);
+  // Intra reduce-scatter of 8e6 B on 4 ranks: half of (2*2*1 + 2*(3/4)*8e6/1000).
+  EXPECT_DOUBLE_EQ(s.intra_first_us, 6002.0);
+  // Cross allreduce of 8e6/4 B on 2 nodes: 2*1*50 + 2*(1/2)*2e6/100.
+  EXPECT_DOUBLE_EQ(s.cross_us, 20100.0);
+  // Intra allgather of 2e6 B per rank on 4 ranks: 2*1 + 3*2e6/1000.
+  EXPECT_DOUBLE_EQ(s.intra_last_us, 6002.0);
+  EXPECT_DOUBLE_EQ(s.factor, 1.0);
+  EXPECT_DOUBLE_EQ(m.HierarchicalUs(Op::kAllreduce, 8000000), 6002.0 + 20100.0 + 6002.0);
+  EXPECT_DOUBLE_EQ(m.CollectiveUs(Op::kAllreduce, Algorithm::kHierarchical, 8000000),
+                   s.total_us());
+  EXPECT_DOUBLE_EQ(s.intra_first_us, 0.5 * m.LevelUs(Op::kAllreduce, Level::kIntra, 8e6));
+  EXPECT_DOUBLE_EQ(s.cross_us, m.LevelUs(Op::kAllreduce, Level::kCross, 2e6));
+  EXPECT_DOUBLE_EQ(s.intra_last_us, m.LevelUs(Op::kAllgather, Level::kIntra, 2e6));
+  // Hierarchy pays off here: the flat ring crosses the slow link with every byte.
+  EXPECT_LT(s.total_us(), m.FlatUs(Op::kAllreduce, 8000000));
+}
+
+TEST(NetworkModelTest, HierarchicalAllgatherIsItsThreeSteps) {
+  const NetworkModel m = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 4));
+  // 8e6 gathered bytes = 1e6 per rank.
+  const HierarchicalSteps s = m.Hierarchical(Op::kAllgather, 8000000);
+  EXPECT_DOUBLE_EQ(s.intra_first_us, 2.0 + 3.0 * 1e6 / 1000.0);   // gather on the node
+  EXPECT_DOUBLE_EQ(s.cross_us, 50.0 + 4e6 / 100.0);                // node blocks across
+  EXPECT_DOUBLE_EQ(s.intra_last_us, 2.0 + 3.0 * 2e6 / 1000.0);     // broadcast 8e6 B
+  EXPECT_DOUBLE_EQ(m.HierarchicalUs(Op::kAllgather, 8000000), 3002.0 + 40050.0 + 6002.0);
+}
+
+TEST(NetworkModelTest, CopyIsLatencyPlusBytesOverBandwidth) {
+  const NetworkModel m = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 4));
+  EXPECT_DOUBLE_EQ(m.CopyUs(5000000), 2.0 + 1000.0);
+}
+
+TEST(MeasuredCurveTest, InterpolatesLinearlyInBytesAndIsMonotone) {
+  MeasuredCurve c({{1000, 10}, {4000, 40}, {2000, 25}, {2000, 15}, {8000, 30}});
+  // 2000 B: median of 25 and 15 = 20; 8000 B (30) below 4000 B (40): both pooled to 35.
+  ASSERT_EQ(c.size(), 4);
+  EXPECT_DOUBLE_EQ(c.min_bytes(), 1000);
+  EXPECT_DOUBLE_EQ(c.max_bytes(), 8000);
+  EXPECT_DOUBLE_EQ(c.TimeUs(2000), 20.0);
+  EXPECT_DOUBLE_EQ(c.TimeUs(4000), 35.0);
+  EXPECT_DOUBLE_EQ(c.TimeUs(1500), 15.0);
+  EXPECT_DOUBLE_EQ(c.TimeUs(3000), 27.5);
+  EXPECT_DOUBLE_EQ(c.TimeUs(100), 10.0);    // clamped to the range
+  EXPECT_DOUBLE_EQ(c.TimeUs(1e6), 35.0);
+  double last = 0.0;
+  for (double b = 500; b < 20000; b *= 1.1) {
+    EXPECT_GE(c.TimeUs(b), last);
+    last = c.TimeUs(b);
+  }
+  EXPECT_TRUE(MeasuredCurve({{-1, 3}, {5, 0}}).empty());
+}
+
+TEST(NetworkFitTest, RecoversTheParametersItWasMeasuredFrom) {
+  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2));
+  NetworkModel fitted;
+  ASSERT_TRUE(NetworkModel::Fit(SynthesizeCalibration(truth), &fitted).ok());
+  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+    for (Level level : {Level::kIntra, Level::kCross, Level::kWorld}) {
+      EXPECT_NEAR(fitted.params().at(op, level).latency_us,
+                  truth.params().at(op, level).latency_us, 1e-6);
+      EXPECT_NEAR(fitted.params().at(op, level).bytes_per_us,
+                  truth.params().at(op, level).bytes_per_us,
+                  1e-6 * truth.params().at(op, level).bytes_per_us);
+    }
+  }
+  EXPECT_NEAR(fitted.params().copy.bytes_per_us, 5000.0, 1e-3);
+  EXPECT_NEAR(fitted.params().hierarchical_factor[0], 1.0, 1e-9);
+  // Inside the measured range, outside it (256 MiB) and below it (16 B): the same costs.
+  for (int64_t bytes : {int64_t{16}, int64_t{3000}, int64_t{5} << 20, int64_t{256} << 20}) {
+    for (Algorithm a : {Algorithm::kFlat, Algorithm::kHierarchical}) {
+      EXPECT_NEAR(fitted.CollectiveUs(Op::kAllreduce, a, bytes),
+                  truth.CollectiveUs(Op::kAllreduce, a, bytes),
+                  1e-6 * truth.CollectiveUs(Op::kAllreduce, a, bytes));
+    }
+  }
+}
+
+TEST(NetworkFitTest, MeasuredPointsWinInsideTheirRange) {
+  NetworkModel truth = NetworkModel::FromParams(NetworkParams::Uniform(20.0, 100.0), Topo(1, 2));
+  Calibration cal = SynthesizeCalibration(truth);
+  // Make the world allreduce at 1 MiB measure 3x slower than the line says.
+  for (CalibrationPoint& p : cal.points) {
+    if (p.scope == Scope::kWorld && p.op == Op::kAllreduce && p.bytes == (1 << 20)) {
+      p.median_us *= 3.0;
+    }
+  }
+  NetworkModel fitted;
+  ASSERT_TRUE(NetworkModel::Fit(cal, &fitted).ok());
+  EXPECT_NEAR(fitted.FlatUs(Op::kAllreduce, 1 << 20), 3.0 * truth.FlatUs(Op::kAllreduce, 1 << 20),
+              1e-6);
+  // Beyond the largest measured size: the measured end scaled by the parametric ratio.
+  const double end = fitted.FlatUs(Op::kAllreduce, int64_t{64} << 20);
+  EXPECT_GT(fitted.FlatUs(Op::kAllreduce, int64_t{128} << 20), 1.9 * end);
+  EXPECT_LT(fitted.FlatUs(Op::kAllreduce, int64_t{128} << 20), 2.0 * end);
+}
+
+TEST(NetworkFitTest, MeasuredHierarchicalCurveSetsTheCompositionFactor) {
+  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2));
+  Calibration cal = SynthesizeCalibration(truth);
+  for (CalibrationPoint& p : cal.points) {
+    if (p.scope == Scope::kHierarchical && p.op == Op::kAllreduce) p.median_us *= 1.5;
+  }
+  NetworkModel fitted;
+  ASSERT_TRUE(NetworkModel::Fit(cal, &fitted).ok());
+  EXPECT_NEAR(fitted.params().hierarchical_factor[0], 1.5, 1e-9);
+  EXPECT_NEAR(fitted.HierarchicalUs(Op::kAllreduce, 1 << 20),
+              1.5 * truth.HierarchicalUs(Op::kAllreduce, 1 << 20), 1e-6);
+  // On 64 nodes there is no measured hierarchical curve: the factor carries over.
+  NetworkModel big;
+  ASSERT_TRUE(fitted.Retarget(Topo(64, 2), &big).ok());
+  const NetworkModel big_truth = NetworkModel::FromParams(TwoLevelParams(), Topo(64, 2));
+  EXPECT_NEAR(big.HierarchicalUs(Op::kAllreduce, 1 << 20),
+              1.5 * big_truth.HierarchicalUs(Op::kAllreduce, 1 << 20),
+              1e-6 * big_truth.HierarchicalUs(Op::kAllreduce, 1 << 20));
+}
+
+TEST(NetworkFitTest, ExtrapolatesToMoreNodesWithTheFittedParameters) {
+  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2));
+  NetworkModel fitted, big;
+  ASSERT_TRUE(NetworkModel::Fit(SynthesizeCalibration(truth), &fitted).ok());
+  ASSERT_TRUE(fitted.Retarget(Topo(256, 4), &big).ok());
+  EXPECT_EQ(big.topology().world_size(), 1024);
+  const NetworkModel big_truth = NetworkModel::FromParams(TwoLevelParams(), Topo(256, 4));
+  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+    const double want = big_truth.FlatUs(op, 1 << 20);
+    EXPECT_NEAR(big.FlatUs(op, 1 << 20), want, 1e-6 * want);
+  }
+  // More ranks on the same links never make a flat allreduce cheaper.
+  EXPECT_GT(big.FlatUs(Op::kAllreduce, 1 << 20), fitted.FlatUs(Op::kAllreduce, 1 << 20));
+}
+
+TEST(NetworkFitTest, RetargetNeedsTheLevelsItWillUse) {
+  NetworkModel one_node;
+  ASSERT_TRUE(NetworkModel::Fit(SynthesizeCalibration(NetworkModel::FromParams(
+                                    NetworkParams::Uniform(5, 1000), Topo(1, 4))),
+                                &one_node)
+                  .ok());
+  NetworkModel out;
+  Status st = one_node.Retarget(Topo(4, 4), &out);
+  EXPECT_EQ(st.code(), Status::Code::kNotSupported);
+  EXPECT_NE(st.message().find("cross-node"), std::string::npos) << st.message();
+  EXPECT_TRUE(one_node.Retarget(Topo(1, 8), &out).ok());
+}
+
+TEST(NetworkFitTest, RejectsBadCalibrations) {
+  Calibration cal = SynthesizeCalibration(
+      NetworkModel::FromParams(NetworkParams::Uniform(5, 1000), Topo(2, 2)), 42);
+  NetworkModel m;
+  Calibration empty = cal;
+  empty.points.clear();
+  Status st = NetworkModel::Fit(empty, &m);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("calibration 42 has no points"), std::string::npos);
+
+  Calibration negative = cal;
+  negative.points[3].median_us = -1.0;
+  st = NetworkModel::Fit(negative, &m);
+  EXPECT_EQ(st.code(), Status::Code::kCorruption);
+  EXPECT_NE(st.message().find("point 3"), std::string::npos) << st.message();
+
+  Calibration too_many_ranks = cal;
+  too_many_ranks.points[0].ranks = 9;
+  st = NetworkModel::Fit(too_many_ranks, &m);
+  EXPECT_EQ(st.code(), Status::Code::kCorruption);
+
+  Calibration copy_only = cal;
+  std::erase_if(copy_only.points, [](const CalibrationPoint& p) { return p.scope != Scope::kCopy; });
+  st = NetworkModel::Fit(copy_only, &m);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("no allreduce curve"), std::string::npos) << st.message();
+}
+
+TEST(NetworkModelTest, MoreBandwidthNeverCostsMore) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    NetworkParams slow;
+    for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+      for (Level l : {Level::kIntra, Level::kCross, Level::kWorld}) {
+        slow.at(op, l) = {1.0 + 100.0 * unit(rng), 10.0 + 10000.0 * unit(rng)};
+      }
+    }
+    NetworkParams fast = slow;
+    const double gain = 1.0 + 3.0 * unit(rng);
+    for (auto& per_op : fast.collective) {
+      for (AlphaBeta& ab : per_op) ab.bytes_per_us *= gain;
+    }
+    const Topology topo = Topo(1 + static_cast<int>(8 * unit(rng)), 1 + static_cast<int>(8 * unit(rng)));
+    const NetworkModel s = NetworkModel::FromParams(slow, topo);
+    const NetworkModel f = NetworkModel::FromParams(fast, topo);
+    const int64_t bytes = static_cast<int64_t>(std::exp(unit(rng) * std::log(1e9)));
+    for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+      for (Algorithm a : {Algorithm::kFlat, Algorithm::kHierarchical}) {
+        EXPECT_LE(f.CollectiveUs(op, a, bytes), s.CollectiveUs(op, a, bytes));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace autotune::sim
