@@ -1,0 +1,124 @@
+// `autotune apply`: the exported environment, exactly, and bad config files.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/tools/cli_runner.h"
+
+namespace autotune::testing {
+namespace {
+
+int CountLines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(ApplyTest, PrintEnvExportsHorovodVariablesExactly) {
+  TempDir dir;
+  std::string config = dir.File("best.yaml",
+                                "params:\n"
+                                "  fusion_threshold_mb: 32\n"
+                                "  cycle_time_ms: 3.5\n"
+                                "  cache_capacity: 2048\n"
+                                "  hierarchical_allreduce: true\n"
+                                "  hierarchical_allgather: false\n");
+  CommandResult r = RunAutotune(dir, "apply --config-file '" + config + "' --print-env");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "export HOROVOD_FUSION_THRESHOLD=33554432\n"
+            "export HOROVOD_CYCLE_TIME=3.5\n"
+            "export HOROVOD_CACHE_CAPACITY=2048\n"
+            "export HOROVOD_HIERARCHICAL_ALLREDUCE=1\n"
+            "export HOROVOD_HIERARCHICAL_ALLGATHER=0\n");
+}
+
+TEST(ApplyTest, BackendVariablesOnlyWhenSet) {
+  TempDir dir;
+  std::string config = dir.File("nccl.yaml",
+                                "params:\n"
+                                "  fusion_threshold_mb: 0.5\n"
+                                "autotune_extra:\n"
+                                "  nccl: {algo: ring, proto: ll128, max_nchannels: 8}\n"
+                                "  mpi: {allreduce_algorithm: 4}\n");
+  CommandResult r = RunAutotune(dir, "apply --config-file '" + config + "' --print-env");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "export HOROVOD_FUSION_THRESHOLD=524288\n"
+            "export HOROVOD_CYCLE_TIME=1\n"
+            "export HOROVOD_CACHE_CAPACITY=1024\n"
+            "export HOROVOD_HIERARCHICAL_ALLREDUCE=0\n"
+            "export HOROVOD_HIERARCHICAL_ALLGATHER=0\n"
+            "export NCCL_ALGO=ring\n"
+            "export NCCL_PROTO=ll128\n"
+            "export NCCL_MAX_NCHANNELS=8\n"
+            "export OMPI_MCA_coll_tuned_use_dynamic_rules=1\n"
+            "export OMPI_MCA_coll_tuned_allreduce_algorithm=4\n");
+}
+
+TEST(ApplyTest, RunsTheCommandWithTheEnvironmentAndItsExitCode) {
+  TempDir dir;
+  std::string config = dir.File("best.yaml", "params: {fusion_threshold_mb: 32, cycle_time_ms: 2}\n");
+  CommandResult r = RunAutotune(
+      dir, "apply --config-file '" + config +
+               "' -- sh -c 'echo $HOROVOD_FUSION_THRESHOLD $HOROVOD_CYCLE_TIME "
+               "${NCCL_ALGO-unset}; exit 3'");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.out, "33554432 2 unset\n");
+  CommandResult ok = RunAutotune(dir, "apply --config-file '" + config + "' -- true");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+TEST(ApplyTest, MissingCommandIsAnError) {
+  TempDir dir;
+  std::string config = dir.File("best.yaml", "params: {cycle_time_ms: 2}\n");
+  CommandResult r = RunAutotune(dir, "apply --config-file '" + config + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("no command"), std::string::npos) << r.err;
+  CommandResult missing = RunAutotune(dir, "apply --config-file '" + config +
+                                               "' -- /nonexistent/program");
+  EXPECT_EQ(missing.exit_code, 127);
+  EXPECT_NE(missing.err.find("/nonexistent/program"), std::string::npos) << missing.err;
+}
+
+struct BadConfig {
+  const char* name;
+  const char* yaml;
+  const char* must_mention;  // the key or value the one error line names
+};
+
+class ApplyBadConfigTest : public ::testing::TestWithParam<BadConfig> {};
+
+TEST_P(ApplyBadConfigTest, OneClearLineAndTheCommandNeverRuns) {
+  TempDir dir;
+  std::string config = dir.File("bad.yaml", GetParam().yaml);
+  std::string marker = dir.path() + "/ran";
+  CommandResult r =
+      RunAutotune(dir, "apply --config-file '" + config + "' -- touch '" + marker + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the command ran despite a bad config";
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("bad.yaml"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(GetParam().must_mention), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ApplyBadConfigTest,
+    ::testing::Values(
+        BadConfig{"UnknownKey", "params:\n  fusion_treshold_mb: 32\n", "fusion_treshold_mb"},
+        BadConfig{"NegativeValue", "params:\n  fusion_threshold_mb: -4\n", "fusion_threshold_mb"},
+        BadConfig{"WrongType", "params:\n  cache_capacity: lots\n", "cache_capacity"},
+        BadConfig{"OutOfRange", "params:\n  cycle_time_ms: 1000\n", "cycle_time_ms"},
+        BadConfig{"Malformed", "params: [fusion_threshold_mb: 32\n", "bad.yaml"}),
+    [](const ::testing::TestParamInfo<BadConfig>& info) { return info.param.name; });
+
+TEST(ApplyTest, UnreadableFileIsNamed) {
+  TempDir dir;
+  CommandResult r = RunAutotune(dir, "apply --config-file '" + dir.path() +
+                                         "/missing.yaml' -- true");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("missing.yaml"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace autotune::testing

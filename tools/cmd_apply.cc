@@ -1,0 +1,141 @@
+// `autotune apply --config-file F [--print-env] -- CMD...`: validates a config file and runs a
+// production command with the matching environment (what horovodrun --config-file would set).
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tools/command.h"
+#include "traces/config_file.h"
+
+namespace autotune::cli {
+namespace {
+
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+// The variables for a config, in a fixed order. Horovod's knobs are always exported (the file's
+// value or autotune's default, which is Horovod's), so the run gets exactly the validated
+// setting; backend variables only when the file sets them.
+Environment EnvironmentFor(const ConfigFile& config) {
+  const Knobs& k = config.knobs;
+  Environment env = {
+      {"HOROVOD_FUSION_THRESHOLD", std::to_string(k.threshold_bytes())},
+      {"HOROVOD_CYCLE_TIME", KnobValue(k, "cycle_time_ms")},
+      {"HOROVOD_CACHE_CAPACITY", std::to_string(k.cache_capacity)},
+      {"HOROVOD_HIERARCHICAL_ALLREDUCE", k.hierarchical_allreduce ? "1" : "0"},
+      {"HOROVOD_HIERARCHICAL_ALLGATHER", k.hierarchical_allgather ? "1" : "0"},
+  };
+  if (!k.nccl_algo.empty()) env.emplace_back("NCCL_ALGO", k.nccl_algo);
+  if (!k.nccl_proto.empty()) env.emplace_back("NCCL_PROTO", k.nccl_proto);
+  if (k.nccl_max_nchannels > 0) {
+    env.emplace_back("NCCL_MAX_NCHANNELS", std::to_string(k.nccl_max_nchannels));
+  }
+  if (k.mpi_allreduce_algorithm > 0) {
+    env.emplace_back("OMPI_MCA_coll_tuned_use_dynamic_rules", "1");
+    env.emplace_back("OMPI_MCA_coll_tuned_allreduce_algorithm",
+                     std::to_string(k.mpi_allreduce_algorithm));
+  }
+  const TunerSettings& t = config.autotune;
+  if (t.enabled) {  // horovodrun's own autotune section, passed on as horovodrun would
+    env.emplace_back("HOROVOD_AUTOTUNE", "1");
+    if (!t.log_file.empty()) env.emplace_back("HOROVOD_AUTOTUNE_LOG", t.log_file);
+    env.emplace_back("HOROVOD_AUTOTUNE_WARMUP_SAMPLES", std::to_string(t.warmup_samples));
+    env.emplace_back("HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE", std::to_string(t.steps_per_sample));
+    env.emplace_back("HOROVOD_AUTOTUNE_BAYES_OPT_MAX_SAMPLES",
+                     std::to_string(t.bayes_opt_max_samples));
+    char noise[32];
+    std::snprintf(noise, sizeof(noise), "%g", t.gaussian_process_noise);
+    env.emplace_back("HOROVOD_AUTOTUNE_GAUSSIAN_PROCESS_NOISE", noise);
+  }
+  return env;
+}
+
+// Single-quotes a value for a POSIX shell unless it is plain.
+std::string ShellQuote(const std::string& value) {
+  bool plain = !value.empty();
+  for (char c : value) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._-/:+,", c))) plain = false;
+  }
+  if (plain) return value;
+  std::string quoted = "'";
+  for (char c : value) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+}  // namespace
+
+void AddApplyCommand(CLI::App& root, Action* action) {
+  struct Options {
+    std::string config_file;
+    bool print_env = false;
+    std::vector<std::string> command;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* app = root.add_subcommand(
+      "apply",
+      "Run a production command with a config file's knobs as environment variables\n"
+      "(HOROVOD_FUSION_THRESHOLD in bytes, HOROVOD_CYCLE_TIME in ms, HOROVOD_CACHE_CAPACITY,\n"
+      "HOROVOD_HIERARCHICAL_ALLREDUCE/ALLGATHER as 1/0; NCCL_ALGO, NCCL_PROTO,\n"
+      "NCCL_MAX_NCHANNELS and OMPI_MCA_coll_tuned_* when the file sets them).\n"
+      "Usage: autotune apply --config-file best.yaml -- horovodrun -np 16 python train.py");
+  app->add_option("--config-file", opts->config_file,
+                  "Config file (YAML of DESIGN.md, horovodrun's --config-file superset); "
+                  "validated before anything runs")
+      ->required();
+  app->add_flag("--print-env", opts->print_env,
+                "Print the variables as `export K=V` lines instead of running a command");
+  app->add_option("command", opts->command,
+                  "The command to run after `--`; its exit code is apply's exit code");
+  app->callback([opts, action] {
+    *action = [opts]() -> int {
+      ConfigFile config;
+      Status status = LoadConfigFile(opts->config_file, &config);
+      if (!status.ok()) return Fail(status);
+      Environment env = EnvironmentFor(config);
+      if (opts->print_env) {
+        if (!opts->command.empty()) {
+          return Fail("apply: give either --print-env or a command after --, not both");
+        }
+        for (const auto& [key, value] : env) {
+          std::cout << "export " << key << "=" << ShellQuote(value) << "\n";
+        }
+        if (config.knobs.num_groups > 0) {
+          std::cout << "# num_groups=" << config.knobs.num_groups
+                    << " is set in the framework (e.g. hvd.DistributedOptimizer(num_groups=...))\n";
+        }
+        return 0;
+      }
+      if (opts->command.empty()) {
+        return Fail("apply: no command to run; put it after `--`, or use --print-env");
+      }
+      for (const auto& [key, value] : env) {
+        if (setenv(key.c_str(), value.c_str(), 1) != 0) {
+          return Fail("apply: cannot set " + key + ": " + std::strerror(errno));
+        }
+      }
+      if (config.knobs.num_groups > 0) {
+        std::cerr << "autotune: note: num_groups=" << config.knobs.num_groups
+                  << " is set in the framework, not by the environment\n";
+      }
+      std::vector<char*> argv;
+      for (std::string& arg : opts->command) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      std::cout.flush();
+      execvp(argv[0], argv.data());
+      // Only reached when the command could not be started.
+      int error = errno;
+      Fail("apply: cannot run " + opts->command[0] + ": " + std::strerror(error));
+      return error == ENOENT ? 127 : 126;
+    };
+  });
+}
+
+}  // namespace autotune::cli
