@@ -1,0 +1,45 @@
+// RunCalibrate: `autotune calibrate` as a library call. Every rank of the world calls it
+// with the same options; rank 0 stores the calibration (Store::SaveCalibration).
+//
+// For every size (log-spaced: min_bytes, 2 min_bytes, ... up to max_bytes, max_bytes
+// included) it times, after one untimed warm-up, `repetitions` runs of each collective and
+// keeps the median, min and max of the slowest rank's time:
+//   world        allreduce, allgather on all ranks (flat)
+//   intra        allreduce, allgather within each node, all nodes at once (local size > 1)
+//   cross        allreduce on every local rank's cross communicator at once (as the
+//                hierarchical allreduce runs them); allgather on local rank 0's only (as
+//                the hierarchical allgather runs it) (nodes > 1)
+//   hierarchical the composed allreduce and allgather on the world (executor/hierarchical.h)
+//   copy         one fusion-buffer copy-in of the size on every rank (op column: allreduce)
+// Message bytes are per rank (allgather: what each rank sends); allreduce data is float32.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "traces/calibration.h"
+#include "traces/status.h"
+
+namespace autotune::executor {
+
+struct CalibrateOptions {
+  int64_t min_bytes = 1024;              // smallest message, bytes, >= 4. Default 1 KiB.
+  int64_t max_bytes = 64LL * 1024 * 1024;  // largest message, bytes, >= min. Default 64 MiB.
+  int repetitions = 10;                  // timed runs per point, >= 1. Default 10.
+  std::string db_path = "autotune.db";   // SQLite database, created if missing
+  MPI_Comm world = MPI_COMM_WORLD;
+};
+
+// The message sizes measured, ascending, each a multiple of 4 bytes.
+std::vector<int64_t> CalibrationSizes(int64_t min_bytes, int64_t max_bytes);
+
+// Checks the options (no MPI).
+Status ValidateCalibrateOptions(const CalibrateOptions& options);
+
+// Measures and stores. On every rank *out holds the points; its id is the stored one.
+Status RunCalibrate(const CalibrateOptions& options, Calibration* out);
+
+}  // namespace autotune::executor
