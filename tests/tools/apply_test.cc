@@ -6,7 +6,7 @@
 
 #include "tests/tools/cli_runner.h"
 
-namespace autotune::testing {
+namespace autotune::tools_testing {
 namespace {
 
 int CountLines(const std::string& text) {
@@ -121,4 +121,4 @@ TEST(ApplyTest, UnreadableFileIsNamed) {
 }
 
 }  // namespace
-}  // namespace autotune::testing
+}  // namespace autotune::tools_testing

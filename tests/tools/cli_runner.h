@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-namespace autotune::testing {
+namespace autotune::tools_testing {
 
 struct CommandResult {
   int exit_code = -1;
@@ -58,4 +58,4 @@ inline CommandResult RunAutotune(const TempDir& dir, const std::string& args) {
   return result;
 }
 
-}  // namespace autotune::testing
+}  // namespace autotune::tools_testing

@@ -1,0 +1,140 @@
+// `autotune search` on a database holding one synthetic recorded run and a calibration (made
+// with the simulator's synthetic inputs, so no MPI is needed).
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "simulator/synthetic.h"
+#include "tests/tools/cli_runner.h"
+#include "traces/config_file.h"
+#include "traces/store.h"
+
+namespace autotune::tools_testing {
+namespace {
+
+// A database with run 1 (resnet50 at scale 0.05 on 2x2, recorded with `knobs`) and a
+// calibration of the same network.
+void MakeDatabase(const std::string& path, const Knobs& knobs) {
+  Topology topology;
+  topology.nodes = 2;
+  topology.ranks_per_node = 2;
+  const sim::NetworkModel network =
+      sim::NetworkModel::FromParams(sim::NetworkParams::Uniform(30.0, 120.0), topology);
+  Workload workload;
+  ASSERT_TRUE(BuiltinWorkload("resnet50", &workload).ok());
+  ASSERT_TRUE(ScaleWorkload(0.05, &workload).ok());
+  Trace trace;
+  sim::SyntheticTraceOptions options;
+  options.steps = 3;
+  ASSERT_TRUE(sim::SynthesizeTrace(workload, knobs, network,
+                                   sim::NegotiationModel::Prior(network,
+                                                                static_cast<int>(
+                                                                    workload.tensors.size())),
+                                   options, &trace)
+                  .ok());
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(path, Store::Mode::kReadWrite, &store).ok());
+  RunInfo run = trace.run;
+  run.id = 0;
+  ASSERT_TRUE(store->CreateRun(&run).ok());
+  ASSERT_EQ(run.id, 1);
+  for (const StepTrace& step : trace.steps) ASSERT_TRUE(store->AppendStep(run.id, step).ok());
+  ASSERT_TRUE(store->FinishRun(run.id, true).ok());
+  Calibration calibration = sim::SynthesizeCalibration(network);
+  calibration.id = 0;
+  ASSERT_TRUE(store->SaveCalibration(&calibration).ok());
+}
+
+TEST(SearchTest, ConstantsStayAndTheUnmeasuredDefaultIsProposedFirst) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  MakeDatabase(db, Knobs());
+  const std::string before = ReadAll(db);
+  const std::string best = dir.path() + "/best.yaml", log = dir.path() + "/log.csv";
+  CommandResult r = RunAutotune(dir, "search --db '" + db + "' --run 1 --sim-budget 25 --propose 2"
+                                     " --hierarchical-allreduce --cycle-time-ms 2 --json --out '" +
+                                         best + "' --autotune-log-file '" + log + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  // The recorded run had the default (flat, 1 ms), which the constants exclude.
+  EXPECT_EQ(j["measured_samples"], 0);
+  EXPECT_EQ(j["skipped_measured_samples"], 1);
+  EXPECT_GE(j["simulated_samples"].get<int>(), 25);
+  EXPECT_EQ(j["best"]["knobs"]["hierarchical_allreduce"], true);
+  EXPECT_EQ(j["best"]["knobs"]["cycle_time_ms"], 2.0);
+  EXPECT_EQ(j["best"]["beats_default"], "not shown: predicted, not measured yet");
+  ASSERT_EQ(j["proposals"].size(), 2u);
+  EXPECT_EQ(j["proposals"][0]["origin"], "default, never measured");
+  EXPECT_EQ(j["proposals"][0]["knobs"]["fusion_threshold_mb"], 128.0);
+  for (const auto& p : j["proposals"]) {
+    EXPECT_EQ(p["knobs"]["hierarchical_allreduce"], true);
+    EXPECT_EQ(p["knobs"]["cycle_time_ms"], 2.0);
+    EXPECT_TRUE(std::filesystem::exists(p["file"].get<std::string>()));
+  }
+  // best.yaml is a valid config file carrying its prediction.
+  ConfigFile config;
+  ASSERT_TRUE(LoadConfigFile(best, &config).ok());
+  EXPECT_TRUE(config.knobs.hierarchical_allreduce);
+  nlohmann::json provenance = nlohmann::json::parse(config.provenance_json);
+  EXPECT_GT(provenance["predicted_score"].get<double>(), 0.0);
+  EXPECT_EQ(provenance["run"], 1);
+  // The log: Horovod's columns first, one row per sample.
+  std::string csv = ReadAll(log);
+  EXPECT_EQ(csv.rfind("hierarchical_allreduce,hierarchical_allgather,cycle_time_ms,"
+                      "tensor_fusion_threshold,score,",
+                      0),
+            0u);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + j["simulated_samples"].get<int>());
+  // The database was only read.
+  EXPECT_EQ(ReadAll(db), before);
+}
+
+TEST(SearchTest, BestIsPredictedAtLeastAsGoodAsTheMeasuredDefault) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  MakeDatabase(db, Knobs());
+  const std::string best = dir.path() + "/best.yaml";
+  CommandResult r = RunAutotune(
+      dir, "search --db '" + db + "' --run 1 --sim-budget 30 --json --out '" + best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["measured_samples"], 1);
+  EXPECT_TRUE(j["default"]["measured"].get<bool>());
+  EXPECT_GE(j["best"]["predicted_score_bytes_per_s"].get<double>(),
+            j["default"]["predicted_score_bytes_per_s"].get<double>());
+  // One measured sample is never evidence of beating the default.
+  EXPECT_NE(j["best"]["beats_default"], "yes");
+  EXPECT_EQ(j["proposals"].size(), 1u);
+  EXPECT_EQ(j["stop_reason"], "");
+}
+
+TEST(SearchTest, SpentBudgetStopsAndSaysSo) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  MakeDatabase(db, Knobs());
+  CommandResult r = RunAutotune(dir, "search --db '" + db + "' --run 1 --sim-budget 5 "
+                                     "--max-samples 1 --out '" + dir.path() + "/best.yaml'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stop: budget spent"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("measure next"), std::string::npos) << r.out;
+}
+
+TEST(SearchTest, UnknownRunIsOneLineAndNothingIsWritten) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  MakeDatabase(db, Knobs());
+  const std::string before = ReadAll(db);
+  const std::string best = dir.path() + "/best.yaml";
+  CommandResult r = RunAutotune(dir, "search --db '" + db + "' --run 42 --out '" + best + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("42"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(best));
+  EXPECT_EQ(ReadAll(db), before);
+}
+
+}  // namespace
+}  // namespace autotune::tools_testing
