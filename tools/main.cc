@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   autotune::cli::AddCompareCommand(app, &action);
   autotune::cli::AddWorkloadsCommand(app, &action);
   // Added by later layers: simulate, search, apply (one line each).
+  autotune::cli::AddSimulateCommand(app, &action);
   autotune::cli::AddSearchCommand(app, &action);
   autotune::cli::AddApplyCommand(app, &action);
   try {

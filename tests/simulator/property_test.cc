@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "simulator/simulation.h"
@@ -78,7 +79,8 @@ TEST(ReplayPropertyTest, ReplaysAreDeterministicAndThreadsChangeNothing) {
 
 // A random workload, topology, knob setting and network; the same network with every
 // bandwidth multiplied by gain > 1 must never predict a slower step.
-void CheckBandwidthMonotone(bool blocking_cycles, int trials, uint32_t seed) {
+void CheckBandwidthMonotone(bool blocking_cycles, double slack_cycles, int trials,
+                            uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (int trial = 0; trial < trials; ++trial) {
@@ -124,7 +126,8 @@ void CheckBandwidthMonotone(bool blocking_cycles, int trials, uint32_t seed) {
                                            NegotiationModel(np), options)
                                 .Evaluate(knobs);
     for (size_t i = 0; i < s.step_ms.size(); ++i) {
-      ASSERT_LE(f.step_ms[i], s.step_ms[i] + 1e-9)
+      const double slack_ms = slack_cycles * (knobs.cycle_time_ms + options.wake_delay_us * 1e-3);
+      ASSERT_LE(f.step_ms[i], s.step_ms[i] + slack_ms + 1e-9)
           << "trial " << trial << " " << KnobsShort(knobs) << " on " << topo.key()
           << " gain " << gain;
     }
@@ -132,7 +135,7 @@ void CheckBandwidthMonotone(bool blocking_cycles, int trials, uint32_t seed) {
 }
 
 TEST(ReplayPropertyTest, MoreBandwidthNeverPredictsASlowerStep) {
-  CheckBandwidthMonotone(/*blocking_cycles=*/false, 300, 11);
+  CheckBandwidthMonotone(/*blocking_cycles=*/false, /*slack_cycles=*/0.0, 500, 11);
 }
 
 // Under the executor's own rule (the next cycle waits for this cycle's collectives), a
@@ -140,7 +143,7 @@ TEST(ReplayPropertyTest, MoreBandwidthNeverPredictsASlowerStep) {
 // cycle period, that is the executor's behavior, not a modeling error. See
 // MoreBandwidthNeverPredictsASlowerStep for the exact property.
 TEST(ReplayPropertyTest, MoreBandwidthWithBlockingCyclesNeverCostsMoreThanACycle) {
-  CheckBandwidthMonotone(/*blocking_cycles=*/true, 0, 12);
+  CheckBandwidthMonotone(/*blocking_cycles=*/true, /*slack_cycles=*/1.0, 2000, 12);
 }
 
 // The emulated executor (tests/simulator/emulator.h) records a baseline; the simulator,
@@ -181,6 +184,7 @@ TEST(ReplayAccuracyTest, OwnKnobsPredictOwnStepTimeAndOthersAreClose) {
       abs_pct += std::abs(predicted - truth) / truth;
     }
     EXPECT_LT(abs_pct / settings.size(), 0.10) << name << " mean absolute percentage error";
+    std::printf("%s: own %.3f ms vs measured %.3f ms; MAPE over %zu settings %.2f%%\n", name, own, Median(measured_ms), settings.size(), 100.0 * abs_pct / settings.size());
   }
 }
 
