@@ -13,7 +13,6 @@
 #include "executor/pattern.h"
 #include "executor/step_player.h"
 #include "executor/stop_signal.h"
-#include "traces/config_file.h"
 #include "traces/store.h"
 
 namespace autotune::executor {
@@ -27,11 +26,6 @@ const char* SignalName(int signo) {
     case SIGUSR1: return "SIGUSR1";
     default: return "a signal";
   }
-}
-
-std::string FlagName(std::string knob) {
-  std::replace(knob.begin(), knob.end(), '_', '-');
-  return "--" + knob;
 }
 
 // Everything one rank holds during a record run. Declaration order = destruction order
@@ -61,8 +55,8 @@ struct Session {
 
 Status Setup(Session* s) {
   MPI_Comm world = s->options.world;
-  AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(
-      world, ResolveRecordInputs(s->options, &s->workload, &s->knobs)));
+  s->knobs = s->options.knobs;
+  AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(world, ResolveRecordInputs(s->options, &s->workload)));
   AUTOTUNE_RETURN_IF_ERROR(DetectLayout(world, &s->layout, &s->comms));
   Status st;
   if (s->root()) st = Store::Open(s->options.db_path, Store::Mode::kReadWrite, &s->store);
@@ -177,7 +171,7 @@ Status PlaySteps(Session* s, RecordResult* result) {
 
 }  // namespace
 
-Status ResolveRecordInputs(const RecordOptions& options, Workload* workload, Knobs* knobs) {
+Status ResolveRecordInputs(const RecordOptions& options, Workload* workload) {
   if (options.steps < 1) {
     return Status::InvalidArgument("--steps " + std::to_string(options.steps) +
                                    ": must be at least 1");
@@ -191,16 +185,7 @@ Status ResolveRecordInputs(const RecordOptions& options, Workload* workload, Kno
                                    ": must be in (0, 1]");
   }
   if (options.db_path.empty()) return Status::InvalidArgument("--db: empty path");
-  *knobs = Knobs();
-  if (!options.config_file.empty()) {
-    ConfigFile config;
-    AUTOTUNE_RETURN_IF_ERROR(LoadConfigFile(options.config_file, &config));
-    *knobs = config.knobs;
-  }
-  for (const auto& [name, value] : options.knob_flags) {
-    AUTOTUNE_RETURN_IF_ERROR(SetKnob(knobs, name, value).WithPrefix(FlagName(name)));
-  }
-  AUTOTUNE_RETURN_IF_ERROR(knobs->Validate());
+  AUTOTUNE_RETURN_IF_ERROR(options.knobs.Validate());
   AUTOTUNE_RETURN_IF_ERROR(ResolveWorkload(options.workload, workload));
   if (options.scale < 1.0) AUTOTUNE_RETURN_IF_ERROR(ScaleWorkload(options.scale, workload));
   return Status::Ok();

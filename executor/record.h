@@ -3,8 +3,8 @@
 // engine and rank 0 stores the run (traces/store.h).
 //
 // Order of work, all ranks agreeing on every error (executor/mpi_runtime.h):
-//   1. resolve and validate the workload, the config file and the knob flags, and the
-//      options; detect the node layout. Nothing touches the database before this passes.
+//   1. validate the options and the knobs, resolve (and scale) the workload; detect the
+//      node layout. Nothing touches the database before this passes.
 //   2. rank 0 opens the database and creates the run (complete = false).
 //   3. warm-up steps (not stored), then measured steps: per step a barrier, the step, then
 //      outside the timed region the results are verified (first and last measured step,
@@ -18,8 +18,6 @@
 #include <mpi.h>
 
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "traces/knobs.h"
 #include "traces/status.h"
@@ -33,9 +31,7 @@ struct RecordOptions {
   double scale = 1.0;                 // tensor and compute scale, (0, 1]. Default 1.
   int steps = 20;                     // measured steps, >= 1. Default 20.
   int warmup_steps = 3;               // warm-up steps (not stored), >= 0. Default 3.
-  std::string config_file;            // YAML config file (traces/config_file.h); "" = none
-  // Knobs given as flags, (knob name, text value); they override the config file.
-  std::vector<std::pair<std::string, std::string>> knob_flags;
+  Knobs knobs;                        // the knobs to play with; validated here
   std::string db_path = "autotune.db";  // SQLite database, created if missing
   std::string command;                  // command line stored with the run
   bool verify_every_step = false;       // default: first and last measured step only
@@ -55,7 +51,7 @@ struct RecordResult {
 // completed steps stay stored, the run incomplete); the first error otherwise.
 Status RunRecord(const RecordOptions& options, RecordResult* result);
 
-// Step 1 alone (no MPI): resolves options into a scaled workload and validated knobs.
-Status ResolveRecordInputs(const RecordOptions& options, Workload* workload, Knobs* knobs);
+// Step 1 alone (no MPI): validates the options and resolves the scaled workload.
+Status ResolveRecordInputs(const RecordOptions& options, Workload* workload);
 
 }  // namespace autotune::executor

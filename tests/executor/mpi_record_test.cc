@@ -68,7 +68,8 @@ TEST(RecordTest, Resnet50WritesEveryRow) {
   options.db_path = dir + "/runs.db";
   options.command = "mpi_record_test";
   options.stop_on_signal = false;
-  options.knob_flags = {{"fusion_threshold_mb", "1"}, {"cycle_time_ms", "2"}};
+  options.knobs.fusion_threshold_mb = 1;
+  options.knobs.cycle_time_ms = 2;
   RecordResult result;
   ASSERT_TRUE(AllRanksOk(RunRecord(options, &result)));
   EXPECT_EQ(result.steps_run, 3);
@@ -125,19 +126,21 @@ TEST(RecordTest, BadInputFailsOnEveryRankBeforeTheDatabase) {
   ASSERT_FALSE(dir.empty());
   struct Case {
     std::string workload;
-    std::vector<std::pair<std::string, std::string>> knobs;
+    double threshold_mb;
+    int steps;
     std::string expect;  // a word the message must contain
   };
   const Case cases[] = {
-      {"no-such-model", {}, "no-such-model"},
-      {"resnet50", {{"fusion_threshold_mb", "1000"}}, "fusion_threshold_mb"},
-      {"resnet50", {{"cycle_time_ms", "fast"}}, "cycle"},
-      {dir + "/missing.json", {}, "missing.json"},
+      {"no-such-model", 128, 5, "no-such-model"},
+      {"resnet50", 1000, 5, "fusion_threshold_mb"},
+      {"resnet50", 128, 0, "--steps"},
+      {dir + "/missing.json", 128, 5, "missing.json"},
   };
   for (const Case& c : cases) {
     RecordOptions options;
     options.workload = c.workload;
-    options.knob_flags = c.knobs;
+    options.knobs.fusion_threshold_mb = c.threshold_mb;
+    options.steps = c.steps;
     options.db_path = dir + "/never.db";
     options.stop_on_signal = false;
     RecordResult result;

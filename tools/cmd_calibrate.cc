@@ -1,0 +1,117 @@
+// `autotune calibrate`: measures collective time against message size on every rank of an
+// MPI job (executor/calibrate.h) and stores it for the simulator. `--np N` re-launches.
+#include <mpi.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "executor/calibrate.h"
+#include "executor/mpi_runtime.h"
+#include "tools/command.h"
+#include "tools/launch.h"
+
+namespace autotune::cli {
+namespace {
+
+struct CalibrateFlags {
+  executor::CalibrateOptions calibrate;
+  bool json = false;
+  int np = 0;
+};
+
+nlohmann::json PointsToJson(const Calibration& c) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const CalibrationPoint& p : c.points) {
+    points.push_back({{"op", OpName(p.op)},
+                      {"scope", ScopeName(p.scope)},
+                      {"ranks", p.ranks},
+                      {"bytes", p.bytes},
+                      {"median_us", p.median_us},
+                      {"min_us", p.min_us},
+                      {"max_us", p.max_us}});
+  }
+  return points;
+}
+
+// The median time of one (op, scope) at the largest size, for the summary line.
+const CalibrationPoint* Largest(const Calibration& c, Op op, Scope scope) {
+  const CalibrationPoint* best = nullptr;
+  for (const CalibrationPoint& p : c.points) {
+    if (p.op == op && p.scope == scope && (!best || p.bytes > best->bytes)) best = &p;
+  }
+  return best;
+}
+
+int RunCalibrateCommand(CalibrateFlags& flags) {
+  if (!LaunchedByMpi()) {
+    if (flags.np > 0) return RelaunchUnderMpirun(flags.np);
+    return Fail(MpiLaunchHint("calibrate"));
+  }
+  executor::MpiSession mpi(nullptr, nullptr);
+  if (!mpi.status().ok()) return Fail(mpi.status());
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  Calibration c;
+  flags.calibrate.world = MPI_COMM_WORLD;
+  const Status st = executor::RunCalibrate(flags.calibrate, &c);
+  if (rank != 0) return st.ok() ? 0 : 1;
+  if (!st.ok()) return Fail(st);
+  if (flags.json) {
+    nlohmann::json j = {{"calibration", c.id},
+                        {"topology", c.topology.key()},
+                        {"backend", c.backend},
+                        {"points", PointsToJson(c)}};
+    std::cout << j.dump() << std::endl;
+    return 0;
+  }
+  std::printf("calibration %lld: %s %s, %zu points, %lld..%lld bytes, %d repetitions each\n",
+              static_cast<long long>(c.id), c.topology.key().c_str(), c.backend.c_str(),
+              c.points.size(), static_cast<long long>(flags.calibrate.min_bytes),
+              static_cast<long long>(flags.calibrate.max_bytes), flags.calibrate.repetitions);
+  for (Scope scope : {Scope::kWorld, Scope::kIntra, Scope::kCross, Scope::kHierarchical}) {
+    for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+      const CalibrationPoint* p = Largest(c, op, scope);
+      if (p == nullptr) continue;
+      std::printf("  %-12s %-9s %2d ranks  %10lld bytes  %10.1f us median  %8.3f GB/s algbw\n",
+                  ScopeName(scope), OpName(op), p->ranks, static_cast<long long>(p->bytes),
+                  p->median_us, p->median_us > 0 ? p->bytes / p->median_us / 1e3 : 0.0);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddCalibrateCommand(CLI::App& root, Action* action) {
+  auto flags = std::make_shared<CalibrateFlags>();
+  executor::CalibrateOptions& o = flags->calibrate;
+  CLI::App* app = root.add_subcommand(
+      "calibrate",
+      "Measure allreduce/allgather time against message size (log-spaced) on the world, "
+      "intra-node, cross-node and hierarchical communicators, and the fusion copy, and store "
+      "it for the simulator. Runs under mpirun, or give --np N");
+  app->add_option("--min-bytes", o.min_bytes,
+                  "Smallest message per rank in bytes, >= 4. Default 1024 (1 KiB)");
+  app->add_option("--max-bytes", o.max_bytes,
+                  "Largest message per rank in bytes (sizes double from --min-bytes up to it). "
+                  "Default 67108864 (64 MiB)");
+  app->add_option("--repetitions", o.repetitions,
+                  "Timed runs per size and collective (median, min, max kept), >= 1. "
+                  "Default 10");
+  app->add_option("--db", o.db_path,
+                  "SQLite database file, created if missing. Default ./autotune.db");
+  app->add_flag("--json", flags->json,
+                "Print one JSON object on stdout (calibration, topology, backend, points). "
+                "Default off");
+  app->add_option("--np", flags->np,
+                  "Re-launch this command under mpirun with N local ranks (extra mpirun "
+                  "arguments from $AUTOTUNE_MPIRUN_ARGS). Default: run in the current MPI job")
+      ->check(CLI::PositiveNumber);
+  app->callback([flags, action] { *action = [flags] { return RunCalibrateCommand(*flags); }; });
+}
+
+}  // namespace autotune::cli

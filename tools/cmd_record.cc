@@ -1,0 +1,130 @@
+// `autotune record`: plays a workload's gradient collectives on every rank of an MPI job
+// (executor/record.h) and prints rank 0's summary. `--np N` re-launches under mpirun.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "executor/mpi_runtime.h"
+#include "executor/record.h"
+#include "tools/command.h"
+#include "tools/knob_flags.h"
+#include "tools/launch.h"
+
+namespace autotune::cli {
+namespace {
+
+struct RecordFlags {
+  executor::RecordOptions record;
+  KnobFlags knobs;
+  bool json = false;
+  int np = 0;
+};
+
+// Per-launch MPI knobs become Open MPI's environment before MPI_Init reads it.
+void ExportPerLaunchKnobs(const Knobs& knobs) {
+  if (knobs.mpi_allreduce_algorithm > 0) {
+    setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
+    setenv("OMPI_MCA_coll_tuned_allreduce_algorithm",
+           std::to_string(knobs.mpi_allreduce_algorithm).c_str(), 1);
+  }
+}
+
+void PrintSummary(const executor::RecordResult& result, const Status& status, bool json) {
+  const RunInfo& run = result.run;
+  const bool verified = status.ok() && result.steps_verified > 0;
+  if (json) {
+    nlohmann::json j = {{"run", run.id},
+                        {"complete", run.complete},
+                        {"verified", verified},
+                        {"steps", run.steps_recorded},
+                        {"steps_planned", run.steps_planned},
+                        {"score_bytes_per_s", run.score_bytes_per_s},
+                        {"step_ms_median", run.step_ms_median},
+                        {"step_ms_p95", run.step_ms_p95},
+                        {"workload", run.workload.name},
+                        {"scale", run.scale},
+                        {"topology", run.topology.key()},
+                        {"backend", run.backend},
+                        {"knobs", KnobsToJson(run.knobs)}};
+    std::cout << j.dump() << std::endl;
+    return;
+  }
+  std::printf(
+      "run %lld (%s): %s x%g on %s %s, score %.3f GB/s, step %.2f ms median, %.2f ms p95 "
+      "over %d steps; results %s\n",
+      static_cast<long long>(run.id), run.complete ? "complete" : "incomplete",
+      run.workload.name.c_str(), run.scale, run.topology.key().c_str(), run.backend.c_str(),
+      run.score_bytes_per_s / 1e9, run.step_ms_median, run.step_ms_p95, run.steps_recorded,
+      verified ? ("verified on " + std::to_string(result.steps_verified) + " steps").c_str()
+               : "not verified");
+  std::fflush(stdout);
+}
+
+int RunRecordCommand(RecordFlags& flags) {
+  if (!LaunchedByMpi()) {
+    if (flags.np > 0) return RelaunchUnderMpirun(flags.np);
+    return Fail(MpiLaunchHint("record"));
+  }
+  Knobs knobs;
+  const Status resolved = flags.knobs.Resolve(&knobs);
+  if (resolved.ok()) ExportPerLaunchKnobs(knobs);
+  executor::MpiSession mpi(nullptr, nullptr);
+  if (!mpi.status().ok()) return Fail(mpi.status());
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+  Status st = executor::AgreeOnStatus(MPI_COMM_WORLD, resolved);
+  executor::RecordResult result;
+  if (st.ok()) {
+    executor::RecordOptions options = flags.record;
+    options.knobs = knobs;
+    options.command = JoinCommandLine(SelfArgv());
+    options.world = MPI_COMM_WORLD;
+    st = executor::RunRecord(options, &result);
+  }
+  if (rank != 0) return st.ok() ? 0 : 1;
+  if (result.run.id > 0) PrintSummary(result, st, flags.json);
+  return st.ok() ? 0 : Fail(st);
+}
+
+}  // namespace
+
+void AddRecordCommand(CLI::App& root, Action* action) {
+  auto flags = std::make_shared<RecordFlags>();
+  executor::RecordOptions& r = flags->record;
+  CLI::App* app = root.add_subcommand(
+      "record",
+      "Play a workload's gradient collectives with Horovod semantics on real buffers (MPI, "
+      "host memory) on every rank and record the trace into SQLite. Runs under mpirun, or "
+      "give --np N");
+  app->add_option("--workload", r.workload,
+                  "Workload: resnet50, vgg16, bert-large, gpt2, or a workload JSON file. "
+                  "Default resnet50");
+  app->add_option("--scale", r.scale,
+                  "Shrink every tensor and compute phase by this factor, in (0, 1]. Default 1");
+  app->add_option("--steps", r.steps, "Measured steps (stored), >= 1. Default 20");
+  app->add_option("--warmup-steps", r.warmup_steps,
+                  "Warm-up steps (played, not stored), >= 0. Default 3");
+  flags->knobs.Add(app);
+  app->add_option("--db", r.db_path,
+                  "SQLite database file, created if missing. Default ./autotune.db");
+  app->add_flag("--json", flags->json,
+                "Print one JSON object on stdout (run, score_bytes_per_s, step_ms_median, "
+                "step_ms_p95, steps, complete, verified, ...). Default off");
+  app->add_flag("--verify-every-step", r.verify_every_step,
+                "Check the reduced/gathered values of every measured step. Default off: the "
+                "first and the last measured step");
+  app->add_option("--np", flags->np,
+                  "Re-launch this command under mpirun with N local ranks (extra mpirun "
+                  "arguments from $AUTOTUNE_MPIRUN_ARGS). Default: run in the current MPI job")
+      ->check(CLI::PositiveNumber);
+  app->callback([flags, action] { *action = [flags] { return RunRecordCommand(*flags); }; });
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,38 @@
+// Launching under MPI: `record` and `calibrate` run on every rank of an MPI job; with
+// `--np N` they re-launch their own command line under `mpirun -np N` on this machine.
+//
+// The re-launch runs: mpirun -np N <AUTOTUNE_MPIRUN_FLAGS of the build> --stdin none
+// [$AUTOTUNE_MPIRUN_ARGS, split on spaces, e.g. "--hostfile hosts"] /proc/self/exe ARGS...
+// (ARGS = this command line without --np). mpirun runs in its own process group; a
+// SIGTERM or SIGINT to this process is passed on to mpirun as SIGUSR1, which mpirun
+// forwards to every rank: the ranks finish the current step and stop gracefully
+// (executor/stop_signal.h). A second such signal is passed on as SIGTERM (hard stop).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace autotune::cli {
+
+// True when an MPI launcher started this process (OMPI_COMM_WORLD_SIZE, PMIX_RANK or
+// PMI_SIZE is set).
+bool LaunchedByMpi();
+
+// One line telling how to launch `subcommand` (e.g. "record") under MPI.
+std::string MpiLaunchHint(const std::string& subcommand);
+
+// This process's command line (from /proc/self/cmdline), argv[0] first.
+std::vector<std::string> SelfArgv();
+// The command line as one shell-like string (arguments with spaces quoted).
+std::string JoinCommandLine(const std::vector<std::string>& argv);
+// The argv that re-launches self_argv under mpirun with np ranks (self_argv[0] replaced by
+// exe, --np N / --np=N removed).
+std::vector<std::string> MpirunArgv(int np, const std::vector<std::string>& self_argv,
+                                    const std::string& exe);
+
+// Re-runs this process's command line under mpirun -np np, waits for it, passing stop
+// signals on (see above). Returns mpirun's exit code (128 + signal if it was killed), or 1
+// after printing one error line when mpirun cannot be started.
+int RelaunchUnderMpirun(int np);
+
+}  // namespace autotune::cli
