@@ -20,8 +20,8 @@ std::vector<double> Isotonic(const std::vector<double>& y) {
     level.push_back(v);
     count.push_back(1);
     while (level.size() > 1 && level[level.size() - 2] > level.back()) {
-      double merged_sum = level[level.size() - 2] * count[count.size() - 2] +
-                          level.back() * count.back();
+      double merged_sum =
+          level[level.size() - 2] * count[count.size() - 2] + level.back() * count.back();
       int merged_count = count[count.size() - 2] + count.back();
       level.pop_back();
       count.pop_back();

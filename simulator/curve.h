@@ -28,9 +28,7 @@ class MeasuredCurve {
   double min_bytes() const { return min_bytes_; }
   double max_bytes() const { return max_bytes_; }
   // True when bytes lies inside [min_bytes, max_bytes].
-  bool Covers(double bytes) const {
-    return !empty() && bytes >= min_bytes_ && bytes <= max_bytes_;
-  }
+  bool Covers(double bytes) const { return !empty() && bytes >= min_bytes_ && bytes <= max_bytes_; }
   // Interpolated time in microseconds. REQUIRES: !empty(); bytes is clamped to the range.
   double TimeUs(double bytes) const;
   // The (smoothed) points, ascending in bytes.

@@ -13,15 +13,18 @@ std::vector<Knobs> KnobGrid(const Knobs& base, const std::set<std::string>& cons
     for (auto v : grid) out.push_back(static_cast<T>(v));
     return out;
   };
-  const auto thresholds = values("fusion_threshold_mb", kGridThresholdsMb, base.fusion_threshold_mb);
+  const auto thresholds =
+      values("fusion_threshold_mb", kGridThresholdsMb, base.fusion_threshold_mb);
   const auto cycles = values("cycle_time_ms", kGridCyclesMs, base.cycle_time_ms);
   const auto caches = values("cache_capacity", kGridCacheCapacities, base.cache_capacity);
   const bool hierarchy = topology.nodes > 1 && topology.ranks_per_node > 1;
   const std::vector<bool> both = {false, true};
   const auto hier_ar = (hierarchy && !constants.count("hierarchical_allreduce"))
-                           ? both : std::vector<bool>{base.hierarchical_allreduce};
+                           ? both
+                           : std::vector<bool>{base.hierarchical_allreduce};
   const auto hier_ag = (hierarchy && has_allgather && !constants.count("hierarchical_allgather"))
-                           ? both : std::vector<bool>{base.hierarchical_allgather};
+                           ? both
+                           : std::vector<bool>{base.hierarchical_allgather};
   std::vector<Knobs> grid;
   for (double threshold : thresholds) {
     for (double cycle : cycles) {

@@ -22,10 +22,10 @@
 namespace autotune::sim {
 
 struct NegotiationParams {
-  double bits_fixed_us = 0.0;          // cache bit-vector allreduce, per cycle
-  double cached_per_tensor_us = 0.0;   // per tensor agreed through the cache
-  double round_fixed_us = 0.0;         // coordinator gather + broadcast, per round
-  double uncached_per_tensor_us = 0.0; // per tensor agreed through the coordinator
+  double bits_fixed_us = 0.0;           // cache bit-vector allreduce, per cycle
+  double cached_per_tensor_us = 0.0;    // per tensor agreed through the cache
+  double round_fixed_us = 0.0;          // coordinator gather + broadcast, per round
+  double uncached_per_tensor_us = 0.0;  // per tensor agreed through the coordinator
 };
 
 class NegotiationModel {

@@ -54,9 +54,8 @@ AlphaBeta FitAlphaBeta(Op op, int ranks, const MeasuredCurve& curve) {
   const LinearCost unit = AlphaBetaCost(op, ranks, AlphaBeta{1.0, 1.0});
   AlphaBeta ab;
   ab.latency_us = unit.fixed_us > 0.0 ? fixed_us / unit.fixed_us : 0.0;
-  ab.bytes_per_us = (unit.us_per_byte > 0.0 && us_per_byte > 0.0)
-                        ? unit.us_per_byte / us_per_byte
-                        : kUnlimitedBytesPerUs;
+  ab.bytes_per_us = (unit.us_per_byte > 0.0 && us_per_byte > 0.0) ? unit.us_per_byte / us_per_byte
+                                                                  : kUnlimitedBytesPerUs;
   return ab;
 }
 
@@ -123,9 +122,12 @@ Status NetworkModel::Fit(const Calibration& calibration, NetworkModel* out) {
     const AlphaBeta& intra = ab[0];
     const AlphaBeta& cross = ab[1];
     if (!have[2]) {
-      if (have[0] && have[1]) ab[2] = Slowest(intra, cross);
-      else if (have[1]) ab[2] = cross;
-      else if (have[0]) ab[2] = intra;
+      if (have[0] && have[1])
+        ab[2] = Slowest(intra, cross);
+      else if (have[1])
+        ab[2] = cross;
+      else if (have[0])
+        ab[2] = intra;
       have[2] = have[0] || have[1];
     }
     if (!have[0] && have[2]) ab[0] = ab[2];

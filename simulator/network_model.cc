@@ -53,10 +53,9 @@ Status NetworkModel::Retarget(const Topology& topology, NetworkModel* out) const
   }
   if (!curves_.empty()) {
     if (topology.nodes > 1 && calibrated_.nodes == 1) {
-      return Status::NotSupported(
-          "cannot predict " + topology.key() + " from calibration " +
-          std::to_string(calibration_id_) + " of " + calibrated_.key() +
-          ": it has no cross-node curves (calibrate on at least 2 nodes)");
+      return Status::NotSupported("cannot predict " + topology.key() + " from calibration " +
+                                  std::to_string(calibration_id_) + " of " + calibrated_.key() +
+                                  ": it has no cross-node curves (calibrate on at least 2 nodes)");
     }
     if (topology.ranks_per_node > 1 && calibrated_.ranks_per_node == 1) {
       return Status::NotSupported(
@@ -93,8 +92,7 @@ void NetworkModel::Bind() {
     b[1] = {AlphaBetaCost(op, n, params_.at(op, Level::kCross)),
             n > 1 ? FindCurve(op, Scope::kCross, n) : -1};
     // A one-node target of a multi-node calibration: the world is one node's ranks.
-    const Level world_level =
-        (n == 1 && calibrated_.nodes > 1) ? Level::kIntra : Level::kWorld;
+    const Level world_level = (n == 1 && calibrated_.nodes > 1) ? Level::kIntra : Level::kWorld;
     b[2] = {AlphaBetaCost(op, topology_.world_size(), params_.at(op, world_level)),
             same_shape ? FindCurve(op, Scope::kWorld, topology_.world_size()) : -1};
     hierarchical_curve_[OpIndex(op)] =
@@ -161,9 +159,7 @@ HierarchicalSteps NetworkModel::Hierarchical(Op op, int64_t fusion_bytes) const 
   return steps;
 }
 
-double NetworkModel::CopyUs(int64_t bytes) const {
-  return Eval(copy_, static_cast<double>(bytes));
-}
+double NetworkModel::CopyUs(int64_t bytes) const { return Eval(copy_, static_cast<double>(bytes)); }
 
 std::string NetworkModel::Describe() const {
   std::string out;
@@ -180,15 +176,14 @@ std::string NetworkModel::Describe() const {
         range = line;
       }
       std::snprintf(line, sizeof(line), "%s %s: latency %.2f us/step, bandwidth %.1f MB/s, %s\n",
-                    OpName(op), LevelName(level), ab.latency_us, ab.bytes_per_us,
-                    range.c_str());
+                    OpName(op), LevelName(level), ab.latency_us, ab.bytes_per_us, range.c_str());
       out += line;
     }
   }
   std::snprintf(line, sizeof(line),
                 "copy: %.2f us + %.1f MB/s; hierarchical factor allreduce %.3f allgather %.3f\n",
-                params_.copy.latency_us, params_.copy.bytes_per_us,
-                params_.hierarchical_factor[0], params_.hierarchical_factor[1]);
+                params_.copy.latency_us, params_.copy.bytes_per_us, params_.hierarchical_factor[0],
+                params_.hierarchical_factor[1]);
   out += line;
   return out;
 }

@@ -77,10 +77,10 @@ int Log2Steps(int ranks);
 
 // The three steps of a hierarchical collective, microseconds.
 struct HierarchicalSteps {
-  double intra_first_us = 0.0;   // reduce-scatter (allreduce) | gather (allgather)
-  double cross_us = 0.0;         // cross-node allreduce | allgather
-  double intra_last_us = 0.0;    // allgather (allreduce) | broadcast (allgather)
-  double factor = 1.0;           // measured / composed, applied to the sum
+  double intra_first_us = 0.0;  // reduce-scatter (allreduce) | gather (allgather)
+  double cross_us = 0.0;        // cross-node allreduce | allgather
+  double intra_last_us = 0.0;   // allgather (allreduce) | broadcast (allgather)
+  double factor = 1.0;          // measured / composed, applied to the sum
   double total_us() const { return factor * (intra_first_us + cross_us + intra_last_us); }
 };
 

@@ -21,10 +21,10 @@ struct PreparedStep {
   // Measured step end minus max(compute end, last tensor done): the optimizer, the
   // step-end barrier and what else the step pays after its gradients; knob-independent.
   double tail_us = 0.0;
-  int64_t bytes = 0;               // StepTrace::bytes (reduced + gathered)
-  std::vector<double> ready_us;    // per tensor: max over ranks of TensorEvent::ready_us
-  std::vector<int> ready_order;    // tensor indices by ready_us, ties in index order
-  double first_cycle_us = -1.0;    // start of the step's first recorded cycle, -1 if none
+  int64_t bytes = 0;             // StepTrace::bytes (reduced + gathered)
+  std::vector<double> ready_us;  // per tensor: max over ranks of TensorEvent::ready_us
+  std::vector<int> ready_order;  // tensor indices by ready_us, ties in index order
+  double first_cycle_us = -1.0;  // start of the step's first recorded cycle, -1 if none
 };
 
 class PreparedTrace {

@@ -27,10 +27,10 @@ ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
   s.cycle_us = knobs.cycle_time_ms * 1000.0;
   s.cache_on = knobs.cache_capacity > 0;
   s.all_cached = s.cache_on && knobs.cache_capacity >= trace_.num_tensors();
-  s.allreduce_algorithm = knobs.hierarchical_allreduce ? Algorithm::kHierarchical
-                                                       : Algorithm::kFlat;
-  s.allgather_algorithm = knobs.hierarchical_allgather ? Algorithm::kHierarchical
-                                                       : Algorithm::kFlat;
+  s.allreduce_algorithm =
+      knobs.hierarchical_allreduce ? Algorithm::kHierarchical : Algorithm::kFlat;
+  s.allgather_algorithm =
+      knobs.hierarchical_allgather ? Algorithm::kHierarchical : Algorithm::kFlat;
   s.group_of = AssignGroups(trace_.workload(), knobs.num_groups);
   s.grouped = knobs.num_groups > 0;
   return s;
@@ -42,8 +42,7 @@ double Replayer::Phase(int index) const {
   return (index + 0.5) / steps;
 }
 
-StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting,
-                                    StepTrace* timeline) {
+StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline) {
   const PreparedStep& step = trace_.steps()[index];
   const Workload& workload = trace_.workload();
   const int n = trace_.num_tensors();
@@ -59,10 +58,9 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting,
   // An idle cycle still negotiates; when that outlasts the cycle time it sets the period,
   // else the thread sleeps out the cycle and wakes a little late.
   const double idle_us = negotiation_.CycleUs(setting.cache_on, 0, 0);
-  const double idle_period_us =
-      std::max(idle_us >= setting.cycle_us ? idle_us : setting.cycle_us + options_.wake_delay_us,
-               1e-3);
-  double next_cycle_us = Phase(index) * idle_period_us;
+  const double idle_period_us = std::max(
+      idle_us >= setting.cycle_us ? idle_us : setting.cycle_us + options_.wake_delay_us, 1e-3);
+  double next_cycle_us = options_.first_cycle_us + Phase(index) * idle_period_us;
   double stream_free_us = 0.0;
   double last_done_us = 0.0;
   StepPrediction out;
@@ -70,8 +68,8 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting,
   while (next < n) {
     const double first_ready_us = step.ready_us[step.ready_order[next]];
     if (first_ready_us > next_cycle_us) {  // skip the idle cycles
-      next_cycle_us += std::ceil((first_ready_us - next_cycle_us) / idle_period_us) *
-                       idle_period_us;
+      next_cycle_us +=
+          std::ceil((first_ready_us - next_cycle_us) / idle_period_us) * idle_period_us;
     }
     const double cycle_start_us = next_cycle_us;
     newly_ready_.clear();
@@ -95,19 +93,18 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting,
     if (!released.empty()) {
       const std::vector<ReadyTensor> responses =
           MakeResponses(workload, released, setting.group_of, world_size_);
-      const std::vector<FusedCollective> fused =
-          PackResponses(responses, setting.threshold_bytes);
+      const std::vector<FusedCollective> fused = PackResponses(responses, setting.threshold_bytes);
       for (const FusedCollective& f : fused) {
-        const Algorithm algorithm = f.op == Op::kAllreduce ? setting.allreduce_algorithm
-                                                           : setting.allgather_algorithm;
+        const Algorithm algorithm =
+            f.op == Op::kAllreduce ? setting.allreduce_algorithm : setting.allgather_algorithm;
         const bool copy_out = f.tensors.size() > 1 || options_.single_tensor_copy_out;
         const int64_t in_bytes = f.op == Op::kAllgather ? f.bytes / world_size_ : f.bytes;
         const double start_us = t;
-        t += network_.CopyUs(in_bytes);
+        t += options_.copy_scale * network_.CopyUs(in_bytes);
         const double copy_in_end_us = t;
         t += options_.comm_scale * network_.CollectiveUs(f.op, algorithm, f.bytes);
         const double comm_end_us = t;
-        if (copy_out) t += network_.CopyUs(f.bytes);
+        if (copy_out) t += options_.copy_scale * network_.CopyUs(f.bytes);
         if (record) {
           CollectiveRecord c;
           c.seq = out.collectives;
@@ -143,9 +140,9 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting,
       timeline->cycles.push_back(c);
     }
     ++out.cycles;
-    const double cycle_end_us =
-        options_.cycle_waits_for_collectives ? std::max(negotiate_end_us, stream_free_us)
-                                             : negotiate_end_us;
+    const double cycle_end_us = options_.cycle_waits_for_collectives
+                                    ? std::max(negotiate_end_us, stream_free_us)
+                                    : negotiate_end_us;
     // The executor sets the next wake-up at this cycle's start plus the cycle time; a cycle
     // that ran past it starts the next one at once (no sleep, no wake-up delay).
     next_cycle_us = cycle_end_us < cycle_start_us + setting.cycle_us

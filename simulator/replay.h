@@ -33,6 +33,9 @@ struct ReplayOptions {
   enum class Phase { kSpread, kFixed };
   Phase phase = Phase::kFixed;
   double fixed_phase = 0.0;  // [0, 1)
+  // When the step's first cycle starts (the background thread's wake-up after the step
+  // began), microseconds; the phase counts from there.
+  double first_cycle_us = 0.0;
   // How late a cycle that slept wakes up (scheduler latency), microseconds.
   double wake_delay_us = 0.0;
   // The background thread runs the collectives itself (MPI executor): the next cycle waits
@@ -41,8 +44,10 @@ struct ReplayOptions {
   // A collective of one tensor copies its input to its output and runs there in place
   // (copy-in only); true adds the copy-out too.
   bool single_tensor_copy_out = false;
-  // Multiplies every collective's predicted time (calibrated against the trace, 1 = none).
+  // Multiply every collective's / fusion-buffer copy's predicted time (calibrated against
+  // the trace's recorded phases; 1 = the network model as is).
   double comm_scale = 1.0;
+  double copy_scale = 1.0;
 };
 
 // The prediction for one step.
@@ -51,7 +56,7 @@ struct StepPrediction {
   double last_done_us = 0.0;  // last collective's copy-out finished
   int cycles = 0;             // cycles that had work
   int collectives = 0;
-  int64_t bytes = 0;          // score numerator for the predicted topology
+  int64_t bytes = 0;  // score numerator for the predicted topology
   double score_bytes_per_s() const { return step_ms > 0.0 ? bytes / (step_ms * 1e-3) : 0.0; }
 };
 
@@ -60,11 +65,11 @@ struct ReplaySetting {
   Knobs knobs;
   int64_t threshold_bytes = 0;
   double cycle_us = 0.0;
-  bool cache_on = false;        // capacity > 0: the bit-vector allreduce runs
-  bool all_cached = false;      // capacity >= tensors: in steady state every tensor hits
+  bool cache_on = false;    // capacity > 0: the bit-vector allreduce runs
+  bool all_cached = false;  // capacity >= tensors: in steady state every tensor hits
   Algorithm allreduce_algorithm = Algorithm::kFlat;
   Algorithm allgather_algorithm = Algorithm::kFlat;
-  std::vector<int> group_of;    // AssignGroups(workload, num_groups)
+  std::vector<int> group_of;  // AssignGroups(workload, num_groups)
   bool grouped = false;
 };
 
@@ -79,8 +84,7 @@ class Replayer {
 
   // Predicts step `index` of the trace. When timeline is given it receives the predicted
   // StepTrace (rank 0's view: tensor ready/done, cycles, collectives).
-  StepPrediction ReplayStep(int index, const ReplaySetting& setting,
-                            StepTrace* timeline = nullptr);
+  StepPrediction ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline = nullptr);
   // Every step; predictions in step order. timeline, when given, gets one StepTrace each.
   std::vector<StepPrediction> ReplayAll(const ReplaySetting& setting,
                                         std::vector<StepTrace>* timeline = nullptr);

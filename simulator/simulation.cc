@@ -34,10 +34,9 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
         calibration.topology.key() + ": use a calibration of the same topology");
   }
   if (trace.run.backend != calibration.backend) {
-    return Status::InvalidArgument("run " + std::to_string(trace.run.id) + " used backend " +
-                                   trace.run.backend + " but calibration " +
-                                   std::to_string(calibration.id) + " measured " +
-                                   calibration.backend);
+    return Status::InvalidArgument(
+        "run " + std::to_string(trace.run.id) + " used backend " + trace.run.backend +
+        " but calibration " + std::to_string(calibration.id) + " measured " + calibration.backend);
   }
   Simulation sim;
   AUTOTUNE_RETURN_IF_ERROR(PreparedTrace::Prepare(trace, &sim.trace_));
@@ -53,8 +52,8 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
 }
 
 Status Simulation::FromModels(const Trace& trace, const NetworkModel& network,
-                              const NegotiationModel& negotiation,
-                              const ReplayOptions& options, Simulation* out) {
+                              const NegotiationModel& negotiation, const ReplayOptions& options,
+                              Simulation* out) {
   Simulation sim;
   AUTOTUNE_RETURN_IF_ERROR(PreparedTrace::Prepare(trace, &sim.trace_));
   sim.network_ = network;
@@ -98,14 +97,14 @@ std::string Simulation::Describe() const {
   std::snprintf(line, sizeof(line),
                 "trace: run %lld, %s on %s, %zu steps; predicting %s\n"
                 "negotiation (%s): bits %.1f us + %.3f us/tensor, round %.1f us + %.3f "
-                "us/tensor\nreplay: comm scale %.3f, wake delay %.1f us, one-tensor copy-out %s, "
-                "%s cycles\n",
+                "us/tensor\nreplay: comm scale %.3f, copy scale %.3f, first cycle at %.1f us, "
+                "wake delay %.1f us, one-tensor copy-out %s, %s cycles\n",
                 static_cast<long long>(trace_.run().id), trace_.workload().name.c_str(),
                 trace_.run().topology.key().c_str(), trace_.steps().size(),
                 topology().key().c_str(), negotiation_.provenance().c_str(), n.bits_fixed_us,
                 n.cached_per_tensor_us, n.round_fixed_us, n.uncached_per_tensor_us,
-                options_.comm_scale, options_.wake_delay_us,
-                options_.single_tensor_copy_out ? "yes" : "no",
+                options_.comm_scale, options_.copy_scale, options_.first_cycle_us,
+                options_.wake_delay_us, options_.single_tensor_copy_out ? "yes" : "no",
                 options_.cycle_waits_for_collectives ? "blocking" : "streamed");
   return line + network_.Describe();
 }

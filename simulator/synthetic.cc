@@ -47,8 +47,8 @@ Calibration SynthesizeCalibration(const NetworkModel& network, int64_t id) {
 }
 
 Status SynthesizeTrace(const Workload& workload, const Knobs& knobs, const NetworkModel& network,
-                       const NegotiationModel& negotiation,
-                       const SyntheticTraceOptions& options, Trace* out) {
+                       const NegotiationModel& negotiation, const SyntheticTraceOptions& options,
+                       Trace* out) {
   AUTOTUNE_RETURN_IF_ERROR(knobs.Validate());
   if (workload.tensors.empty() || options.steps < 1) {
     return Status::InvalidArgument("synthetic trace: needs tensors and at least one step");
@@ -84,8 +84,8 @@ Status SynthesizeTrace(const Workload& workload, const Knobs& knobs, const Netwo
     double last_ready_us = 0.0;
     for (int r = 0; r < world; ++r) {
       for (int t = 0; t < n; ++t) {
-        const double ready = backward_start_us + workload.tensors[t].ready_ms * 1000.0 +
-                             jitter(rng);
+        const double ready =
+            backward_start_us + workload.tensors[t].ready_ms * 1000.0 + jitter(rng);
         step.tensors.push_back({r, t, ready, ready});
         last_ready_us = std::max(last_ready_us, ready);
       }

@@ -31,7 +31,7 @@ struct SyntheticTraceOptions {
 // cycles, collectives, done times and step times a replay under knobs gives (the tail of
 // each step is the workload's optimizer time).
 Status SynthesizeTrace(const Workload& workload, const Knobs& knobs, const NetworkModel& network,
-                       const NegotiationModel& negotiation,
-                       const SyntheticTraceOptions& options, Trace* out);
+                       const NegotiationModel& negotiation, const SyntheticTraceOptions& options,
+                       Trace* out);
 
 }  // namespace autotune::sim

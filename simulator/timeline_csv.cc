@@ -17,9 +17,8 @@ std::string TimelineCsvRows(int setting, const std::vector<StepTrace>& steps) {
     for (const CollectiveRecord& c : st.collectives) {
       std::snprintf(line, sizeof(line), "%d,%d,%d,%d,%s,%s,%lld,%zu,%.3f,%.3f,%.3f,%.3f,%d,%d\n",
                     setting, st.step, c.seq, c.cycle, OpName(c.op), AlgorithmName(c.algorithm),
-                    static_cast<long long>(c.bytes), c.tensors.size(), c.start_us,
-                    c.copy_in_end_us, c.comm_end_us, c.end_us,
-                    c.tensors.empty() ? -1 : c.tensors.front(),
+                    static_cast<long long>(c.bytes), c.tensors.size(), c.start_us, c.copy_in_end_us,
+                    c.comm_end_us, c.end_us, c.tensors.empty() ? -1 : c.tensors.front(),
                     c.tensors.empty() ? -1 : c.tensors.back());
       out += line;
     }

@@ -8,6 +8,8 @@ namespace autotune::sim {
 namespace {
 
 constexpr size_t kMinEvidence = 3;
+// Copies smaller than this are dominated by per-tensor overheads, not bandwidth.
+constexpr int64_t kMinCopyBytes = 64 * 1024;
 
 double MedianOf(std::vector<double> v) { return Median(std::move(v)); }
 
@@ -27,8 +29,7 @@ double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
   return ratios.size() < kMinEvidence ? 1.0 : MedianOf(std::move(ratios));
 }
 
-ReplayOptions CalibrateOptions(const Trace& trace,
-                               const NetworkModel& network,
+ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
                                const NegotiationModel& negotiation) {
   ReplayOptions options;
   options.comm_scale = std::clamp(MeasuredCommRatio(trace, network), 0.5, 2.0);
@@ -36,11 +37,18 @@ ReplayOptions CalibrateOptions(const Trace& trace,
   const bool cache_on = trace.run.knobs.cache_capacity > 0;
   const double idle_us = negotiation.CycleUs(cache_on, 0, 0);
 
-  std::vector<double> single_copy_out, model_copy_out, wake_delays;
+  std::vector<double> single_copy_out, model_copy_out, wake_delays, first_cycle_starts, copy_ratios;
   int overlapped = 0, sequential = 0;
   for (const StepTrace& step : trace.steps) {
-    // Did one-tensor collectives copy out? Their recorded copy-out against the model's.
     for (const CollectiveRecord& c : step.collectives) {
+      // Fusion-buffer copies of a real size, against the copy model.
+      const int64_t in_bytes =
+          c.op == Op::kAllgather ? c.bytes / network.topology().world_size() : c.bytes;
+      const double copy_in_model = network.CopyUs(in_bytes);
+      if (in_bytes >= kMinCopyBytes && copy_in_model > 0.0 && c.copy_in_end_us > c.start_us) {
+        copy_ratios.push_back((c.copy_in_end_us - c.start_us) / copy_in_model);
+      }
+      // Did one-tensor collectives copy out? Their recorded copy-out against the model's.
       if (c.tensors.size() != 1) continue;
       single_copy_out.push_back(c.end_us - c.comm_end_us);
       model_copy_out.push_back(network.CopyUs(c.bytes));
@@ -49,7 +57,11 @@ ReplayOptions CalibrateOptions(const Trace& trace,
     for (const CycleRecord& c : step.cycles) cycles.push_back(&c);
     std::sort(cycles.begin(), cycles.end(),
               [](const CycleRecord* a, const CycleRecord* b) { return a->cycle < b->cycle; });
-    // Cycles before the first one with work were idle from the step origin on.
+    // A step's first cycle starts when the background thread wakes for it (seen directly
+    // when that cycle had work); idle cycles follow one period apart (each woke late).
+    if (!cycles.empty() && cycles[0]->cycle == 0) {
+      first_cycle_starts.push_back(cycles[0]->start_us);
+    }
     if (!cycles.empty() && cycles[0]->cycle > 0 && idle_us < cycle_us) {
       wake_delays.push_back(cycles[0]->start_us / cycles[0]->cycle - cycle_us);
     }
@@ -80,6 +92,12 @@ ReplayOptions CalibrateOptions(const Trace& trace,
   }
   if (wake_delays.size() >= kMinEvidence) {
     options.wake_delay_us = std::clamp(MedianOf(std::move(wake_delays)), 0.0, cycle_us);
+  }
+  if (first_cycle_starts.size() >= kMinEvidence) {
+    options.first_cycle_us = std::clamp(MedianOf(std::move(first_cycle_starts)), 0.0, cycle_us);
+  }
+  if (copy_ratios.size() >= kMinEvidence) {
+    options.copy_scale = std::clamp(MedianOf(std::move(copy_ratios)), 0.25, 20.0);
   }
   return options;
 }

@@ -1,7 +1,9 @@
 // Replay options calibrated against what the recorded trace shows: whether the next
-// cycle waited for the collectives, whether one-tensor collectives copied out, how late
-// a sleeping cycle woke up, and how the recorded collectives' durations compare to the
-// network model's.
+// cycle waited for the collectives, whether one-tensor collectives copied out, when the
+// first cycle of a step started and how late a sleeping cycle woke up, and how the
+// recorded collectives' and fusion-buffer copies' durations compare to the network
+// model's (robust medians; a figure the trace has too little evidence for keeps its
+// default).
 #pragma once
 
 #include "simulator/negotiation_model.h"
@@ -14,8 +16,7 @@ namespace autotune::sim {
 
 // network and negotiation predict the trace's own topology. Options the trace says
 // nothing about keep their defaults.
-ReplayOptions CalibrateOptions(const Trace& trace,
-                               const NetworkModel& network,
+ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
                                const NegotiationModel& negotiation);
 
 // Median over the recorded collectives of measured comm time / model time (1 when the

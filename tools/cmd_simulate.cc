@@ -7,12 +7,11 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
 #include <regex>
 #include <set>
-
-#include <nlohmann/json.hpp>
 
 #include "simulator/grid.h"
 #include "simulator/simulation.h"
@@ -117,8 +116,8 @@ Status MakePlan(const SimulateOptions& o, Store* store, Plan* plan) {
   Status st = store->FindCalibration(run.topology, run.backend, &plan->calibration);
   if (st.code() == Status::Code::kNotFound) {
     return Status::NotFound("no calibration for topology " + run.topology.key() + " (" +
-                            run.backend + ") in " + o.db + "; make one with: " +
-                            CalibrateHint(run, o.db));
+                            run.backend + ") in " + o.db +
+                            "; make one with: " + CalibrateHint(run, o.db));
   }
   AUTOTUNE_RETURN_IF_ERROR(st);
   Topology target = run.topology;
@@ -196,12 +195,12 @@ Status WriteResults(const Plan& plan, const std::string& command, Store* store,
 void PrintHuman(const SimulateOptions& o, const Plan& plan, const std::vector<int64_t>& run_ids) {
   const RunInfo& run = plan.run;
   const sim::Simulation& sim = plan.simulation;
-  std::printf("run %lld: %s on %s, %zu recorded steps, recorded median %.3f ms; calibration "
-              "%lld; predicting %s (%d ranks)\n",
-              static_cast<long long>(run.id), run.workload.name.c_str(),
-              run.topology.key().c_str(), sim.trace().steps().size(), run.step_ms_median,
-              static_cast<long long>(plan.calibration.id), sim.topology().key().c_str(),
-              sim.topology().world_size());
+  std::printf(
+      "run %lld: %s on %s, %zu recorded steps, recorded median %.3f ms; calibration "
+      "%lld; predicting %s (%d ranks)\n",
+      static_cast<long long>(run.id), run.workload.name.c_str(), run.topology.key().c_str(),
+      sim.trace().steps().size(), run.step_ms_median, static_cast<long long>(plan.calibration.id),
+      sim.topology().key().c_str(), sim.topology().world_size());
   if (o.explain) std::printf("%s", sim.Describe().c_str());
   std::vector<size_t> order(plan.results.size());
   std::iota(order.begin(), order.end(), 0);
@@ -234,11 +233,12 @@ void PrintHuman(const SimulateOptions& o, const Plan& plan, const std::vector<in
   for (int64_t id : run_ids) {
     if (id > 0) runs += (runs.empty() ? "" : ", ") + std::to_string(id);
   }
-  std::printf("stored %zu simulated sample%s; simulated run%s %s (compare with: autotune "
-              "compare --db %s %lld %s)\n",
-              plan.settings.size(), plan.settings.size() == 1 ? "" : "s",
-              plan.stored.size() == 1 ? "" : "s", runs.c_str(), o.db.c_str(),
-              static_cast<long long>(run.id), runs.substr(0, runs.find(',')).c_str());
+  std::printf(
+      "stored %zu simulated sample%s; simulated run%s %s (compare with: autotune "
+      "compare --db %s %lld %s)\n",
+      plan.settings.size(), plan.settings.size() == 1 ? "" : "s",
+      plan.stored.size() == 1 ? "" : "s", runs.c_str(), o.db.c_str(),
+      static_cast<long long>(run.id), runs.substr(0, runs.find(',')).c_str());
   if (!o.timeline.empty()) std::printf("timeline: %s\n", o.timeline.c_str());
 }
 
@@ -258,19 +258,18 @@ void PrintJson(const Plan& plan, const std::vector<int64_t>& run_ids,
                         {"run", run_ids[i]}});
   }
   const sim::SettingResult& first = plan.results[0];
-  nlohmann::json out = {
-      {"source_run", plan.run.id},
-      {"calibration", plan.calibration.id},
-      {"workload", plan.run.workload.name},
-      {"recorded_topology", plan.run.topology.key()},
-      {"topology", plan.simulation.topology().key()},
-      {"recorded_step_ms_median", plan.run.step_ms_median},
-      {"run", run_ids[plan.stored.front()]},
-      {"step_ms_median", first.step_ms_median},
-      {"score_bytes_per_s", first.score_bytes_per_s},
-      {"best", best},
-      {"evaluate_s", plan.evaluate_s},
-      {"settings", settings}};
+  nlohmann::json out = {{"source_run", plan.run.id},
+                        {"calibration", plan.calibration.id},
+                        {"workload", plan.run.workload.name},
+                        {"recorded_topology", plan.run.topology.key()},
+                        {"topology", plan.simulation.topology().key()},
+                        {"recorded_step_ms_median", plan.run.step_ms_median},
+                        {"run", run_ids[plan.stored.front()]},
+                        {"step_ms_median", first.step_ms_median},
+                        {"score_bytes_per_s", first.score_bytes_per_s},
+                        {"best", best},
+                        {"evaluate_s", plan.evaluate_s},
+                        {"settings", settings}};
   std::cout << out.dump() << "\n";
 }
 
@@ -279,8 +278,10 @@ int RunSimulate(const SimulateOptions& o, const std::string& command) {
     return Fail("--grid takes at most one --config-file (its knobs become constants)");
   }
   if (!std::filesystem::exists(o.db)) {
-    return Fail("database " + o.db + " does not exist (record a run first: autotune record "
-                "--np 4 --db " + o.db + ")");
+    return Fail("database " + o.db +
+                " does not exist (record a run first: autotune record "
+                "--np 4 --db " +
+                o.db + ")");
   }
   std::unique_ptr<Store> store;
   Status st = Store::Open(o.db, Store::Mode::kReadWrite, &store);
@@ -359,8 +360,8 @@ void AddSimulateCommand(CLI::App& root, Action* action) {
                 "Also print the fitted network and negotiation models. Default off");
   app->add_flag("--json", opts->json, "Print one JSON object on stdout. Default off");
   app->callback([opts, action] {
-    std::string command = "autotune simulate --db " + opts->db + " --run " +
-                          std::to_string(opts->run);
+    std::string command =
+        "autotune simulate --db " + opts->db + " --run " + std::to_string(opts->run);
     if (opts->grid) command += " --grid";
     if (opts->nodes > 0) command += " --nodes " + std::to_string(opts->nodes);
     if (opts->ranks_per_node > 0) {

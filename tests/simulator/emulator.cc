@@ -39,13 +39,13 @@ Trace Emulate(const Workload& w, const Knobs& knobs, const EmulatedCluster& c, i
     if (!knobs.hierarchical_allreduce) {
       return EmulatedAllreduceUs(c, world, c.world_latency_us, c.world_bytes_per_us, bytes);
     }
-    const double rs = 0.5 * EmulatedAllreduceUs(c, m, c.intra_latency_us, c.intra_bytes_per_us,
-                                                bytes);
-    const double cross = EmulatedAllreduceUs(c, nodes, c.cross_latency_us, c.cross_bytes_per_us,
-                                             bytes / m);
-    const double ag = m > 1 ? CeilLog2(m) * c.intra_latency_us +
-                                  (m - 1) * (bytes / m) / c.intra_bytes_per_us
-                            : 0.0;
+    const double rs =
+        0.5 * EmulatedAllreduceUs(c, m, c.intra_latency_us, c.intra_bytes_per_us, bytes);
+    const double cross =
+        EmulatedAllreduceUs(c, nodes, c.cross_latency_us, c.cross_bytes_per_us, bytes / m);
+    const double ag =
+        m > 1 ? CeilLog2(m) * c.intra_latency_us + (m - 1) * (bytes / m) / c.intra_bytes_per_us
+              : 0.0;
     return rs + cross + ag;
   };
 

@@ -59,8 +59,7 @@ TEST(NetworkModelTest, HierarchicalAllreduceIsItsThreeSteps) {
   EXPECT_DOUBLE_EQ(s.intra_last_us, 6002.0);
   EXPECT_DOUBLE_EQ(s.factor, 1.0);
   EXPECT_DOUBLE_EQ(m.HierarchicalUs(Op::kAllreduce, 8000000), 6002.0 + 20100.0 + 6002.0);
-  EXPECT_DOUBLE_EQ(m.CollectiveUs(Op::kAllreduce, Algorithm::kHierarchical, 8000000),
-                   s.total_us());
+  EXPECT_DOUBLE_EQ(m.CollectiveUs(Op::kAllreduce, Algorithm::kHierarchical, 8000000), s.total_us());
   EXPECT_DOUBLE_EQ(s.intra_first_us, 0.5 * m.LevelUs(Op::kAllreduce, Level::kIntra, 8e6));
   EXPECT_DOUBLE_EQ(s.cross_us, m.LevelUs(Op::kAllreduce, Level::kCross, 2e6));
   EXPECT_DOUBLE_EQ(s.intra_last_us, m.LevelUs(Op::kAllgather, Level::kIntra, 2e6));
@@ -72,9 +71,9 @@ TEST(NetworkModelTest, HierarchicalAllgatherIsItsThreeSteps) {
   const NetworkModel m = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 4));
   // 8e6 gathered bytes = 1e6 per rank.
   const HierarchicalSteps s = m.Hierarchical(Op::kAllgather, 8000000);
-  EXPECT_DOUBLE_EQ(s.intra_first_us, 2.0 + 3.0 * 1e6 / 1000.0);   // gather on the node
-  EXPECT_DOUBLE_EQ(s.cross_us, 50.0 + 4e6 / 100.0);                // node blocks across
-  EXPECT_DOUBLE_EQ(s.intra_last_us, 2.0 + 3.0 * 2e6 / 1000.0);     // broadcast 8e6 B
+  EXPECT_DOUBLE_EQ(s.intra_first_us, 2.0 + 3.0 * 1e6 / 1000.0);  // gather on the node
+  EXPECT_DOUBLE_EQ(s.cross_us, 50.0 + 4e6 / 100.0);              // node blocks across
+  EXPECT_DOUBLE_EQ(s.intra_last_us, 2.0 + 3.0 * 2e6 / 1000.0);   // broadcast 8e6 B
   EXPECT_DOUBLE_EQ(m.HierarchicalUs(Op::kAllgather, 8000000), 3002.0 + 40050.0 + 6002.0);
 }
 
@@ -93,7 +92,7 @@ TEST(MeasuredCurveTest, InterpolatesLinearlyInBytesAndIsMonotone) {
   EXPECT_DOUBLE_EQ(c.TimeUs(4000), 35.0);
   EXPECT_DOUBLE_EQ(c.TimeUs(1500), 15.0);
   EXPECT_DOUBLE_EQ(c.TimeUs(3000), 27.5);
-  EXPECT_DOUBLE_EQ(c.TimeUs(100), 10.0);    // clamped to the range
+  EXPECT_DOUBLE_EQ(c.TimeUs(100), 10.0);  // clamped to the range
   EXPECT_DOUBLE_EQ(c.TimeUs(1e6), 35.0);
   double last = 0.0;
   for (double b = 500; b < 20000; b *= 1.1) {
@@ -109,8 +108,8 @@ TEST(NetworkFitTest, RecoversTheParametersItWasMeasuredFrom) {
   ASSERT_TRUE(NetworkModel::Fit(SynthesizeCalibration(truth), &fitted).ok());
   for (Op op : {Op::kAllreduce, Op::kAllgather}) {
     for (Level level : {Level::kIntra, Level::kCross, Level::kWorld}) {
-      EXPECT_NEAR(fitted.params().at(op, level).latency_us,
-                  truth.params().at(op, level).latency_us, 1e-6);
+      EXPECT_NEAR(fitted.params().at(op, level).latency_us, truth.params().at(op, level).latency_us,
+                  1e-6);
       EXPECT_NEAR(fitted.params().at(op, level).bytes_per_us,
                   truth.params().at(op, level).bytes_per_us,
                   1e-6 * truth.params().at(op, level).bytes_per_us);
@@ -217,7 +216,8 @@ TEST(NetworkFitTest, RejectsBadCalibrations) {
   EXPECT_EQ(st.code(), Status::Code::kCorruption);
 
   Calibration copy_only = cal;
-  std::erase_if(copy_only.points, [](const CalibrationPoint& p) { return p.scope != Scope::kCopy; });
+  std::erase_if(copy_only.points,
+                [](const CalibrationPoint& p) { return p.scope != Scope::kCopy; });
   st = NetworkModel::Fit(copy_only, &m);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("no allreduce curve"), std::string::npos) << st.message();
@@ -238,7 +238,8 @@ TEST(NetworkModelTest, MoreBandwidthNeverCostsMore) {
     for (auto& per_op : fast.collective) {
       for (AlphaBeta& ab : per_op) ab.bytes_per_us *= gain;
     }
-    const Topology topo = Topo(1 + static_cast<int>(8 * unit(rng)), 1 + static_cast<int>(8 * unit(rng)));
+    const Topology topo =
+        Topo(1 + static_cast<int>(8 * unit(rng)), 1 + static_cast<int>(8 * unit(rng)));
     const NetworkModel s = NetworkModel::FromParams(slow, topo);
     const NetworkModel f = NetworkModel::FromParams(fast, topo);
     const int64_t bytes = static_cast<int64_t>(std::exp(unit(rng) * std::log(1e9)));

@@ -79,8 +79,7 @@ TEST(ReplayPropertyTest, ReplaysAreDeterministicAndThreadsChangeNothing) {
 
 // A random workload, topology, knob setting and network; the same network with every
 // bandwidth multiplied by gain > 1 must never predict a slower step.
-void CheckBandwidthMonotone(bool blocking_cycles, double slack_cycles, int trials,
-                            uint32_t seed) {
+void CheckBandwidthMonotone(bool blocking_cycles, double slack_cycles, int trials, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (int trial = 0; trial < trials; ++trial) {
@@ -94,7 +93,8 @@ void CheckBandwidthMonotone(bool blocking_cycles, double slack_cycles, int trial
     }
     std::sort(ready.begin(), ready.end());
     const Workload w = testing::MakeWorkload(bytes, ready, 2.0, backward_ms, 1.0);
-    const Topology topo = Topo(1 + static_cast<int>(4 * unit(rng)), 1 + static_cast<int>(4 * unit(rng)));
+    const Topology topo =
+        Topo(1 + static_cast<int>(4 * unit(rng)), 1 + static_cast<int>(4 * unit(rng)));
     Knobs knobs;
     knobs.fusion_threshold_mb = unit(rng) < 0.2 ? 0.0 : std::exp(unit(rng) * std::log(64.0));
     knobs.cycle_time_ms = 0.1 + 10.0 * unit(rng);
@@ -119,17 +119,17 @@ void CheckBandwidthMonotone(bool blocking_cycles, double slack_cycles, int trial
     options.cycle_waits_for_collectives = blocking_cycles;
     options.wake_delay_us = 50.0 * unit(rng);
     const Trace trace = testing::MakeTrace(w, topo, knobs, 1000.0, 60.0, 2);
-    const SettingResult s = MakeSimulation(trace, NetworkModel::FromParams(slow, topo),
-                                           NegotiationModel(np), options)
-                                .Evaluate(knobs);
-    const SettingResult f = MakeSimulation(trace, NetworkModel::FromParams(fast, topo),
-                                           NegotiationModel(np), options)
-                                .Evaluate(knobs);
+    const SettingResult s =
+        MakeSimulation(trace, NetworkModel::FromParams(slow, topo), NegotiationModel(np), options)
+            .Evaluate(knobs);
+    const SettingResult f =
+        MakeSimulation(trace, NetworkModel::FromParams(fast, topo), NegotiationModel(np), options)
+            .Evaluate(knobs);
     for (size_t i = 0; i < s.step_ms.size(); ++i) {
       const double slack_ms = slack_cycles * (knobs.cycle_time_ms + options.wake_delay_us * 1e-3);
       ASSERT_LE(f.step_ms[i], s.step_ms[i] + slack_ms + 1e-9)
-          << "trial " << trial << " " << KnobsShort(knobs) << " on " << topo.key()
-          << " gain " << gain;
+          << "trial " << trial << " " << KnobsShort(knobs) << " on " << topo.key() << " gain "
+          << gain;
     }
   }
 }
@@ -184,7 +184,8 @@ TEST(ReplayAccuracyTest, OwnKnobsPredictOwnStepTimeAndOthersAreClose) {
       abs_pct += std::abs(predicted - truth) / truth;
     }
     EXPECT_LT(abs_pct / settings.size(), 0.10) << name << " mean absolute percentage error";
-    std::printf("%s: own %.3f ms vs measured %.3f ms; MAPE over %zu settings %.2f%%\n", name, own, Median(measured_ms), settings.size(), 100.0 * abs_pct / settings.size());
+    std::printf("%s: own %.3f ms vs measured %.3f ms; MAPE over %zu settings %.2f%%\n", name, own,
+                Median(measured_ms), settings.size(), 100.0 * abs_pct / settings.size());
   }
 }
 

@@ -102,8 +102,8 @@ TEST(ReplayExactTest, NegotiationCostDependsOnTheCache) {
   EXPECT_NEAR(PredictUs(sim, knobs), 3000.0 + 30.0 + 2 * 0.5 + two_collectives_us + 1000.0, 1e-3);
   // Cache too small for the step's tensors (LRU over a cyclic order): bits and a round.
   knobs.cache_capacity = 1;
-  EXPECT_NEAR(PredictUs(sim, knobs),
-              3000.0 + 30.0 + 100.0 + 2 * 2.0 + two_collectives_us + 1000.0, 1e-3);
+  EXPECT_NEAR(PredictUs(sim, knobs), 3000.0 + 30.0 + 100.0 + 2 * 2.0 + two_collectives_us + 1000.0,
+              1e-3);
 }
 
 TEST(ReplayExactTest, FusionCopiesInAndOutThresholdZeroDoesNot) {
@@ -113,8 +113,8 @@ TEST(ReplayExactTest, FusionCopiesInAndOutThresholdZeroDoesNot) {
       MakeSimulation(MakeTrace(w, Topo(1, 2), PlainKnobs(64, 1), 9000.0, 10.0), net);
   StepTrace fused;
   // One fused collective of 2e6 B: copy in 500 us, allreduce 10 + 1e4 us, copy out 500 us.
-  EXPECT_NEAR(PredictUs(sim, PlainKnobs(64, 1), &fused),
-              3000.0 + 500.0 + 10010.0 + 500.0 + 1000.0, 1e-3);
+  EXPECT_NEAR(PredictUs(sim, PlainKnobs(64, 1), &fused), 3000.0 + 500.0 + 10010.0 + 500.0 + 1000.0,
+              1e-3);
   ASSERT_EQ(fused.collectives.size(), 1u);
   EXPECT_EQ(fused.collectives[0].tensors, (std::vector<int>{0, 1}));
   EXPECT_EQ(fused.collectives[0].bytes, 2000000);
@@ -123,13 +123,12 @@ TEST(ReplayExactTest, FusionCopiesInAndOutThresholdZeroDoesNot) {
   // Threshold 0: two collectives, one after the other; each copies its input to its output
   // (250 us) and reduces in place there (no copy-out).
   StepTrace split;
-  EXPECT_NEAR(PredictUs(sim, PlainKnobs(0, 1), &split),
-              3000.0 + 2 * (250.0 + 5010.0) + 1000.0, 1e-3);
+  EXPECT_NEAR(PredictUs(sim, PlainKnobs(0, 1), &split), 3000.0 + 2 * (250.0 + 5010.0) + 1000.0,
+              1e-3);
   ASSERT_EQ(split.collectives.size(), 2u);
   EXPECT_DOUBLE_EQ(split.collectives[1].start_us, split.collectives[0].end_us);
   // A threshold below the pair's size: two collectives too.
-  EXPECT_NEAR(PredictUs(sim, PlainKnobs(1.5, 1)), 3000.0 + 2 * (250.0 + 5010.0) + 1000.0,
-              1e-3);
+  EXPECT_NEAR(PredictUs(sim, PlainKnobs(1.5, 1)), 3000.0 + 2 * (250.0 + 5010.0) + 1000.0, 1e-3);
 }
 
 TEST(ReplayExactTest, NextCycleWaitsForTheCollectivesAndWakesLate) {
@@ -180,7 +179,8 @@ TEST(ReplayExactTest, ComputeBoundStepEndsWithTheBackwardPass) {
   // A tiny tensor early in a long backward pass: communication hides behind compute.
   const Workload w = MakeWorkload({4000}, {1.0}, 5.0, 50.0, 2.0);
   const Trace trace = MakeTrace(w, Topo(1, 2), PlainKnobs(0, 1), 7000.0, 57.5);
-  const Simulation sim = MakeSimulation(trace, NetworkModel::FromParams(SimpleParams(), Topo(1, 2)));
+  const Simulation sim =
+      MakeSimulation(trace, NetworkModel::FromParams(SimpleParams(), Topo(1, 2)));
   // Compute ends at 55 ms; the measured tail was 57.5 - 55 = 2.5 ms.
   EXPECT_NEAR(PredictUs(sim, PlainKnobs(0, 1)), 57500.0, 1e-3);
   EXPECT_NEAR(PredictUs(sim, PlainKnobs(0, 10)), 57500.0, 1e-3);
@@ -190,7 +190,8 @@ TEST(ReplayExactTest, SlowestRankDecidesReadiness) {
   const Workload w = MakeWorkload({1000000}, {0.5}, 0.0, 2.5, 1.0);
   Trace trace = MakeTrace(w, Topo(1, 2), PlainKnobs(0, 1), 9000.0, 10.0);
   trace.steps[0].tensors[1].ready_us = 2300.0;  // rank 1 is late
-  const Simulation sim = MakeSimulation(trace, NetworkModel::FromParams(SimpleParams(), Topo(1, 2)));
+  const Simulation sim =
+      MakeSimulation(trace, NetworkModel::FromParams(SimpleParams(), Topo(1, 2)));
   EXPECT_NEAR(PredictUs(sim, PlainKnobs(0, 1)), 3000.0 + 5010.0 + 1000.0, 1e-3);
 }
 

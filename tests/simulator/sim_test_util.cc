@@ -21,8 +21,8 @@ Workload MakeWorkload(const std::vector<int64_t>& bytes, const std::vector<doubl
   return w;
 }
 
-Trace MakeTrace(const Workload& w, const Topology& topology, const Knobs& knobs,
-                double done_us, double step_ms, int steps) {
+Trace MakeTrace(const Workload& w, const Topology& topology, const Knobs& knobs, double done_us,
+                double step_ms, int steps) {
   Trace trace;
   trace.run.id = 7;
   trace.run.workload = w;

@@ -20,8 +20,8 @@ Workload MakeWorkload(const std::vector<int64_t>& bytes, const std::vector<doubl
 
 // A one-step trace of w on topology where every rank marks every tensor ready at exactly
 // backward_start + ready_ms, everything was done by done_us and the step took step_ms.
-Trace MakeTrace(const Workload& w, const Topology& topology, const Knobs& knobs,
-                double done_us, double step_ms, int steps = 1);
+Trace MakeTrace(const Workload& w, const Topology& topology, const Knobs& knobs, double done_us,
+                double step_ms, int steps = 1);
 
 Topology Topo(int nodes, int ranks_per_node);
 

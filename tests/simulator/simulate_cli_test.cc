@@ -33,9 +33,9 @@ class SimulateCliTest : public ::testing::Test {
     Trace trace;
     sim::SyntheticTraceOptions so;
     so.steps = 3;
-    EXPECT_TRUE(sim::SynthesizeTrace(w, Knobs(), net, sim::NegotiationModel::Prior(net, 161), so,
-                                     &trace)
-                    .ok());
+    EXPECT_TRUE(
+        sim::SynthesizeTrace(w, Knobs(), net, sim::NegotiationModel::Prior(net, 161), so, &trace)
+            .ok());
     RunInfo run = trace.run;
     run.steps_planned = 3;
     EXPECT_TRUE(store_->CreateRun(&run).ok());
@@ -130,8 +130,8 @@ TEST_F(SimulateCliTest, SimulatedRunIsNotATraceToReplay) {
   AddCalibration(Topo(1, 2));
   const int64_t run = AddRun(Topo(1, 2));
   Freeze();
-  const CommandResult ok = RunAutotune("simulate --json --db " + db_ + " --run " +
-                                       std::to_string(run));
+  const CommandResult ok =
+      RunAutotune("simulate --json --db " + db_ + " --run " + std::to_string(run));
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   const int64_t simulated = nlohmann::json::parse(ok.out).at("run").get<int64_t>();
   before_ = ReadFile(db_);
@@ -181,8 +181,7 @@ TEST_F(SimulateCliTest, PredictsStoresAndComparesWithTheMeasuredRun) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out).at("settings").size(), 160u);
   // Extrapolated to 64 nodes.
-  r = RunAutotune("simulate --json --db " + db_ + " --run " + std::to_string(run) +
-                  " --nodes 64");
+  r = RunAutotune("simulate --json --db " + db_ + " --run " + std::to_string(run) + " --nodes 64");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out).at("topology"), "64x2");
   EXPECT_GT(nlohmann::json::parse(r.out).at("step_ms_median").get<double>(),
