@@ -12,9 +12,11 @@
 
 #include "executor/mpi_runtime.h"
 #include "executor/record.h"
+#include "executor/stop_signal.h"
 #include "tools/command.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
+#include "traces/store.h"
 
 namespace autotune::cli {
 namespace {
@@ -66,11 +68,25 @@ void PrintSummary(const executor::RecordResult& result, const Status& status, bo
   std::fflush(stdout);
 }
 
+// Everything that can be checked without MPI: knobs, config file, workload, database.
+Status ValidateBeforeLaunch(const RecordFlags& flags) {
+  executor::RecordOptions options = flags.record;
+  AUTOTUNE_RETURN_IF_ERROR(flags.knobs.Resolve(&options.knobs));
+  Workload workload;
+  AUTOTUNE_RETURN_IF_ERROR(executor::ResolveRecordInputs(options, &workload));
+  std::unique_ptr<Store> store;  // refuses foreign, newer or unwritable databases untouched
+  return Store::Open(options.db_path, Store::Mode::kReadWrite, &store);
+}
+
 int RunRecordCommand(RecordFlags& flags) {
   if (!LaunchedByMpi()) {
-    if (flags.np > 0) return RelaunchUnderMpirun(flags.np);
-    return Fail(MpiLaunchHint("record"));
+    if (flags.np <= 0) return Fail(MpiLaunchHint("record"));
+    // Bad input fails here, once, before any rank starts (mpirun would add its own lines).
+    const Status valid = ValidateBeforeLaunch(flags);
+    if (!valid.ok()) return Fail(valid);
+    return RelaunchUnderMpirun(flags.np);
   }
+  executor::InstallStopSignalHandlers();  // before MPI_Init: a stop may come at any time
   Knobs knobs;
   const Status resolved = flags.knobs.Resolve(&knobs);
   if (resolved.ok()) ExportPerLaunchKnobs(knobs);

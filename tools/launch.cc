@@ -1,6 +1,7 @@
 #include "tools/launch.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,7 +75,9 @@ std::vector<std::string> MpirunArgv(int np, const std::vector<std::string>& self
                                     const std::string& exe) {
   std::vector<std::string> argv = {AUTOTUNE_MPIEXEC, "-np", std::to_string(np)};
   for (const std::string& f : SplitSpaces(AUTOTUNE_MPIRUN_FLAGS_STRING)) argv.push_back(f);
-  argv.insert(argv.end(), {"--stdin", "none"});
+  // --quiet: mpirun's own multi-line notes on a rank's non-zero exit would bury the one
+  // error line rank 0 prints.
+  argv.insert(argv.end(), {"--stdin", "none", "--quiet"});
   if (const char* extra = std::getenv("AUTOTUNE_MPIRUN_ARGS")) {
     for (const std::string& f : SplitSpaces(extra)) argv.push_back(f);
   }
@@ -111,6 +114,7 @@ int RelaunchUnderMpirun(int np) {
   }
   if (child == 0) {
     setpgid(0, 0);  // terminal Ctrl-C reaches this launcher only, not mpirun directly
+    prctl(PR_SET_PDEATHSIG, SIGTERM);  // the launcher killed outright takes mpirun along
     sigprocmask(SIG_SETMASK, &previous, nullptr);
     std::vector<char*> cargs;
     for (const std::string& a : args) cargs.push_back(const_cast<char*>(a.c_str()));
@@ -120,7 +124,6 @@ int RelaunchUnderMpirun(int np) {
                  std::strerror(errno));
     _exit(127);
   }
-  int stops = 0;
   for (;;) {
     int status = 0;
     const pid_t done = waitpid(child, &status, WNOHANG);
@@ -131,9 +134,7 @@ int RelaunchUnderMpirun(int np) {
     }
     timespec tick = {1, 0};
     const int signo = sigtimedwait(&waited, nullptr, &tick);
-    if (signo == SIGTERM || signo == SIGINT) {
-      kill(child, ++stops == 1 ? SIGUSR1 : SIGTERM);
-    }
+    if (signo == SIGTERM || signo == SIGINT) kill(child, SIGUSR1);  // idempotent
   }
 }
 

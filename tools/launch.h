@@ -1,12 +1,13 @@
 // Launching under MPI: `record` and `calibrate` run on every rank of an MPI job; with
 // `--np N` they re-launch their own command line under `mpirun -np N` on this machine.
 //
-// The re-launch runs: mpirun -np N <AUTOTUNE_MPIRUN_FLAGS of the build> --stdin none
+// The re-launch runs: mpirun -np N <AUTOTUNE_MPIRUN_FLAGS of the build> --stdin none --quiet
 // [$AUTOTUNE_MPIRUN_ARGS, split on spaces, e.g. "--hostfile hosts"] /proc/self/exe ARGS...
 // (ARGS = this command line without --np). mpirun runs in its own process group; a
-// SIGTERM or SIGINT to this process is passed on to mpirun as SIGUSR1, which mpirun
-// forwards to every rank: the ranks finish the current step and stop gracefully
-// (executor/stop_signal.h). A second such signal is passed on as SIGTERM (hard stop).
+// SIGTERM or SIGINT to this process is passed on to mpirun as SIGUSR1 (every time), which
+// mpirun forwards to every rank: the ranks finish the current step and stop gracefully
+// (executor/stop_signal.h). To stop at once, signal mpirun itself; if this launcher is
+// killed outright, mpirun gets SIGTERM (PR_SET_PDEATHSIG) and ends the job.
 #pragma once
 
 #include <string>

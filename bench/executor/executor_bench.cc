@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     else if (k == "--link-gbit") a->link_gbit = std::atof(v);
     else return false;
   }
+  // Inside tools/cluster.sh the link rate comes with the environment.
+  const char* link = std::getenv("AUTOTUNE_CLUSTER_LINK_BITS_PER_S");
+  if (a->link_gbit == 0.0 && link != nullptr) a->link_gbit = std::atof(link) / 1e9;
   return a->min_bytes >= 4096 && a->max_bytes >= a->min_bytes && a->repetitions >= 1 &&
          a->members >= 1;
 }
@@ -203,8 +207,12 @@ int Main(int argc, char** argv) {
     return 1;
   }
   if (layout.rank == 0) {
-    std::printf("# executor_bench: %d ranks, %d node(s) x %d, %s\n", layout.size, layout.nodes,
-                layout.local_size, backend->hardware().c_str());
+    std::ifstream loadavg("/proc/loadavg");
+    std::string load;
+    std::getline(loadavg, load);
+    std::printf("# executor_bench: %d ranks, %d node(s) x %d, %s; load average %s\n",
+                layout.size, layout.nodes, layout.local_size, backend->hardware().c_str(),
+                load.c_str());
   }
   int failures = FusedVersusRaw(args, layout, backend.get());
   if (layout.nodes > 1) failures += CrossBusBandwidth(args, layout, backend.get());

@@ -1,0 +1,212 @@
+// The `record` command end to end (the autotune binary, $AUTOTUNE_BIN, launching 4 local
+// ranks with --np 4): launch hint, bad input, the JSON summary, and a SIGTERM half-way.
+// Every command runs under `timeout` (a guard against hangs, not a performance limit).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Bin() {
+  const char* bin = std::getenv("AUTOTUNE_BIN");
+  return bin ? bin : "autotune";
+}
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Starts `timeout 900 argv...` with stdout/stderr into files; returns the pid (of timeout).
+pid_t Start(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err,
+            bool strip_mpi_env = true) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (strip_mpi_env) {
+      for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"}) unsetenv(v);
+    }
+    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
+    std::vector<std::string> full = {"timeout", "900"};
+    full.insert(full.end(), argv.begin(), argv.end());
+    std::vector<char*> c;
+    for (std::string& a : full) c.push_back(a.data());
+    c.push_back(nullptr);
+    execvp(c[0], c.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result RunCommand(const std::vector<std::string>& argv, const fs::path& dir) {
+  const pid_t pid = Start(argv, dir / "out.txt", dir / "err.txt");
+  Result r;
+  r.code = Wait(pid);
+  r.out = ReadFile(dir / "out.txt");
+  r.err = ReadFile(dir / "err.txt");
+  return r;
+}
+
+int64_t QueryInt(const fs::path& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  int64_t v = -1;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 1000);
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW) {
+      v = sqlite3_column_int64(stmt, 0);
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return v;
+}
+
+int Lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+class RecordCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/autotune_cli_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::vector<std::string> Record(std::vector<std::string> extra) {
+    std::vector<std::string> argv = {Bin(), "record", "--np", "4", "--workload", "resnet50",
+                                     "--scale", "0.02", "--warmup-steps", "1",
+                                     "--db", (dir_ / "runs.db").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  }
+  fs::path dir_;
+};
+
+TEST_F(RecordCliTest, WithoutMpiAndWithoutNpSaysHowToLaunch) {
+  Result r = RunCommand({Bin(), "record", "--workload", "resnet50", "--db",
+                  (dir_ / "runs.db").string()}, dir_);
+  EXPECT_NE(r.code, 0);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--np"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("mpirun"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_FALSE(fs::exists(dir_ / "runs.db"));
+}
+
+TEST_F(RecordCliTest, JsonSummaryHasTheKeysScriptsRead) {
+  Result r = RunCommand(Record({"--steps", "3", "--json", "--fusion-threshold-mb", "2"}), dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const char* key : {"run", "score_bytes_per_s", "step_ms_median", "step_ms_p95", "steps",
+                          "complete", "verified"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["steps"], 3);
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_GT(j["score_bytes_per_s"].get<double>(), 0.0);
+  EXPECT_LE(j["step_ms_median"].get<double>(), j["step_ms_p95"].get<double>());
+  EXPECT_EQ(j["knobs"]["fusion_threshold_mb"], 2.0);
+  EXPECT_EQ(QueryInt(dir_ / "runs.db", "SELECT COUNT(*) FROM steps"), 3);
+}
+
+TEST_F(RecordCliTest, BadInputGivesOneLineAndLeavesTheDatabaseUnchanged) {
+  ASSERT_EQ(RunCommand(Record({"--steps", "2"}), dir_).code, 0);
+  const fs::path db = dir_ / "runs.db";
+  const std::string before = ReadFile(db);
+  ASSERT_FALSE(before.empty());
+  std::ofstream(dir_ / "bad.json") << "{\"name\": \"x\", \"tensors\": [";
+  std::ofstream(dir_ / "bad.yaml") << "params:\n  fusion_threshold_mb: [1, 2\n";
+  std::ofstream(dir_ / "foreign.db") << "this is not a database\n";
+  const std::string foreign_before = ReadFile(dir_ / "foreign.db");
+  const std::vector<std::vector<std::string>> cases = {
+      {"--workload", "no-such-model"},
+      {"--workload", (dir_ / "bad.json").string()},
+      {"--config-file", (dir_ / "bad.yaml").string()},
+      {"--fusion-threshold-mb", "1000"},
+      {"--cycle-time-ms", "0.01"},
+      {"--steps", "0"},
+  };
+  for (const auto& c : cases) {
+    Result r = RunCommand(Record(c), dir_);
+    EXPECT_NE(r.code, 0) << c[0] << " " << c[1];
+    EXPECT_EQ(Lines(r.err), 1) << c[0] << " " << c[1] << ":\n" << r.err;
+    EXPECT_EQ(r.err.rfind("autotune: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(ReadFile(db), before) << c[0] << " " << c[1];
+  }
+  std::vector<std::string> foreign = Record({"--steps", "2"});
+  foreign[foreign.size() - 3] = (dir_ / "foreign.db").string();  // the --db value
+  Result r = RunCommand(foreign, dir_);
+  EXPECT_NE(r.code, 0);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("foreign.db"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "foreign.db"), foreign_before);
+}
+
+TEST_F(RecordCliTest, SigtermHalfWayKeepsCompletedStepsAndMarksTheRunIncomplete) {
+  const fs::path db = dir_ / "runs.db";
+  const int planned = 400;
+  const pid_t pid = Start(Record({"--steps", std::to_string(planned)}), dir_ / "out.txt",
+                          dir_ / "err.txt");
+  // Wait until two steps are stored (polling the database), unless the run ends first.
+  bool exited = false;
+  int code = 0;
+  while (QueryInt(db, "SELECT COUNT(*) FROM steps") < 2) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(exited) << "record ended (code " << code << ") before storing 2 steps:\n"
+                       << ReadFile(dir_ / "err.txt");
+  kill(pid, SIGTERM);
+  code = Wait(pid);
+  const std::string err = ReadFile(dir_ / "err.txt");
+  EXPECT_NE(code, 0);
+  EXPECT_NE(err.find("incomplete"), std::string::npos) << err;
+  const int64_t steps = QueryInt(db, "SELECT COUNT(*) FROM steps");
+  EXPECT_GE(steps, 2);
+  EXPECT_LT(steps, planned);
+  EXPECT_EQ(QueryInt(db, "SELECT complete FROM runs"), 0);
+  EXPECT_EQ(QueryInt(db, "SELECT steps_recorded FROM runs"), steps);
+  EXPECT_EQ(QueryInt(db, "SELECT COUNT(*) FROM tensor_events"), steps * 4 * 161);
+  EXPECT_EQ(QueryInt(db, "SELECT COUNT(DISTINCT step) FROM collectives"), steps);
+}
+
+}  // namespace
