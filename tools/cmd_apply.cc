@@ -81,11 +81,13 @@ void AddApplyCommand(CLI::App& root, Action* action) {
   auto opts = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand(
       "apply",
-      "Run a production command with a config file's knobs as environment variables\n"
-      "(HOROVOD_FUSION_THRESHOLD in bytes, HOROVOD_CYCLE_TIME in ms, HOROVOD_CACHE_CAPACITY,\n"
-      "HOROVOD_HIERARCHICAL_ALLREDUCE/ALLGATHER as 1/0; NCCL_ALGO, NCCL_PROTO,\n"
-      "NCCL_MAX_NCHANNELS and OMPI_MCA_coll_tuned_* when the file sets them).\n"
-      "Usage: autotune apply --config-file best.yaml -- horovodrun -np 16 python train.py");
+      "Run a production command with a config file's knobs as environment variables "
+      "(HOROVOD_*, NCCL_*, OMPI_MCA_*)");
+  app->footer(
+      "Exports HOROVOD_FUSION_THRESHOLD (bytes: 32 MB -> 33554432), HOROVOD_CYCLE_TIME (ms),\n"
+      "HOROVOD_CACHE_CAPACITY, HOROVOD_HIERARCHICAL_ALLREDUCE/ALLGATHER (1/0); NCCL_ALGO,\n"
+      "NCCL_PROTO, NCCL_MAX_NCHANNELS and OMPI_MCA_coll_tuned_* only when the file sets them.\n"
+      "Example: autotune apply --config-file best.yaml -- horovodrun -np 16 python train.py");
   app->add_option("--config-file", opts->config_file,
                   "Config file (YAML of DESIGN.md, horovodrun's --config-file superset); "
                   "validated before anything runs")

@@ -227,14 +227,24 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
                 in.run.topology.key() + " and no calibration to simulate with; run `autotune "
                 "calibrate` (and `autotune record`) first");
   }
-  // The best setting: the highest measured-fidelity posterior mean over every setting seen.
-  std::optional<Reported> best;
+  // The best setting: the measured setting with the best posterior mean, unless a setting only
+  // simulated is predicted better by more than two standard deviations of the difference (then
+  // it is written, saying it is a prediction). Without measured samples, the best prediction.
+  std::optional<Reported> best_measured, best_predicted;
   std::set<Point> seen;
   for (const Observation& o : search.observations()) {
     if (!seen.insert(o.point).second) continue;
     StatusOr<Reported> r = Report(search, o.point);
     if (!r.ok()) return Fail(r.status().WithPrefix("search"));
-    if (!best || r->prediction.mean > best->prediction.mean) best = *r;
+    std::optional<Reported>& slot = r->measured_count > 0 ? best_measured : best_predicted;
+    if (!slot || r->prediction.mean > slot->prediction.mean) slot = *r;
+  }
+  std::optional<Reported> best = best_measured ? best_measured : best_predicted;
+  if (best_measured && best_predicted) {
+    const double gap = best_predicted->prediction.mean - best_measured->prediction.mean;
+    const double spread =
+        std::sqrt(best_predicted->prediction.variance + best_measured->prediction.variance);
+    if (gap > 2.0 * spread) best = best_predicted;
   }
   StatusOr<Reported> def = Report(search, space.Default());
   if (!def.ok()) return Fail(def.status().WithPrefix("search"));
@@ -429,10 +439,14 @@ void AddSearchCommand(CLI::App& root, Action* action) {
   auto flags = std::make_shared<SearchFlags>();
   CLI::App* app = root.add_subcommand(
       "search",
-      "Tune the knobs offline: simulate settings the tuner picks on run ID's trace, blend them\n"
-      "with the measured samples of the same workload, scale and topology (co-kriging), and\n"
-      "write the best setting (--out) and the next ones worth measuring (--propose). Knobs\n"
-      "given as flags or in --config-file are constants, never tuned. The database is only read.");
+      "Tune the knobs offline (simulator + measured samples, multi-fidelity GP); write the best "
+      "setting and the next ones worth measuring");
+  app->footer(
+      "Simulates settings the tuner picks on run ID's trace (not a grid), blends them with every\n"
+      "measured sample of the same workload, scale and topology (co-kriging), writes the best\n"
+      "setting to --out with its prediction and evidence, and the next settings worth measuring\n"
+      "to OUT.next1.yaml ... Knobs given as flags or in --config-file are constants, never tuned.\n"
+      "The database is only read. Record a proposal with `autotune record --config-file F`.");
   app->add_option("--db", flags->db, "SQLite database file. Default ./autotune.db");
   app->add_option("--run", flags->run, "Recorded run whose trace the simulator replays")->required();
   app->add_option("--sim-budget", flags->sim_budget,
