@@ -1,8 +1,12 @@
 // `autotune search`: offline multi-fidelity tuning from a database. Simulates settings chosen by
 // the tuner on run ID's trace (not a blind grid), blends them with every measured sample of the
 // same workload, scale and topology, writes the best setting and the next ones worth measuring.
-// The database is only read.
+// The database is only read, except with --live, where `autotune record` adds the measurements.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -44,6 +48,10 @@ struct SearchFlags {
   double min_ei_ratio = 0.002;
   uint64_t seed = 1;
   bool tune_backend_knobs = false;
+  bool live = false;
+  std::string launcher;
+  int warmup_steps = 3;
+  int steps_per_sample = 10;
   KnobFlags knobs;
 };
 
@@ -218,7 +226,13 @@ std::string ProposalPath(const std::string& out, int index) {
   return stem + ".next" + std::to_string(index) + ".yaml";
 }
 
-int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search) {
+// What one search round decided: why it stops (empty: it does not), what to measure next.
+struct Round {
+  std::string stop_reason;
+  std::vector<std::string> proposal_files;
+};
+
+int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search, Round* round) {
   const Space& space = in.space;
   const int measured = search.count(Fidelity::kMeasured);
   const int simulated = search.count(Fidelity::kSimulated);
@@ -319,6 +333,7 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
     const std::string path = ProposalPath(flags.out, static_cast<int>(i) + 1);
     status = SaveConfigFile(path, config);
     if (!status.ok()) return Fail(status);
+    round->proposal_files.push_back(path);
     proposal_list.push_back({{"file", path},
                              {"origin", s.origin},
                              {"knobs", KnobsToJson(config.knobs)},
@@ -327,6 +342,7 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
                              {"expected_improvement", s.expected_improvement}});
   }
 
+  round->stop_reason = stop_reason;
   if (flags.json) {
     nlohmann::json j = {
         {"run", in.run.id},
@@ -370,7 +386,7 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
   return 0;
 }
 
-int RunSearch(const SearchFlags& flags) {
+int RunSearch(const SearchFlags& flags, Round* round) {
   Inputs in;
   Status status = LoadInputs(flags, &in);
   if (!status.ok()) return Fail(status);
@@ -430,7 +446,53 @@ int RunSearch(const SearchFlags& flags) {
               << in.run.backend << "); measured samples only. Run `autotune calibrate` to add "
               << "the simulator.\n";
   }
-  return WriteResults(flags, in, search);
+  return WriteResults(flags, in, search, round);
+}
+
+// --live: measures the proposals itself, running `autotune record` through the launcher, and
+// searches again, until the measured-sample budget is spent or nothing is worth measuring.
+int RunLive(const SearchFlags& flags) {
+  RunInfo run;
+  {
+    std::unique_ptr<Store> store;
+    Status status = Store::Open(flags.db, Store::Mode::kReadOnly, &store);
+    if (status.ok()) status = store->GetRun(flags.run, &run);
+    if (!status.ok()) return Fail(status);
+  }
+  const std::vector<std::string>& builtin = BuiltinWorkloadNames();
+  if (std::find(builtin.begin(), builtin.end(), run.workload.name) == builtin.end()) {
+    return Fail("search --live: run " + std::to_string(run.id) + " plays workload '" +
+                run.workload.name + "', not a built-in one; record its proposals by hand with "
+                "`autotune record --workload FILE --config-file OUT.next1.yaml`");
+  }
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0) return Fail("search --live: cannot find the autotune binary (/proc/self/exe)");
+  self[length] = '\0';
+  auto quote = [](const std::string& s) { return "'" + s + "'"; };
+  for (int round_index = 1;; ++round_index) {
+    Round round;
+    std::cerr << "search --live: round " << round_index << "\n";
+    if (int code = RunSearch(flags, &round); code != 0) return code;
+    if (!round.stop_reason.empty() || round.proposal_files.empty()) return 0;
+    for (const std::string& proposal : round.proposal_files) {
+      char scale[32];
+      std::snprintf(scale, sizeof(scale), "%.17g", run.scale);
+      std::string command =
+          (flags.launcher.empty() ? "" : flags.launcher + " ") + quote(self) + " record" +
+          (flags.launcher.empty() ? " --np " + std::to_string(run.topology.world_size()) : "") +
+          " --workload " + quote(run.workload.name) + " --scale " + scale + " --steps " +
+          std::to_string(flags.steps_per_sample) + " --warmup-steps " +
+          std::to_string(flags.warmup_steps) + " --db " + quote(flags.db) + " --config-file " +
+          quote(proposal) + " >&2";
+      std::cerr << "search --live: measuring " << proposal << ": " << command << "\n";
+      const int status = std::system(command.c_str());
+      if (status != 0) {
+        return Fail("search --live: `" + command + "` failed (status " + std::to_string(status) +
+                    "); the samples measured so far are in " + flags.db);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -478,7 +540,28 @@ void AddSearchCommand(CLI::App& root, Action* action) {
                 "simulator does not model them, so only measured samples inform them. Default: "
                 "they keep their given or default value");
   flags->knobs.Add(app);
-  app->callback([flags, action] { *action = [flags]() -> int { return RunSearch(*flags); }; });
+  app->add_flag("--live", flags->live,
+                "Measure the proposals too: run `autotune record --config-file OUT.nextI.yaml` "
+                "through --launcher for each, then search again, until --max-samples measured "
+                "samples exist or nothing is worth measuring (prints one summary per round)");
+  app->add_option("--launcher", flags->launcher,
+                  "Command prefix that launches `autotune record` on the cluster, e.g. \"mpirun "
+                  "-np 4 --hostfile hosts\". Default: record's own --np with the run's rank "
+                  "count on this machine");
+  app->add_option("--autotune-warmup-samples", flags->warmup_steps,
+                  "--live: warm-up steps played and discarded before each measured sample. "
+                  "Default 3")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--autotune-steps-per-sample", flags->steps_per_sample,
+                  "--live: measured steps per sample (one record run). Default 10")
+      ->check(CLI::PositiveNumber);
+  app->callback([flags, action] {
+    *action = [flags]() -> int {
+      if (flags->live) return RunLive(*flags);
+      Round round;
+      return RunSearch(*flags, &round);
+    };
+  });
 }
 
 }  // namespace autotune::cli

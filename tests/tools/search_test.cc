@@ -136,5 +136,19 @@ TEST(SearchTest, UnknownRunIsOneLineAndNothingIsWritten) {
   EXPECT_EQ(ReadAll(db), before);
 }
 
+TEST(SearchTest, LiveStopsWithOneLineWhenTheLauncherFails) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  MakeDatabase(db, Knobs());
+  CommandResult r = RunAutotune(dir, "search --db '" + db + "' --run 1 --sim-budget 5 --live "
+                                     "--launcher false --out '" + dir.path() + "/best.yaml'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("autotune: error: search --live: `false "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("failed"), std::string::npos) << r.err;
+  // It had written the round's best setting and the proposal it tried to measure.
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/best.yaml"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/best.next1.yaml"));
+}
+
 }  // namespace
 }  // namespace autotune::tools_testing
