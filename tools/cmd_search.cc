@@ -6,17 +6,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "simulator/simulation.h"
 #include "tools/command.h"
@@ -90,10 +89,10 @@ class SampleLog {
   }
   void Write(const Knobs& k, const std::string& fidelity, double score_bytes_per_s) {
     if (!file_.is_open()) return;
-    file_ << (k.hierarchical_allreduce ? 1 : 0) << ',' << (k.hierarchical_allgather ? 1 : 0)
-          << ',' << KnobValue(k, "cycle_time_ms") << ',' << KnobValue(k, "fusion_threshold_mb")
-          << ',' << score_bytes_per_s * 1e-6 << ',' << k.cache_capacity << ',' << k.num_groups
-          << ',' << k.nccl_algo << ',' << k.nccl_proto << ',' << k.nccl_max_nchannels << ','
+    file_ << (k.hierarchical_allreduce ? 1 : 0) << ',' << (k.hierarchical_allgather ? 1 : 0) << ','
+          << KnobValue(k, "cycle_time_ms") << ',' << KnobValue(k, "fusion_threshold_mb") << ','
+          << score_bytes_per_s * 1e-6 << ',' << k.cache_capacity << ',' << k.num_groups << ','
+          << k.nccl_algo << ',' << k.nccl_proto << ',' << k.nccl_max_nchannels << ','
           << k.nccl_cross << ',' << k.mpi_allreduce_algorithm << ',' << fidelity << ','
           << score_bytes_per_s << '\n';
   }
@@ -111,11 +110,11 @@ std::string Gbps(double bytes_per_s) {
 // Everything the search needs, loaded from the database and the flags.
 struct Inputs {
   RunInfo run;
-  Knobs base;                      // defaults + constants
+  Knobs base;  // defaults + constants
   Space space;
   std::optional<sim::Simulation> simulation;  // empty when no calibration exists
   std::vector<Observation> measured;
-  int skipped_measured = 0;        // samples of another scale or with a moved constant
+  int skipped_measured = 0;  // samples of another scale or with a moved constant
 };
 
 Status LoadInputs(const SearchFlags& flags, Inputs* in) {
@@ -128,16 +127,15 @@ Status LoadInputs(const SearchFlags& flags, Inputs* in) {
   in->run = trace.run;
   if (in->run.kind != "measured" || trace.steps.empty()) {
     return Status::InvalidArgument("run " + std::to_string(flags.run) +
-                                   " has no recorded trace to simulate from (kind " +
-                                   in->run.kind + ", " + std::to_string(trace.steps.size()) +
-                                   " steps)");
+                                   " has no recorded trace to simulate from (kind " + in->run.kind +
+                                   ", " + std::to_string(trace.steps.size()) + " steps)");
   }
   in->space = tuner::KnobSearchSpace(in->run.backend == "nccl" ? tuner::KnobBackend::kNccl
                                                                : tuner::KnobBackend::kMpi);
   for (const std::string& name : constants) {
     if (in->space.IndexOf(name) < 0) continue;  // a knob of the other backend: stays in base
-    AUTOTUNE_RETURN_IF_ERROR(in->space.SetConstantText(name, KnobValue(in->base, name))
-                                 .WithPrefix("constant " + name));
+    AUTOTUNE_RETURN_IF_ERROR(
+        in->space.SetConstantText(name, KnobValue(in->base, name)).WithPrefix("constant " + name));
   }
   // The simulator does not model the backend's own algorithm knobs: left free, the model
   // would pick them at random. They stay at their given or default value unless asked.
@@ -238,7 +236,8 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
   const int simulated = search.count(Fidelity::kSimulated);
   if (measured + simulated == 0) {
     return Fail("search: no measured samples of " + in.run.workload.name + " on " +
-                in.run.topology.key() + " and no calibration to simulate with; run `autotune "
+                in.run.topology.key() +
+                " and no calibration to simulate with; run `autotune "
                 "calibrate` (and `autotune record`) first");
   }
   // The best setting: the measured setting with the best posterior mean, unless a setting only
@@ -278,15 +277,14 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
   if (measured >= flags.max_samples) {
     stop_reason = tuner::StopReasonName(tuner::StopReason::kBudgetSpent);
   } else if (wanted > 0) {
-    StatusOr<std::vector<tuner::Suggestion>> batch = search.SuggestBatch(Fidelity::kMeasured, wanted);
+    StatusOr<std::vector<tuner::Suggestion>> batch =
+        search.SuggestBatch(Fidelity::kMeasured, wanted);
     if (!batch.ok()) return Fail(batch.status().WithPrefix("search"));
     StatusOr<tuner::Incumbent> incumbent = search.Best(Fidelity::kMeasured);
     const tuner::Suggestion& first = batch->front();
     if (incumbent.ok() && measured >= 3 && first.origin == "expected improvement" &&
-        first.expected_improvement <
-            flags.min_ei_ratio * std::fabs(incumbent->prediction.mean)) {
-      stop_reason =
-          tuner::StopReasonName(tuner::StopReason::kExpectedImprovementBelowThreshold);
+        first.expected_improvement < flags.min_ei_ratio * std::fabs(incumbent->prediction.mean)) {
+      stop_reason = tuner::StopReasonName(tuner::StopReason::kExpectedImprovementBelowThreshold);
     } else {
       for (const tuner::Suggestion& s : *batch) {
         if (s.point != def->point || def->measured_count > 0) proposals.push_back(s);
@@ -344,26 +342,27 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
 
   round->stop_reason = stop_reason;
   if (flags.json) {
-    nlohmann::json j = {
-        {"run", in.run.id},
-        {"workload", in.run.workload.name},
-        {"topology", in.run.topology.key()},
-        {"backend", in.run.backend},
-        {"simulated_samples", simulated},
-        {"measured_samples", measured},
-        {"skipped_measured_samples", in.skipped_measured},
-        {"rho", search.rho()},
-        {"stop_reason", stop_reason},
-        {"best", {{"file", flags.out},
-                  {"knobs", KnobsToJson(best_config.knobs)},
-                  {"predicted_score_bytes_per_s", best->prediction.mean},
-                  {"predicted_stddev", std::sqrt(best->prediction.variance)},
-                  {"evidence", evidence},
-                  {"beats_default", best_provenance["beats_default"]}}},
-        {"default", {{"knobs", SettingJson(space, def->point, in.base)},
-                     {"predicted_score_bytes_per_s", def->prediction.mean},
-                     {"measured", def->measured_count > 0}}},
-        {"proposals", proposal_list}};
+    nlohmann::json j = {{"run", in.run.id},
+                        {"workload", in.run.workload.name},
+                        {"topology", in.run.topology.key()},
+                        {"backend", in.run.backend},
+                        {"simulated_samples", simulated},
+                        {"measured_samples", measured},
+                        {"skipped_measured_samples", in.skipped_measured},
+                        {"rho", search.rho()},
+                        {"stop_reason", stop_reason},
+                        {"best",
+                         {{"file", flags.out},
+                          {"knobs", KnobsToJson(best_config.knobs)},
+                          {"predicted_score_bytes_per_s", best->prediction.mean},
+                          {"predicted_stddev", std::sqrt(best->prediction.variance)},
+                          {"evidence", evidence},
+                          {"beats_default", best_provenance["beats_default"]}}},
+                        {"default",
+                         {{"knobs", SettingJson(space, def->point, in.base)},
+                          {"predicted_score_bytes_per_s", def->prediction.mean},
+                          {"measured", def->measured_count > 0}}},
+                        {"proposals", proposal_list}};
     if (best->measured_count > 0) j["best"]["measured_score_bytes_per_s"] = best->measured_mean;
     std::cout << j.dump() << "\n";
     return 0;
@@ -375,8 +374,9 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
   std::cout << ", rho " << search.rho() << "\n";
   std::cout << "best: " << KnobsShort(best_config.knobs) << "  predicted "
             << Gbps(best->prediction.mean) << " +- " << Gbps(std::sqrt(best->prediction.variance))
-            << " (" << evidence << "; beats default: " << best_provenance["beats_default"].get<std::string>()
-            << ") -> " << flags.out << "\n";
+            << " (" << evidence
+            << "; beats default: " << best_provenance["beats_default"].get<std::string>() << ") -> "
+            << flags.out << "\n";
   for (const nlohmann::json& p : proposal_list) {
     std::cout << "measure next: " << p["file"].get<std::string>() << " ("
               << p["origin"].get<std::string>() << ", predicted "
@@ -462,7 +462,8 @@ int RunLive(const SearchFlags& flags) {
   const std::vector<std::string>& builtin = BuiltinWorkloadNames();
   if (std::find(builtin.begin(), builtin.end(), run.workload.name) == builtin.end()) {
     return Fail("search --live: run " + std::to_string(run.id) + " plays workload '" +
-                run.workload.name + "', not a built-in one; record its proposals by hand with "
+                run.workload.name +
+                "', not a built-in one; record its proposals by hand with "
                 "`autotune record --workload FILE --config-file OUT.next1.yaml`");
   }
   char self[4096];
@@ -510,7 +511,8 @@ void AddSearchCommand(CLI::App& root, Action* action) {
       "to OUT.next1.yaml ... Knobs given as flags or in --config-file are constants, never tuned.\n"
       "The database is only read. Record a proposal with `autotune record --config-file F`.");
   app->add_option("--db", flags->db, "SQLite database file. Default ./autotune.db");
-  app->add_option("--run", flags->run, "Recorded run whose trace the simulator replays")->required();
+  app->add_option("--run", flags->run, "Recorded run whose trace the simulator replays")
+      ->required();
   app->add_option("--sim-budget", flags->sim_budget,
                   "Settings to simulate, chosen by expected improvement. Default 120")
       ->check(CLI::NonNegativeNumber);

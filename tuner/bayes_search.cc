@@ -12,8 +12,10 @@ const char* FidelityName(Fidelity fidelity) {
 
 const char* StopReasonName(StopReason reason) {
   switch (reason) {
-    case StopReason::kNotStopped: return "not stopped";
-    case StopReason::kBudgetSpent: return "budget spent";
+    case StopReason::kNotStopped:
+      return "not stopped";
+    case StopReason::kBudgetSpent:
+      return "budget spent";
     case StopReason::kExpectedImprovementBelowThreshold:
       return "expected improvement below threshold";
   }
@@ -27,8 +29,9 @@ BayesSearch::BayesSearch(Space space, SearchOptions options)
       rng_(options_.seed) {}
 
 int BayesSearch::count(Fidelity fidelity) const {
-  return static_cast<int>(std::count_if(observations_.begin(), observations_.end(),
-                                        [&](const Observation& o) { return o.fidelity == fidelity; }));
+  return static_cast<int>(
+      std::count_if(observations_.begin(), observations_.end(),
+                    [&](const Observation& o) { return o.fidelity == fidelity; }));
 }
 
 Eigen::MatrixXd BayesSearch::Inputs(Fidelity fidelity) const {
@@ -50,8 +53,8 @@ Eigen::VectorXd BayesSearch::Scores(Fidelity fidelity) const {
 }
 
 double BayesSearch::ScoreSpread(Fidelity fidelity) const {
-  for (Fidelity f : {fidelity, fidelity == Fidelity::kMeasured ? Fidelity::kSimulated
-                                                                 : Fidelity::kMeasured}) {
+  for (Fidelity f :
+       {fidelity, fidelity == Fidelity::kMeasured ? Fidelity::kSimulated : Fidelity::kMeasured}) {
     Eigen::VectorXd y = Scores(f);
     if (y.size() < 2) continue;
     double spread = std::sqrt((y.array() - y.mean()).square().mean());
@@ -171,8 +174,7 @@ StatusOr<Prediction> BayesSearch::Predict(Fidelity fidelity, const Point& point)
   AUTOTUNE_RETURN_IF_ERROR(space_.Validate(point));
   AUTOTUNE_RETURN_IF_ERROR(EnsureModels());
   Eigen::VectorXd x = space_.Encode(point);
-  return fidelity == Fidelity::kSimulated ? model_.simulated_model().Predict(x)
-                                          : model_.Predict(x);
+  return fidelity == Fidelity::kSimulated ? model_.simulated_model().Predict(x) : model_.Predict(x);
 }
 
 bool BayesSearch::HasObservation(const Point& point, Fidelity fidelity) const {
@@ -199,9 +201,8 @@ StatusOr<Suggestion> BayesSearch::Suggest(Fidelity fidelity) {
   AUTOTUNE_RETURN_IF_ERROR(EnsureModels());
   const int simulated = count(Fidelity::kSimulated);
   const int measured = count(Fidelity::kMeasured);
-  const int initial = options_.initial_design > 0
-                          ? options_.initial_design
-                          : std::min(space_.encoded_size() + 1, 8);
+  const int initial = options_.initial_design > 0 ? options_.initial_design
+                                                  : std::min(space_.encoded_size() + 1, 8);
   ++suggestions_;
   Suggestion suggestion;
   const bool is_simulated = fidelity == Fidelity::kSimulated;
@@ -223,9 +224,8 @@ StatusOr<Suggestion> BayesSearch::Suggest(Fidelity fidelity) {
     acquisition.seed = options_.seed * 1000003ULL + static_cast<uint64_t>(suggestions_);
     const SurrogateModel& model =
         is_simulated ? static_cast<const SurrogateModel&>(model_.simulated_model()) : model_;
-    StatusOr<AcquisitionResult> result =
-        MaximizeExpectedImprovement(model, space_, incumbent->prediction.mean, acquisition,
-                                    {space_.Encode(incumbent->point)});
+    StatusOr<AcquisitionResult> result = MaximizeExpectedImprovement(
+        model, space_, incumbent->prediction.mean, acquisition, {space_.Encode(incumbent->point)});
     if (!result.ok()) return result.status();
     suggestion.point = result->point;
     suggestion.expected_improvement = result->expected_improvement;
@@ -296,8 +296,7 @@ StatusOr<SearchResult> RunBayesSearch(const Space& space, const SearchOptions& o
     while (result.measured_evaluations < options.max_measured_samples) {
       StatusOr<Suggestion> next = search.Suggest(Fidelity::kMeasured);
       if (!next.ok()) return next.status();
-      if (options.min_expected_improvement_ratio > 0.0 &&
-          next->origin == "expected improvement" &&
+      if (options.min_expected_improvement_ratio > 0.0 && next->origin == "expected improvement" &&
           search.count(Fidelity::kMeasured) >= options.min_measured_before_stop) {
         StatusOr<Incumbent> incumbent = search.Best(Fidelity::kMeasured);
         if (!incumbent.ok()) return incumbent.status();

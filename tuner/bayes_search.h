@@ -146,8 +146,8 @@ using SearchProgress = std::function<void(BayesSearch& search, const Observation
 // by EI on the simulated model. Phase 2 spends up to options.max_measured_samples evaluations
 // of `measured` (when given), chosen by EI on the co-kriging model, and stops early when the
 // EI falls below the threshold; the result says which. Each measured point is also simulated
-// (beyond the simulated budget) when it was not yet: co-kriging wants nested designs. `prior` observations (e.g. from a
-// database) are taken in first and do not count against the budgets.
+// (beyond the simulated budget) when it was not yet: co-kriging wants nested designs. `prior`
+// observations (e.g. from a database) are taken in first and do not count against the budgets.
 StatusOr<SearchResult> RunBayesSearch(const Space& space, const SearchOptions& options,
                                       const Objective& measured, const Objective& simulated,
                                       const std::vector<Observation>& prior = {},

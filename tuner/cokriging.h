@@ -25,13 +25,13 @@
 namespace autotune::tuner {
 
 struct CoKrigingOptions {
-  GpOptions simulated_gp;          // GP on simulated samples
-  GpOptions residual_gp;           // GP on the residuals at measured points
-  int min_measured_for_rho = 3;    // fewer measured samples: rho = 1
-  double min_rho = 0.0;            // rho is searched in [min_rho, max_rho]
+  GpOptions simulated_gp;        // GP on simulated samples
+  GpOptions residual_gp;         // GP on the residuals at measured points
+  int min_measured_for_rho = 3;  // fewer measured samples: rho = 1
+  double min_rho = 0.0;          // rho is searched in [min_rho, max_rho]
   double max_rho = 10.0;
-  int rho_grid_points = 21;        // grid candidates before the refinement
-  int rho_refine_steps = 10;       // golden-section steps around the best grid candidate
+  int rho_grid_points = 21;   // grid candidates before the refinement
+  int rho_refine_steps = 10;  // golden-section steps around the best grid candidate
 };
 
 class CoKriging : public SurrogateModel {

@@ -21,8 +21,8 @@ double ExpectedImprovement(double mean, double variance, double best, double xi)
 }
 
 StatusOr<AcquisitionResult> MaximizeExpectedImprovement(
-    const SurrogateModel& model, const Space& space, double best,
-    const AcquisitionOptions& options, const std::vector<Eigen::VectorXd>& extra_starts) {
+    const SurrogateModel& model, const Space& space, double best, const AcquisitionOptions& options,
+    const std::vector<Eigen::VectorXd>& extra_starts) {
   const int dims = space.encoded_size();
   if (dims == 0) {
     return Status::InvalidArgument("nothing to tune: every dimension is a constant");
@@ -62,7 +62,8 @@ StatusOr<AcquisitionResult> MaximizeExpectedImprovement(
   if (options.random_candidates > 0) {
     std::mt19937_64 rng(options.seed);
     Eigen::MatrixXd batch(dims, options.random_candidates);
-    for (int j = 0; j < options.random_candidates; ++j) batch.col(j) = space.Encode(space.Random(rng));
+    for (int j = 0; j < options.random_candidates; ++j)
+      batch.col(j) = space.Encode(space.Random(rng));
     Eigen::VectorXd mean, variance;
     model.PredictBatch(batch, &mean, &variance);
     evaluations += options.random_candidates;
@@ -90,9 +91,9 @@ StatusOr<AcquisitionResult> MaximizeExpectedImprovement(
   local.relative_x_tolerance = 1e-4;
   for (const auto& [value, start] : candidates) {
     if (static_cast<int>(polished_from.size()) >= options.local_starts) break;
-    bool seen = std::any_of(polished_from.begin(), polished_from.end(), [&](const Eigen::VectorXd& p) {
-      return (p - start).cwiseAbs().maxCoeff() < 1e-9;
-    });
+    bool seen = std::any_of(
+        polished_from.begin(), polished_from.end(),
+        [&](const Eigen::VectorXd& p) { return (p - start).cwiseAbs().maxCoeff() < 1e-9; });
     if (seen) continue;
     polished_from.push_back(start);
     local.start.assign(start.data(), start.data() + dims);

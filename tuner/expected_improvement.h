@@ -8,10 +8,9 @@
 // batch of random candidates, then LN_BOBYQA polishes the best few starts.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "traces/status.h"
 #include "tuner/space.h"
@@ -43,7 +42,7 @@ struct AcquisitionResult {
 // (unit-cube points, e.g. the incumbent) join the local polish candidates. Fails when the
 // space has nothing to tune, or when every optimizer run failed (naming NLopt's reason).
 StatusOr<AcquisitionResult> MaximizeExpectedImprovement(
-    const SurrogateModel& model, const Space& space, double best,
-    const AcquisitionOptions& options, const std::vector<Eigen::VectorXd>& extra_starts = {});
+    const SurrogateModel& model, const Space& space, double best, const AcquisitionOptions& options,
+    const std::vector<Eigen::VectorXd>& extra_starts = {});
 
 }  // namespace autotune::tuner

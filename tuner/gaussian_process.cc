@@ -1,9 +1,8 @@
 #include "tuner/gaussian_process.h"
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
-
-#include <Eigen/Cholesky>
 
 namespace autotune::tuner {
 namespace {
@@ -77,8 +76,8 @@ Status GaussianProcess::Factor(const Matern52Kernel& kernel, double noise_varian
     if (next > kLastJitter * scale * (1.0 + 1e-9)) break;
     added = next;
   }
-  return Status::Internal("Gaussian process: Cholesky factorization of the " +
-                          std::to_string(n) + "x" + std::to_string(n) +
+  return Status::Internal("Gaussian process: Cholesky factorization of the " + std::to_string(n) +
+                          "x" + std::to_string(n) +
                           " covariance failed even with diagonal jitter " +
                           FormatDouble(kLastJitter * scale) +
                           " (duplicate inputs with zero noise, or extreme hyperparameters)");
@@ -154,7 +153,8 @@ Status GaussianProcess::SetHyperparameters(const Hyperparameters& hp) {
   AUTOTUNE_RETURN_IF_ERROR(kernel.SetLogParams(log_params));
   Eigen::MatrixXd lower;
   double jitter = 0.0;
-  if (x_.cols() > 0) AUTOTUNE_RETURN_IF_ERROR(Factor(kernel, hp.noise_variance, x_, &lower, &jitter));
+  if (x_.cols() > 0)
+    AUTOTUNE_RETURN_IF_ERROR(Factor(kernel, hp.noise_variance, x_, &lower, &jitter));
   kernel_ = kernel;
   noise_variance_ = hp.noise_variance;
   chol_lower_ = std::move(lower);
@@ -173,8 +173,9 @@ Hyperparameters GaussianProcess::hyperparameters() const {
 
 Status GaussianProcess::SetStandardization(double mean, double scale) {
   if (!std::isfinite(mean) || !std::isfinite(scale) || !(scale > 0.0)) {
-    return Status::InvalidArgument("Gaussian process: standardization needs a finite mean and a "
-                                   "positive scale");
+    return Status::InvalidArgument(
+        "Gaussian process: standardization needs a finite mean and a "
+        "positive scale");
   }
   output_mean_ = mean;
   output_scale_ = scale;
@@ -204,8 +205,10 @@ void GaussianProcess::PredictBatch(const Eigen::MatrixXd& x, Eigen::VectorXd* me
   Eigen::MatrixXd cross = kernel_.Cross(x_, x);  // n x m
   *mean = ((cross.transpose() * alpha_).array() * output_scale_ + output_mean_).matrix();
   chol_lower_.triangularView<Eigen::Lower>().solveInPlace(cross);
-  *variance = ((kernel_.signal_variance() - cross.colwise().squaredNorm().transpose().array())
-                   .max(0.0) * scale2).matrix();
+  *variance =
+      ((kernel_.signal_variance() - cross.colwise().squaredNorm().transpose().array()).max(0.0) *
+       scale2)
+          .matrix();
 }
 
 }  // namespace autotune::tuner

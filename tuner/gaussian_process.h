@@ -12,10 +12,9 @@
 // the model keeps its previous state.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <string>
-
-#include <Eigen/Core>
 
 #include "traces/status.h"
 #include "tuner/kernel_matern52.h"
@@ -38,13 +37,13 @@ struct GpOptions {
   // fit (a MAP estimate), so that a handful of samples cannot pick degenerate values (e.g. a
   // 0.01 length scale with unit noise on two points). false = pure maximum likelihood.
   bool hyperparameter_prior = true;
-  double length_scale_prior_median = 0.5;       // unit-cube units
-  double length_scale_prior_log_sd = 1.0;       // sd of log(length scale)
-  double signal_variance_prior_median = 1.0;    // standardized units
+  double length_scale_prior_median = 0.5;     // unit-cube units
+  double length_scale_prior_log_sd = 1.0;     // sd of log(length scale)
+  double signal_variance_prior_median = 1.0;  // standardized units
   double signal_variance_prior_log_sd = 1.0;
-  double noise_variance_prior_median = 1e-3;    // standardized units
+  double noise_variance_prior_median = 1e-3;  // standardized units
   double noise_variance_prior_log_sd = 3.0;
-  int random_restarts = 3;               // restarts besides the warm and default starts
+  int random_restarts = 3;                // restarts besides the warm and default starts
   int max_evaluations_per_restart = 120;  // likelihood evaluations per L-BFGS run
   uint64_t seed = 1;                      // for the random restarts
 };
@@ -57,9 +56,9 @@ struct Hyperparameters {
 
 // What the last Fit() did; failures of single restarts are counted here, not hidden.
 struct FitReport {
-  int starts = 0;          // optimizer runs started
-  int failed_starts = 0;   // runs that ended without a finite likelihood
-  int evaluations = 0;     // likelihood evaluations in all runs
+  int starts = 0;                        // optimizer runs started
+  int failed_starts = 0;                 // runs that ended without a finite likelihood
+  int evaluations = 0;                   // likelihood evaluations in all runs
   double log_marginal_likelihood = 0.0;  // at the chosen hyperparameters, prior excluded,
                                          // standardized outputs
   std::string last_failure;              // message of the last failed run, if any
@@ -113,8 +112,7 @@ class GaussianProcess : public SurrogateModel {
                                          Eigen::VectorXd* gradient) const;
   // Log density of the hyperparameter prior (0 when options disable it) at the same log
   // hyperparameters; adds its gradient to `gradient` when non-null.
-  double LogHyperparameterPrior(const Eigen::VectorXd& log_params,
-                                Eigen::VectorXd* gradient) const;
+  double LogHyperparameterPrior(const Eigen::VectorXd& log_params, Eigen::VectorXd* gradient) const;
 
  private:
   // Factors K(x) + (noise + jitter) I into *lower with jitter retry.

@@ -41,8 +41,8 @@ StatusOr<double> GaussianProcess::LogMarginalLikelihood(const Eigen::VectorXd& l
 
   // d LML / d theta = 1/2 tr(W dK/dtheta), W = alpha alpha' - K^-1.
   Eigen::MatrixXd inverse = Eigen::MatrixXd::Identity(n, n);
-  l.solveInPlace(inverse);                                   // L^-1
-  Eigen::MatrixXd w = -(inverse.transpose() * inverse);      // -K^-1
+  l.solveInPlace(inverse);                               // L^-1
+  Eigen::MatrixXd w = -(inverse.transpose() * inverse);  // -K^-1
   w.noalias() += alpha * alpha.transpose();
   gradient->setZero(d + 2);
   const Eigen::ArrayXd inverse_scale = kernel.length_scales().array().inverse();
@@ -143,7 +143,8 @@ Status GaussianProcess::Fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) 
   std::vector<double> current(num_params);
   for (int i = 0; i < d; ++i) current[i] = std::log(kernel_.length_scales()[i]);
   current[d] = std::log(kernel_.signal_variance());
-  if (learn_noise) current[d + 1] = std::log(std::max(noise_variance_, options_.min_noise_variance));
+  if (learn_noise)
+    current[d + 1] = std::log(std::max(noise_variance_, options_.min_noise_variance));
   starts.push_back(current);
   std::vector<double> fallback(num_params, std::log(0.3));
   fallback[d] = 0.0;

@@ -88,8 +88,11 @@ Eigen::MatrixXd Matern52Kernel::Gram(const Eigen::MatrixXd& x) const {
 Eigen::VectorXd Matern52Kernel::CrossVector(const Eigen::MatrixXd& x,
                                             const Eigen::VectorXd& point) const {
   Eigen::ArrayXd inverse_scale = length_scales_.array().inverse();
-  Eigen::VectorXd distances =
-      ((x.colwise() - point).array().colwise() * inverse_scale).matrix().colwise().norm().transpose();
+  Eigen::VectorXd distances = ((x.colwise() - point).array().colwise() * inverse_scale)
+                                  .matrix()
+                                  .colwise()
+                                  .norm()
+                                  .transpose();
   return distances.unaryExpr([this](double r) { return CovarianceAtDistance(r); });
 }
 

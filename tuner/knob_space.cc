@@ -25,18 +25,17 @@ Space KnobSearchSpace(KnobBackend backend) {
   MustAdd(&space, Dimension::Boolean("hierarchical_allgather", false));
   MustAdd(&space, Dimension::Integer("num_groups", 0.0, 64.0, Scale::kLog1p, 0.0));
   if (backend == KnobBackend::kMpi) {
-    MustAdd(&space, Dimension::Categorical("mpi_allreduce_algorithm",
-                                           {"0", "1", "2", "3", "4", "5", "6"}, 0,
-                                           Lifetime::kPerLaunch));
+    MustAdd(&space,
+            Dimension::Categorical("mpi_allreduce_algorithm", {"0", "1", "2", "3", "4", "5", "6"},
+                                   0, Lifetime::kPerLaunch));
   } else {
-    MustAdd(&space, Dimension::Categorical("nccl_algo", {"", "ring", "tree"}, 0,
-                                           Lifetime::kPerLaunch));
+    MustAdd(&space,
+            Dimension::Categorical("nccl_algo", {"", "ring", "tree"}, 0, Lifetime::kPerLaunch));
     MustAdd(&space, Dimension::Categorical("nccl_proto", {"", "simple", "ll", "ll128"}, 0,
                                            Lifetime::kPerLaunch));
     MustAdd(&space, Dimension::Integer("nccl_max_nchannels", 0.0, 64.0, Scale::kLog1p, 0.0,
                                        Lifetime::kPerLaunch));
-    MustAdd(&space, Dimension::Categorical("nccl_cross", {"nccl", "mpi"}, 0,
-                                           Lifetime::kPerLaunch));
+    MustAdd(&space, Dimension::Categorical("nccl_cross", {"nccl", "mpi"}, 0, Lifetime::kPerLaunch));
   }
   return space;
 }

@@ -35,13 +35,20 @@ double Trampoline(const std::vector<double>& x, std::vector<double>& grad, void*
 
 const char* ResultName(nlopt::result result) {
   switch (result) {
-    case nlopt::SUCCESS: return "success";
-    case nlopt::STOPVAL_REACHED: return "stopval reached";
-    case nlopt::FTOL_REACHED: return "ftol reached";
-    case nlopt::XTOL_REACHED: return "xtol reached";
-    case nlopt::MAXEVAL_REACHED: return "maxeval reached";
-    case nlopt::MAXTIME_REACHED: return "maxtime reached";
-    default: return "failure";
+    case nlopt::SUCCESS:
+      return "success";
+    case nlopt::STOPVAL_REACHED:
+      return "stopval reached";
+    case nlopt::FTOL_REACHED:
+      return "ftol reached";
+    case nlopt::XTOL_REACHED:
+      return "xtol reached";
+    case nlopt::MAXEVAL_REACHED:
+      return "maxeval reached";
+    case nlopt::MAXTIME_REACHED:
+      return "maxtime reached";
+    default:
+      return "failure";
   }
 }
 

@@ -3,10 +3,9 @@
 #pragma once
 
 #include <functional>
+#include <nlopt.hpp>
 #include <string>
 #include <vector>
-
-#include <nlopt.hpp>
 
 #include "traces/status.h"
 
@@ -15,14 +14,15 @@ namespace autotune::tuner {
 // The objective: returns f(x); when `gradient` is non-null (gradient-based algorithms) it
 // also fills df/dx into it (same size as x). Must not throw. A non-finite return marks a
 // point where f could not be computed; the run then stops with that point excluded.
-using BoxObjective = std::function<double(const std::vector<double>& x, std::vector<double>* gradient)>;
+using BoxObjective =
+    std::function<double(const std::vector<double>& x, std::vector<double>* gradient)>;
 
 struct NloptProblem {
   nlopt::algorithm algorithm = nlopt::LN_BOBYQA;
-  std::vector<double> lower;  // box lower bounds, one per coordinate
-  std::vector<double> upper;  // box upper bounds, one per coordinate
-  std::vector<double> start;  // starting point (clamped into the box)
-  int max_evaluations = 200;  // hard cap on objective evaluations
+  std::vector<double> lower;           // box lower bounds, one per coordinate
+  std::vector<double> upper;           // box upper bounds, one per coordinate
+  std::vector<double> start;           // starting point (clamped into the box)
+  int max_evaluations = 200;           // hard cap on objective evaluations
   double relative_x_tolerance = 1e-6;  // xtol_rel; 0 disables
   double relative_f_tolerance = 0.0;   // ftol_rel; 0 disables
 };

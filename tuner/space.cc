@@ -12,18 +12,24 @@ namespace {
 
 double Transform(Scale scale, double x) {
   switch (scale) {
-    case Scale::kLog: return std::log(x);
-    case Scale::kLog1p: return std::log1p(x);
-    case Scale::kLinear: break;
+    case Scale::kLog:
+      return std::log(x);
+    case Scale::kLog1p:
+      return std::log1p(x);
+    case Scale::kLinear:
+      break;
   }
   return x;
 }
 
 double InverseTransform(Scale scale, double t) {
   switch (scale) {
-    case Scale::kLog: return std::exp(t);
-    case Scale::kLog1p: return std::expm1(t);
-    case Scale::kLinear: break;
+    case Scale::kLog:
+      return std::exp(t);
+    case Scale::kLog1p:
+      return std::expm1(t);
+    case Scale::kLinear:
+      break;
   }
   return t;
 }
@@ -108,8 +114,8 @@ Status Space::AddDimension(Dimension d) {
     case DimensionKind::kContinuous:
     case DimensionKind::kInteger:
       if (!std::isfinite(d.lower) || !std::isfinite(d.upper) || !(d.lower < d.upper)) {
-        return Status::InvalidArgument(where + ": bounds [" + FormatNumber(d.lower, "%g") +
-                                       ", " + FormatNumber(d.upper, "%g") + "] are empty");
+        return Status::InvalidArgument(where + ": bounds [" + FormatNumber(d.lower, "%g") + ", " +
+                                       FormatNumber(d.upper, "%g") + "] are empty");
       }
       if (d.scale == Scale::kLog && d.lower <= 0.0) {
         return Status::InvalidArgument(where + ": log scale needs a positive lower bound");
@@ -223,16 +229,14 @@ void Space::Recount() {
 
 Status Space::Validate(const Point& point) const {
   if (static_cast<int>(point.size()) != num_dimensions()) {
-    return Status::InvalidArgument("point has " + std::to_string(point.size()) +
-                                   " values for " + std::to_string(num_dimensions()) +
-                                   " dimensions");
+    return Status::InvalidArgument("point has " + std::to_string(point.size()) + " values for " +
+                                   std::to_string(num_dimensions()) + " dimensions");
   }
   for (int i = 0; i < num_dimensions(); ++i) {
     AUTOTUNE_RETURN_IF_ERROR(CheckValue(i, point[i]));
     if (constant_[i] && point[i] != constant_value_[i]) {
       return Status::InvalidArgument("dimension '" + dimensions_[i].name +
-                                     "' is a constant and must stay at " +
-                                     ValueText(Default(), i));
+                                     "' is a constant and must stay at " + ValueText(Default(), i));
     }
   }
   return Status::Ok();
@@ -333,9 +337,12 @@ Point Space::Random(std::mt19937_64& rng) const {
 std::string Space::ValueText(const Point& point, int i) const {
   const Dimension& d = dimensions_[i];
   switch (d.kind) {
-    case DimensionKind::kContinuous: return FormatNumber(point[i], "%.6g");
-    case DimensionKind::kInteger: return FormatNumber(point[i], "%.0f");
-    case DimensionKind::kBoolean: return point[i] >= 0.5 ? "true" : "false";
+    case DimensionKind::kContinuous:
+      return FormatNumber(point[i], "%.6g");
+    case DimensionKind::kInteger:
+      return FormatNumber(point[i], "%.0f");
+    case DimensionKind::kBoolean:
+      return point[i] >= 0.5 ? "true" : "false";
     case DimensionKind::kCategorical: {
       int index = std::clamp(static_cast<int>(std::lround(point[i])), 0, Width(d) - 1);
       return d.categories[index];

@@ -14,12 +14,11 @@
 // Decode() always writes their fixed value, so the tuner cannot move them.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "traces/status.h"
 

@@ -17,10 +17,11 @@ namespace autotune::tuner::bench {
 inline void PrintFigure(const std::string& bench, const std::string& figure, double value,
                         const std::string& unit, const std::string& anchor, double anchor_value,
                         const std::string& target, bool met) {
-  std::printf("bench=%s figure=%s value=%.6g unit=%s anchor=%s anchor_value=%.6g ratio=%.4g "
-              "target=\"%s\" met=%s\n",
-              bench.c_str(), figure.c_str(), value, unit.c_str(), anchor.c_str(), anchor_value,
-              anchor_value != 0.0 ? value / anchor_value : 0.0, target.c_str(), met ? "yes" : "no");
+  std::printf(
+      "bench=%s figure=%s value=%.6g unit=%s anchor=%s anchor_value=%.6g ratio=%.4g "
+      "target=\"%s\" met=%s\n",
+      bench.c_str(), figure.c_str(), value, unit.c_str(), anchor.c_str(), anchor_value,
+      anchor_value != 0.0 ? value / anchor_value : 0.0, target.c_str(), met ? "yes" : "no");
   std::fflush(stdout);
 }
 
@@ -72,9 +73,7 @@ inline double Hartmann6(const std::vector<double>& x) {
 
 // Forrester et al. (2008) pair on [0,1]: the expensive function and its biased cheap version.
 inline constexpr double kForresterMinimum = -6.020740055766;
-inline double ForresterHigh(double x) {
-  return (6 * x - 2) * (6 * x - 2) * std::sin(12 * x - 4);
-}
+inline double ForresterHigh(double x) { return (6 * x - 2) * (6 * x - 2) * std::sin(12 * x - 4); }
 inline double ForresterLow(double x) { return 0.5 * ForresterHigh(x) + 10 * (x - 0.5) - 5; }
 
 }  // namespace autotune::tuner::bench

@@ -57,9 +57,12 @@ int main(int argc, char** argv) {
   using autotune::StatusOr;
   int seeds = 30, budget = 10, cheap = 12;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--seeds") && i + 1 < argc) seeds = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) budget = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--cheap") && i + 1 < argc) cheap = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--seeds") && i + 1 < argc)
+      seeds = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc)
+      budget = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--cheap") && i + 1 < argc)
+      cheap = std::atoi(argv[++i]);
     else {
       std::cerr << "usage: bench_tuner_multi_fidelity [--seeds S] [--budget N] [--cheap M]\n";
       return 2;
@@ -97,8 +100,9 @@ int main(int argc, char** argv) {
               "single_fidelity_evals_to_same_regret", Median(k_single), "ratio<=0.5",
               value <= 0.5 * Median(k_single));
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("# %d seeds, cheap evaluations %d, target regret %.3g (single-fidelity median after "
-              "%d), multi-fidelity final median regret %.3g, seeds never reaching it %d, %.1f s\n",
-              seeds, cheap, target, budget, Median(final_multi), unreached, seconds);
+  std::printf(
+      "# %d seeds, cheap evaluations %d, target regret %.3g (single-fidelity median after "
+      "%d), multi-fidelity final median regret %.3g, seeds never reaching it %d, %.1f s\n",
+      seeds, cheap, target, budget, Median(final_multi), unreached, seconds);
   return 0;
 }

@@ -47,7 +47,8 @@ int Run(const Problem& problem, int seeds) {
     options.seed = 1 + seed;
     options.model.residual_gp.seed = 1 + seed;
     Objective measured = [&](const Point& p) -> StatusOr<double> { return -problem.minimize(p); };
-    StatusOr<SearchResult> result = RunBayesSearch(UnitCube(problem.dims), options, measured, nullptr);
+    StatusOr<SearchResult> result =
+        RunBayesSearch(UnitCube(problem.dims), options, measured, nullptr);
     if (!result.ok()) {
       std::cerr << problem.name << " seed " << seed << ": " << result.status().message() << "\n";
       return 1;
@@ -57,8 +58,7 @@ int Run(const Problem& problem, int seeds) {
     random_double.push_back(RandomSearchBest(problem, 2 * problem.budget, 9999 + seed) -
                             problem.minimum);
   }
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string bench = "tuner.sample_efficiency." + problem.name;
   const std::string figure = "median_simple_regret_after_" + std::to_string(problem.budget);
   const double value = Median(bo);
@@ -67,16 +67,20 @@ int Run(const Problem& problem, int seeds) {
               "ratio<1", value < same);
   PrintFigure(bench, figure, value, "f", "random_search_" + std::to_string(2 * problem.budget),
               twice, "ratio<1", value < twice);
-  std::printf("# %s: %d seeds, %.1f s total, regret quartiles BO %.3g/%.3g/%.3g\n",
-              problem.name.c_str(), seeds, seconds, [&] {
-                std::vector<double> v = bo;
-                std::sort(v.begin(), v.end());
-                return v[v.size() / 4];
-              }(), value, [&] {
-                std::vector<double> v = bo;
-                std::sort(v.begin(), v.end());
-                return v[3 * v.size() / 4];
-              }());
+  std::printf(
+      "# %s: %d seeds, %.1f s total, regret quartiles BO %.3g/%.3g/%.3g\n", problem.name.c_str(),
+      seeds, seconds,
+      [&] {
+        std::vector<double> v = bo;
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 4];
+      }(),
+      value,
+      [&] {
+        std::vector<double> v = bo;
+        std::sort(v.begin(), v.end());
+        return v[3 * v.size() / 4];
+      }());
   return 0;
 }
 
@@ -88,8 +92,10 @@ int main(int argc, char** argv) {
   int seeds = 30;
   std::string only;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--seeds") && i + 1 < argc) seeds = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    if (!std::strcmp(argv[i], "--seeds") && i + 1 < argc)
+      seeds = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
     else {
       std::cerr << "usage: bench_tuner_sample_efficiency [--seeds S] [--only branin|hartmann6]\n";
       return 2;

@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   using Clock = std::chrono::steady_clock;
   int repetitions = 15;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--repetitions") && i + 1 < argc) repetitions = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--repetitions") && i + 1 < argc)
+      repetitions = std::atoi(argv[++i]);
     else {
       std::cerr << "usage: bench_tuner_suggest_time [--repetitions R]\n";
       return 2;
@@ -69,8 +70,9 @@ int main(int argc, char** argv) {
   const double value = Median(times_ms);
   PrintFigure("tuner.suggest_time", "median_observe_plus_suggest_at_200_samples_8_dims", value,
               "ms", "target_50ms", 50.0, "ratio<=1", value <= 50.0);
-  std::printf("# %d repetitions at %d..%d samples; hyperparameter refit (5 L-BFGS starts) at "
-              "%d samples took %.0f ms (done every refit_period samples, not per suggestion)\n",
-              repetitions, samples, samples + repetitions - 1, samples - 1, refit_ms);
+  std::printf(
+      "# %d repetitions at %d..%d samples; hyperparameter refit (5 L-BFGS starts) at "
+      "%d samples took %.0f ms (done every refit_period samples, not per suggestion)\n",
+      repetitions, samples, samples + repetitions - 1, samples - 1, refit_ms);
   return 0;
 }

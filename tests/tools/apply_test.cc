@@ -1,8 +1,8 @@
 // `autotune apply`: the exported environment, exactly, and bad config files.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "tests/tools/cli_runner.h"
 
@@ -57,11 +57,12 @@ TEST(ApplyTest, BackendVariablesOnlyWhenSet) {
 
 TEST(ApplyTest, RunsTheCommandWithTheEnvironmentAndItsExitCode) {
   TempDir dir;
-  std::string config = dir.File("best.yaml", "params: {fusion_threshold_mb: 32, cycle_time_ms: 2}\n");
-  CommandResult r = RunAutotune(
-      dir, "apply --config-file '" + config +
-               "' -- sh -c 'echo $HOROVOD_FUSION_THRESHOLD $HOROVOD_CYCLE_TIME "
-               "${NCCL_ALGO-unset}; exit 3'");
+  std::string config =
+      dir.File("best.yaml", "params: {fusion_threshold_mb: 32, cycle_time_ms: 2}\n");
+  CommandResult r =
+      RunAutotune(dir, "apply --config-file '" + config +
+                           "' -- sh -c 'echo $HOROVOD_FUSION_THRESHOLD $HOROVOD_CYCLE_TIME "
+                           "${NCCL_ALGO-unset}; exit 3'");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_EQ(r.out, "33554432 2 unset\n");
   CommandResult ok = RunAutotune(dir, "apply --config-file '" + config + "' -- true");
@@ -74,8 +75,8 @@ TEST(ApplyTest, MissingCommandIsAnError) {
   CommandResult r = RunAutotune(dir, "apply --config-file '" + config + "'");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("no command"), std::string::npos) << r.err;
-  CommandResult missing = RunAutotune(dir, "apply --config-file '" + config +
-                                               "' -- /nonexistent/program");
+  CommandResult missing =
+      RunAutotune(dir, "apply --config-file '" + config + "' -- /nonexistent/program");
   EXPECT_EQ(missing.exit_code, 127);
   EXPECT_NE(missing.err.find("/nonexistent/program"), std::string::npos) << missing.err;
 }
@@ -114,8 +115,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ApplyTest, UnreadableFileIsNamed) {
   TempDir dir;
-  CommandResult r = RunAutotune(dir, "apply --config-file '" + dir.path() +
-                                         "/missing.yaml' -- true");
+  CommandResult r =
+      RunAutotune(dir, "apply --config-file '" + dir.path() + "/missing.yaml' -- true");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("missing.yaml"), std::string::npos) << r.err;
 }

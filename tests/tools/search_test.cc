@@ -1,11 +1,11 @@
 // `autotune search` on a database holding one synthetic recorded run and a calibration (made
 // with the simulator's synthetic inputs, so no MPI is needed).
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <memory>
-#include <string>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "simulator/synthetic.h"
 #include "tests/tools/cli_runner.h"
@@ -29,11 +29,10 @@ void MakeDatabase(const std::string& path, const Knobs& knobs) {
   Trace trace;
   sim::SyntheticTraceOptions options;
   options.steps = 3;
-  ASSERT_TRUE(sim::SynthesizeTrace(workload, knobs, network,
-                                   sim::NegotiationModel::Prior(network,
-                                                                static_cast<int>(
-                                                                    workload.tensors.size())),
-                                   options, &trace)
+  ASSERT_TRUE(sim::SynthesizeTrace(
+                  workload, knobs, network,
+                  sim::NegotiationModel::Prior(network, static_cast<int>(workload.tensors.size())),
+                  options, &trace)
                   .ok());
   std::unique_ptr<Store> store;
   ASSERT_TRUE(Store::Open(path, Store::Mode::kReadWrite, &store).ok());
@@ -54,9 +53,11 @@ TEST(SearchTest, ConstantsStayAndTheUnmeasuredDefaultIsProposedFirst) {
   MakeDatabase(db, Knobs());
   const std::string before = ReadAll(db);
   const std::string best = dir.path() + "/best.yaml", log = dir.path() + "/log.csv";
-  CommandResult r = RunAutotune(dir, "search --db '" + db + "' --run 1 --sim-budget 25 --propose 2"
-                                     " --hierarchical-allreduce --cycle-time-ms 2 --json --out '" +
-                                         best + "' --autotune-log-file '" + log + "'");
+  CommandResult r =
+      RunAutotune(dir, "search --db '" + db +
+                           "' --run 1 --sim-budget 25 --propose 2"
+                           " --hierarchical-allreduce --cycle-time-ms 2 --json --out '" +
+                           best + "' --autotune-log-file '" + log + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   // The recorded run had the default (flat, 1 ms), which the constants exclude.
@@ -115,8 +116,10 @@ TEST(SearchTest, SpentBudgetStopsAndSaysSo) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
   MakeDatabase(db, Knobs());
-  CommandResult r = RunAutotune(dir, "search --db '" + db + "' --run 1 --sim-budget 5 "
-                                     "--max-samples 1 --out '" + dir.path() + "/best.yaml'");
+  CommandResult r = RunAutotune(dir, "search --db '" + db +
+                                         "' --run 1 --sim-budget 5 "
+                                         "--max-samples 1 --out '" +
+                                         dir.path() + "/best.yaml'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("stop: budget spent"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("measure next"), std::string::npos) << r.out;
@@ -140,8 +143,10 @@ TEST(SearchTest, LiveStopsWithOneLineWhenTheLauncherFails) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
   MakeDatabase(db, Knobs());
-  CommandResult r = RunAutotune(dir, "search --db '" + db + "' --run 1 --sim-budget 5 --live "
-                                     "--launcher false --out '" + dir.path() + "/best.yaml'");
+  CommandResult r = RunAutotune(dir, "search --db '" + db +
+                                         "' --run 1 --sim-budget 5 --live "
+                                         "--launcher false --out '" +
+                                         dir.path() + "/best.yaml'");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("autotune: error: search --live: `false "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("failed"), std::string::npos) << r.err;

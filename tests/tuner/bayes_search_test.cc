@@ -1,9 +1,9 @@
 #include "tuner/bayes_search.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <set>
-
-#include <gtest/gtest.h>
 
 namespace autotune::tuner {
 namespace {
@@ -36,7 +36,7 @@ TEST(BayesSearchTest, ConstantsAreNeverMoved) {
   ASSERT_TRUE(space.AddDimension(Dimension::Boolean("b", false)).ok());
   ASSERT_TRUE(space.AddDimension(Dimension::Categorical("c", {"p", "q", "r"}, 0)).ok());
   ASSERT_TRUE(space.AddDimension(Dimension::Continuous("cycle", 0.1, 100, Scale::kLog, 1)).ok());
-  ASSERT_TRUE(space.SetConstant("b", 0).ok());     // the objective would prefer 1
+  ASSERT_TRUE(space.SetConstant("b", 0).ok());  // the objective would prefer 1
   ASSERT_TRUE(space.SetConstant("cycle", 7.5).ok());
   int moved = 0;
   auto objective = [&](const Point& p) -> StatusOr<double> {
@@ -57,8 +57,9 @@ TEST(BayesSearchTest, ConstantsAreNeverMoved) {
   EXPECT_EQ(result->best.point[3], 7.5);
   EXPECT_EQ(result->best.point[2], 2.0);  // the free categorical was found
   // A prior observation with a moved constant is refused, naming it.
-  StatusOr<SearchResult> refused = RunBayesSearch(
-      space, options, objective, nullptr, {Observation{{0.5, 1.0, 0.0, 7.5}, Fidelity::kMeasured, 1.0}});
+  StatusOr<SearchResult> refused =
+      RunBayesSearch(space, options, objective, nullptr,
+                     {Observation{{0.5, 1.0, 0.0, 7.5}, Fidelity::kMeasured, 1.0}});
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("'b'"), std::string::npos);
 }

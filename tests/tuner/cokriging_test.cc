@@ -1,8 +1,8 @@
 #include "tuner/cokriging.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace autotune::tuner {
 namespace {

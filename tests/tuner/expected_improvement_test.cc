@@ -1,8 +1,8 @@
 #include "tuner/expected_improvement.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "tuner/gaussian_process.h"
 

@@ -1,9 +1,9 @@
 #include "tuner/gaussian_process.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <random>
-
-#include <gtest/gtest.h>
 
 namespace autotune::tuner {
 namespace {
@@ -26,8 +26,9 @@ Hyperparameters MakeHyperparameters(Eigen::VectorXd length_scales, double signal
 TEST(GaussianProcessTest, TwoPointPosteriorByHand) {
   const double length = 0.4, signal = 1.3, noise = 0.01;
   GaussianProcess gp(1);
-  ASSERT_TRUE(gp.SetHyperparameters(MakeHyperparameters(Eigen::VectorXd::Constant(1, length),
-                                                        signal, noise)).ok());
+  ASSERT_TRUE(gp.SetHyperparameters(
+                    MakeHyperparameters(Eigen::VectorXd::Constant(1, length), signal, noise))
+                  .ok());
   Eigen::MatrixXd x(1, 2);
   x << 0.2, 0.7;
   Eigen::VectorXd y(2);
@@ -58,8 +59,9 @@ TEST(GaussianProcessTest, TwoPointPosteriorByHand) {
 
 TEST(GaussianProcessTest, StandardizationMapsBackToOriginalUnits) {
   GaussianProcess gp(1);
-  ASSERT_TRUE(gp.SetHyperparameters(MakeHyperparameters(Eigen::VectorXd::Constant(1, 0.3), 1.0,
-                                                        1e-4)).ok());
+  ASSERT_TRUE(
+      gp.SetHyperparameters(MakeHyperparameters(Eigen::VectorXd::Constant(1, 0.3), 1.0, 1e-4))
+          .ok());
   ASSERT_TRUE(gp.SetStandardization(2e9, 1e8).ok());
   Eigen::MatrixXd x(1, 1);
   x << 0.5;
@@ -117,9 +119,11 @@ TEST(GaussianProcessTest, FitRaisesTheLikelihoodAndPredictsTheData) {
   // The fitted hyperparameters beat the defaults' likelihood.
   Eigen::VectorXd fitted(3), defaults(3);
   Hyperparameters hp = gp.hyperparameters();
-  fitted << std::log(hp.length_scales[0]), std::log(hp.signal_variance), std::log(hp.noise_variance);
+  fitted << std::log(hp.length_scales[0]), std::log(hp.signal_variance),
+      std::log(hp.noise_variance);
   defaults << std::log(0.5), 0.0, std::log(1e-3);
-  EXPECT_GT(*gp.LogMarginalLikelihood(fitted, nullptr), *gp.LogMarginalLikelihood(defaults, nullptr));
+  EXPECT_GT(*gp.LogMarginalLikelihood(fitted, nullptr),
+            *gp.LogMarginalLikelihood(defaults, nullptr));
 }
 
 TEST(GaussianProcessTest, FixedNoiseIsKeptByTheFit) {
@@ -138,11 +142,10 @@ TEST(GaussianProcessTest, DuplicatePointsWithoutNoiseNeedJitter) {
   GpOptions options;
   options.fixed_noise_stddev = 0.0;
   GaussianProcess gp(2, options);
-  ASSERT_TRUE(gp.SetHyperparameters(MakeHyperparameters(Eigen::VectorXd::Constant(2, 0.5), 1.0,
-                                                        0.0)).ok());
+  ASSERT_TRUE(
+      gp.SetHyperparameters(MakeHyperparameters(Eigen::VectorXd::Constant(2, 0.5), 1.0, 0.0)).ok());
   Eigen::MatrixXd x(2, 3);
-  x << 0.3, 0.3, 0.8,
-       0.6, 0.6, 0.1;
+  x << 0.3, 0.3, 0.8, 0.6, 0.6, 0.1;
   Eigen::VectorXd y(3);
   y << 1.0, 3.0, -1.0;
   ASSERT_TRUE(gp.SetData(x, y).ok());

@@ -1,8 +1,8 @@
 #include "tuner/kernel_matern52.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace autotune::tuner {
 namespace {

@@ -1,9 +1,9 @@
 #include "tuner/space.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <random>
-
-#include <gtest/gtest.h>
 
 #include "tuner/knob_space.h"
 
@@ -12,12 +12,15 @@ namespace {
 
 Space MixedSpace() {
   Space space;
-  EXPECT_TRUE(space.AddDimension(Dimension::Continuous("threshold_mb", 0, 512, Scale::kLog1p, 128)).ok());
+  EXPECT_TRUE(
+      space.AddDimension(Dimension::Continuous("threshold_mb", 0, 512, Scale::kLog1p, 128)).ok());
   EXPECT_TRUE(space.AddDimension(Dimension::Continuous("cycle_ms", 0.1, 100, Scale::kLog, 1)).ok());
   EXPECT_TRUE(space.AddDimension(Dimension::Integer("cache", 0, 4096, Scale::kLog1p, 1024)).ok());
   EXPECT_TRUE(space.AddDimension(Dimension::Boolean("hier", false)).ok());
-  EXPECT_TRUE(space.AddDimension(
-      Dimension::Categorical("algo", {"", "ring", "tree"}, 0, Lifetime::kPerLaunch)).ok());
+  EXPECT_TRUE(space
+                  .AddDimension(
+                      Dimension::Categorical("algo", {"", "ring", "tree"}, 0, Lifetime::kPerLaunch))
+                  .ok());
   return space;
 }
 
