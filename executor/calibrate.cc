@@ -32,8 +32,7 @@ Status ValidateCalibrateOptions(const CalibrateOptions& o) {
   }
   if (o.max_bytes < o.min_bytes) {
     return Status::InvalidArgument("--max-bytes " + std::to_string(o.max_bytes) +
-                                   ": must be at least --min-bytes " +
-                                   std::to_string(o.min_bytes));
+                                   ": must be at least --min-bytes " + std::to_string(o.min_bytes));
   }
   if (o.repetitions < 1) {
     return Status::InvalidArgument("--repetitions " + std::to_string(o.repetitions) +
@@ -84,22 +83,19 @@ struct Harness {
     char* buf = a->bytes_ptr();
     const int64_t count = bytes / 4;
     const int world_size = layout.size;
-    auto own_block = [&](int index) {  // allgather input: own block filled
+    auto own_block = [&](int index) {                  // allgather input: own block filled
       return be->Fill(buf + index * bytes, 0, bytes);  // zeros: no denormal sums
     };
     AUTOTUNE_RETURN_IF_ERROR(Time(Op::kAllreduce, Scope::kWorld, world_size, bytes, [&] {
       return be->Allreduce(Level::kWorld, buf, count, DType::kFloat32);
     }));
     AUTOTUNE_RETURN_IF_ERROR(own_block(layout.rank));
-    AUTOTUNE_RETURN_IF_ERROR(Time(Op::kAllgather, Scope::kWorld, world_size, bytes, [&] {
-      return be->Allgather(Level::kWorld, buf, bytes);
-    }));
+    AUTOTUNE_RETURN_IF_ERROR(Time(Op::kAllgather, Scope::kWorld, world_size, bytes,
+                                  [&] { return be->Allgather(Level::kWorld, buf, bytes); }));
     if (layout.local_size > 1) {
-      AUTOTUNE_RETURN_IF_ERROR(Time(Op::kAllreduce, Scope::kIntra, layout.local_size, bytes,
-                                    [&] {
-                                      return be->Allreduce(Level::kIntra, buf, count,
-                                                           DType::kFloat32);
-                                    }));
+      AUTOTUNE_RETURN_IF_ERROR(Time(Op::kAllreduce, Scope::kIntra, layout.local_size, bytes, [&] {
+        return be->Allreduce(Level::kIntra, buf, count, DType::kFloat32);
+      }));
       AUTOTUNE_RETURN_IF_ERROR(Time(Op::kAllgather, Scope::kIntra, layout.local_size, bytes,
                                     [&] { return be->Allgather(Level::kIntra, buf, bytes); }));
     }
@@ -111,16 +107,15 @@ struct Harness {
         return layout.local_rank == 0 ? be->Allgather(Level::kCross, buf, bytes) : Status::Ok();
       }));
     }
-    AUTOTUNE_RETURN_IF_ERROR(
-        Time(Op::kAllreduce, Scope::kHierarchical, world_size, bytes,
-             [&] { return HierarchicalAllreduce(be, buf, count, DType::kFloat32); }));
+    AUTOTUNE_RETURN_IF_ERROR(Time(Op::kAllreduce, Scope::kHierarchical, world_size, bytes, [&] {
+      return HierarchicalAllreduce(be, buf, count, DType::kFloat32);
+    }));
     AUTOTUNE_RETURN_IF_ERROR(own_block(layout.rank));
     AUTOTUNE_RETURN_IF_ERROR(Time(Op::kAllgather, Scope::kHierarchical, world_size, bytes, [&] {
       return HierarchicalAllgather(be, layout, buf, bytes, b->data());
     }));
     const CopySpan copy{b->data(), buf, bytes};
-    return Time(Op::kAllreduce, Scope::kCopy, 1, bytes,
-                [&] { return be->BatchCopy({&copy, 1}); });
+    return Time(Op::kAllreduce, Scope::kCopy, 1, bytes, [&] { return be->BatchCopy({&copy, 1}); });
   }
 };
 

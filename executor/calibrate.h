@@ -26,10 +26,10 @@
 namespace autotune::executor {
 
 struct CalibrateOptions {
-  int64_t min_bytes = 1024;              // smallest message, bytes, >= 4. Default 1 KiB.
+  int64_t min_bytes = 1024;                // smallest message, bytes, >= 4. Default 1 KiB.
   int64_t max_bytes = 64LL * 1024 * 1024;  // largest message, bytes, >= min. Default 64 MiB.
-  int repetitions = 10;                  // timed runs per point, >= 1. Default 10.
-  std::string db_path = "autotune.db";   // SQLite database, created if missing
+  int repetitions = 10;                    // timed runs per point, >= 1. Default 10.
+  std::string db_path = "autotune.db";     // SQLite database, created if missing
   MPI_Comm world = MPI_COMM_WORLD;
 };
 

@@ -67,27 +67,41 @@ uint16_t FloatToBFloat16(float f) {
 
 void StoreElement(DType dtype, void* base, int64_t i, double v) {
   switch (dtype) {
-    case DType::kFloat32: static_cast<float*>(base)[i] = static_cast<float>(v); return;
-    case DType::kFloat64: static_cast<double*>(base)[i] = v; return;
+    case DType::kFloat32:
+      static_cast<float*>(base)[i] = static_cast<float>(v);
+      return;
+    case DType::kFloat64:
+      static_cast<double*>(base)[i] = v;
+      return;
     case DType::kFloat16:
       static_cast<uint16_t*>(base)[i] = FloatToHalf(static_cast<float>(v));
       return;
     case DType::kBFloat16:
       static_cast<uint16_t*>(base)[i] = FloatToBFloat16(static_cast<float>(v));
       return;
-    case DType::kInt32: static_cast<int32_t*>(base)[i] = static_cast<int32_t>(v); return;
-    case DType::kInt64: static_cast<int64_t*>(base)[i] = static_cast<int64_t>(v); return;
+    case DType::kInt32:
+      static_cast<int32_t*>(base)[i] = static_cast<int32_t>(v);
+      return;
+    case DType::kInt64:
+      static_cast<int64_t*>(base)[i] = static_cast<int64_t>(v);
+      return;
   }
 }
 
 double LoadElement(DType dtype, const void* base, int64_t i) {
   switch (dtype) {
-    case DType::kFloat32: return static_cast<const float*>(base)[i];
-    case DType::kFloat64: return static_cast<const double*>(base)[i];
-    case DType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(base)[i]);
-    case DType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(base)[i]);
-    case DType::kInt32: return static_cast<const int32_t*>(base)[i];
-    case DType::kInt64: return static_cast<double>(static_cast<const int64_t*>(base)[i]);
+    case DType::kFloat32:
+      return static_cast<const float*>(base)[i];
+    case DType::kFloat64:
+      return static_cast<const double*>(base)[i];
+    case DType::kFloat16:
+      return HalfToFloat(static_cast<const uint16_t*>(base)[i]);
+    case DType::kBFloat16:
+      return BFloat16ToFloat(static_cast<const uint16_t*>(base)[i]);
+    case DType::kInt32:
+      return static_cast<const int32_t*>(base)[i];
+    case DType::kInt64:
+      return static_cast<double>(static_cast<const int64_t*>(base)[i]);
   }
   return 0.0;
 }

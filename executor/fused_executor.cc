@@ -6,19 +6,18 @@
 
 namespace autotune::executor {
 
-Status FusedExecutor::Create(Backend* backend, const NodeLayout* layout,
-                             const Workload* workload, TensorMemory* memory,
-                             int64_t fusion_bytes, int64_t max_allgather_bytes,
-                             std::unique_ptr<FusedExecutor>* out) {
+Status FusedExecutor::Create(Backend* backend, const NodeLayout* layout, const Workload* workload,
+                             TensorMemory* memory, int64_t fusion_bytes,
+                             int64_t max_allgather_bytes, std::unique_ptr<FusedExecutor>* out) {
   std::unique_ptr<FusedExecutor> e(new FusedExecutor());
   e->backend_ = backend;
   e->layout_ = layout;
   e->workload_ = workload;
   e->memory_ = memory;
   if (fusion_bytes > 0) {
-    AUTOTUNE_RETURN_IF_ERROR(backend->Allocate(fusion_bytes, &e->fusion_)
-                                 .WithPrefix("fusion buffer of " +
-                                             std::to_string(fusion_bytes) + " bytes"));
+    AUTOTUNE_RETURN_IF_ERROR(
+        backend->Allocate(fusion_bytes, &e->fusion_)
+            .WithPrefix("fusion buffer of " + std::to_string(fusion_bytes) + " bytes"));
   }
   if (!layout->block_placement() && max_allgather_bytes > 0) {
     AUTOTUNE_RETURN_IF_ERROR(backend->Allocate(max_allgather_bytes, &e->scratch_)

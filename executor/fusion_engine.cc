@@ -5,9 +5,8 @@
 
 namespace autotune::executor {
 
-Status FusionEngine::Create(Backend* backend, const NodeLayout* layout,
-                            const Workload* workload, TensorMemory* memory,
-                            ControlChannel* control, const Knobs& knobs,
+Status FusionEngine::Create(Backend* backend, const NodeLayout* layout, const Workload* workload,
+                            TensorMemory* memory, ControlChannel* control, const Knobs& knobs,
                             std::unique_ptr<FusionEngine>* out) {
   std::unique_ptr<FusionEngine> e(new FusionEngine());
   e->backend_ = backend;
@@ -32,8 +31,7 @@ Status FusionEngine::Create(Backend* backend, const NodeLayout* layout,
   const int64_t fusion_bytes = std::min(e->threshold_bytes_, total);
   const int64_t scratch_bytes =
       std::max(largest_allgather, std::min(e->threshold_bytes_, total_allgather));
-  AUTOTUNE_RETURN_IF_ERROR(FusedExecutor::Create(backend, layout, workload, memory,
-                                                 fusion_bytes,
+  AUTOTUNE_RETURN_IF_ERROR(FusedExecutor::Create(backend, layout, workload, memory, fusion_bytes,
                                                  knobs.hierarchical_allgather ? scratch_bytes : 0,
                                                  &e->executor_));
   const int n = static_cast<int>(workload->tensors.size());
@@ -158,8 +156,8 @@ Status FusionEngine::RunCycle(int cycle, const std::vector<int>& newly_ready) {
     cr.seq = collective_seq_++;
     cr.cycle = cycle;
     cr.op = c.op;
-    const bool hierarchical = c.op == Op::kAllreduce ? knobs_.hierarchical_allreduce
-                                                     : knobs_.hierarchical_allgather;
+    const bool hierarchical =
+        c.op == Op::kAllreduce ? knobs_.hierarchical_allreduce : knobs_.hierarchical_allgather;
     cr.algorithm = hierarchical ? Algorithm::kHierarchical : Algorithm::kFlat;
     cr.bytes = c.bytes;
     cr.tensors = c.tensors;

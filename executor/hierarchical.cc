@@ -30,8 +30,7 @@ Status HierarchicalAllreduce(Backend* backend, void* buf, int64_t count, DType d
     char* tail = base + split.chunk * local_size * esize;
     AUTOTUNE_RETURN_IF_ERROR(backend->Allreduce(Level::kIntra, tail, split.remainder, dtype));
     if (multi_node) {
-      AUTOTUNE_RETURN_IF_ERROR(
-          backend->Allreduce(Level::kCross, tail, split.remainder, dtype));
+      AUTOTUNE_RETURN_IF_ERROR(backend->Allreduce(Level::kCross, tail, split.remainder, dtype));
     }
   }
   return Status::Ok();
@@ -41,8 +40,9 @@ Status HierarchicalAllgather(Backend* backend, const NodeLayout& layout, void* b
                              int64_t block_bytes, void* scratch) {
   const bool in_place = layout.block_placement();
   if (!in_place && scratch == nullptr) {
-    return Status::Internal("hierarchical allgather: ranks are not placed by node and no "
-                            "scratch buffer was given");
+    return Status::Internal(
+        "hierarchical allgather: ranks are not placed by node and no "
+        "scratch buffer was given");
   }
   char* out = static_cast<char*>(buf);
   char* work = in_place ? out : static_cast<char*>(scratch);

@@ -20,8 +20,7 @@ Topology NodeLayout::ToTopology() const {
   return t;
 }
 
-Status ParseRanksPerNode(const char* value, int world_size, int* ranks_per_node,
-                         bool* cyclic) {
+Status ParseRanksPerNode(const char* value, int world_size, int* ranks_per_node, bool* cyclic) {
   *ranks_per_node = 0;
   *cyclic = false;
   if (value == nullptr || *value == '\0') return Status::Ok();
@@ -38,8 +37,7 @@ Status ParseRanksPerNode(const char* value, int world_size, int* ranks_per_node,
   }
   if (world_size % k != 0) {
     return Status::InvalidArgument(std::string(kRanksPerNodeEnv) + "=" + value +
-                                   " does not divide the world size " +
-                                   std::to_string(world_size));
+                                   " does not divide the world size " + std::to_string(world_size));
   }
   *ranks_per_node = static_cast<int>(k);
   return Status::Ok();
@@ -63,8 +61,7 @@ Status DetectLayout(MPI_Comm world, NodeLayout* layout, LayoutComms* comms) {
   int ranks_per_node = 0;
   bool cyclic = false;
   // Every rank reads the same launch environment; the check below still agrees on errors.
-  Status env =
-      ParseRanksPerNode(std::getenv(kRanksPerNodeEnv), l.size, &ranks_per_node, &cyclic);
+  Status env = ParseRanksPerNode(std::getenv(kRanksPerNodeEnv), l.size, &ranks_per_node, &cyclic);
   int env_bad = env.ok() ? 0 : 1, any_bad = 0;
   MPI_Allreduce(&env_bad, &any_bad, 1, MPI_INT, MPI_MAX, world);
   if (any_bad) {
@@ -89,8 +86,7 @@ Status DetectLayout(MPI_Comm world, NodeLayout* layout, LayoutComms* comms) {
   if (min_local != max_local) {
     MPI_Comm_free(&intra);
     return Status::NotSupported("non-uniform layout: nodes hold between " +
-                                std::to_string(min_local) + " and " +
-                                std::to_string(max_local) +
+                                std::to_string(min_local) + " and " + std::to_string(max_local) +
                                 " ranks; autotune needs the same ranks on every node");
   }
   // Node index: rank among the local ranks 0 ordered by world rank (local rank 0 holds its

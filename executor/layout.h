@@ -58,7 +58,6 @@ void FreeLayoutComms(LayoutComms* comms);
 
 // Parses an AUTOTUNE_RANKS_PER_NODE value ("K" or "K:cyclic") for a world of world_size
 // ranks; *ranks_per_node = 0 when value is null or empty.
-Status ParseRanksPerNode(const char* value, int world_size, int* ranks_per_node,
-                         bool* cyclic);
+Status ParseRanksPerNode(const char* value, int world_size, int* ranks_per_node, bool* cyclic);
 
 }  // namespace autotune::executor

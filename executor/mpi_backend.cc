@@ -13,9 +13,12 @@ namespace autotune::executor {
 
 const char* LevelName(Level level) {
   switch (level) {
-    case Level::kWorld: return "world";
-    case Level::kIntra: return "intra";
-    case Level::kCross: return "cross";
+    case Level::kWorld:
+      return "world";
+    case Level::kIntra:
+      return "intra";
+    case Level::kCross:
+      return "cross";
   }
   return "?";
 }
@@ -50,8 +53,7 @@ void SumBFloat16(void* in, void* inout, int* len, MPI_Datatype*) {
 
 class MpiBackend : public Backend {
  public:
-  MpiBackend(MPI_Comm world, MPI_Comm intra, MPI_Comm cross)
-      : comms_{world, intra, cross} {
+  MpiBackend(MPI_Comm world, MPI_Comm intra, MPI_Comm cross) : comms_{world, intra, cross} {
     MPI_Op_create(&SumHalf, 1, &sum_half_);
     MPI_Op_create(&SumBFloat16, 1, &sum_bf16_);
     for (int l = 0; l < 3; ++l) {
@@ -106,9 +108,9 @@ class MpiBackend : public Backend {
     char* p = static_cast<char*>(buf);
     for (int64_t done = 0; done < count; done += step) {
       const int n = static_cast<int>(std::min(step, count - done));
-      AUTOTUNE_RETURN_IF_ERROR(Check(
-          MPI_Allreduce(MPI_IN_PLACE, p + done * DTypeSize(dtype), n, type, op, comm(level)),
-          "MPI_Allreduce", level));
+      AUTOTUNE_RETURN_IF_ERROR(
+          Check(MPI_Allreduce(MPI_IN_PLACE, p + done * DTypeSize(dtype), n, type, op, comm(level)),
+                "MPI_Allreduce", level));
     }
     return Status::Ok();
   }
@@ -123,10 +125,9 @@ class MpiBackend : public Backend {
     MPI_Datatype type = MPI_BYTE;
     MPI_Op op;
     TypeAndSum(dtype, &type, &op);
-    AUTOTUNE_RETURN_IF_ERROR(Check(MPI_Reduce_scatter_block(MPI_IN_PLACE, buf,
-                                                            static_cast<int>(count), type, op,
-                                                            comm(level)),
-                                   "MPI_Reduce_scatter_block", level));
+    AUTOTUNE_RETURN_IF_ERROR(Check(
+        MPI_Reduce_scatter_block(MPI_IN_PLACE, buf, static_cast<int>(count), type, op, comm(level)),
+        "MPI_Reduce_scatter_block", level));
     // MPI leaves the result at the front; the contract wants it in this rank's block.
     const int rank = Rank(level);
     if (rank != 0) {
@@ -137,8 +138,8 @@ class MpiBackend : public Backend {
   }
   Status Broadcast(Level level, void* buf, int64_t bytes, int root) override {
     AUTOTUNE_RETURN_IF_ERROR(CheckCount(bytes, "MPI_Bcast", level));
-    return Check(MPI_Bcast(buf, static_cast<int>(bytes), MPI_BYTE, root, comm(level)),
-                 "MPI_Bcast", level);
+    return Check(MPI_Bcast(buf, static_cast<int>(bytes), MPI_BYTE, root, comm(level)), "MPI_Bcast",
+                 level);
   }
   Status Gather(Level level, void* buf, int64_t block_bytes, int root) override {
     AUTOTUNE_RETURN_IF_ERROR(CheckCount(block_bytes, "MPI_Gather", level));
@@ -165,12 +166,26 @@ class MpiBackend : public Backend {
   void TypeAndSum(DType dtype, MPI_Datatype* type, MPI_Op* op) const {
     *op = MPI_SUM;
     switch (dtype) {
-      case DType::kFloat32: *type = MPI_FLOAT; return;
-      case DType::kFloat64: *type = MPI_DOUBLE; return;
-      case DType::kInt32: *type = MPI_INT32_T; return;
-      case DType::kInt64: *type = MPI_INT64_T; return;
-      case DType::kFloat16: *type = MPI_UINT16_T; *op = sum_half_; return;
-      case DType::kBFloat16: *type = MPI_UINT16_T; *op = sum_bf16_; return;
+      case DType::kFloat32:
+        *type = MPI_FLOAT;
+        return;
+      case DType::kFloat64:
+        *type = MPI_DOUBLE;
+        return;
+      case DType::kInt32:
+        *type = MPI_INT32_T;
+        return;
+      case DType::kInt64:
+        *type = MPI_INT64_T;
+        return;
+      case DType::kFloat16:
+        *type = MPI_UINT16_T;
+        *op = sum_half_;
+        return;
+      case DType::kBFloat16:
+        *type = MPI_UINT16_T;
+        *op = sum_bf16_;
+        return;
     }
   }
 
@@ -185,8 +200,7 @@ class MpiBackend : public Backend {
   static Status CheckCount(int64_t n, const char* what, Level level) {
     if (n <= INT_MAX) return Status::Ok();
     return Status::NotSupported(std::string(what) + " on the " + LevelName(level) +
-                                " communicator: " + std::to_string(n) +
-                                " exceeds MPI's int count");
+                                " communicator: " + std::to_string(n) + " exceeds MPI's int count");
   }
 
   MPI_Comm comms_[3];
@@ -216,8 +230,7 @@ std::string HostHardwareDescription() {
   return cpu + "; " + mpi;
 }
 
-Status CreateMpiBackend(MPI_Comm world, const LayoutComms& comms,
-                        std::unique_ptr<Backend>* out) {
+Status CreateMpiBackend(MPI_Comm world, const LayoutComms& comms, std::unique_ptr<Backend>* out) {
   MPI_Comm w, i, c;
   MPI_Comm_dup(world, &w);
   MPI_Comm_dup(comms.intra, &i);

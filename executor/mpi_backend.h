@@ -17,8 +17,7 @@ namespace autotune::executor {
 
 // Creates the backend over duplicates of world and of the layout's communicators; the
 // backend owns the duplicates. Collective over world.
-Status CreateMpiBackend(MPI_Comm world, const LayoutComms& comms,
-                        std::unique_ptr<Backend>* out);
+Status CreateMpiBackend(MPI_Comm world, const LayoutComms& comms, std::unique_ptr<Backend>* out);
 
 // "CPU model; MPI library version" of this host, for RunInfo::hardware.
 std::string HostHardwareDescription();

@@ -29,9 +29,8 @@ class MpiControlChannel : public ControlChannel {
     all->clear();
     int n = static_cast<int>(mine.size());
     std::vector<int> counts(rank_ == 0 ? size_ : 0);
-    AUTOTUNE_RETURN_IF_ERROR(
-        Check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_),
-              "coordinator gather of request counts"));
+    AUTOTUNE_RETURN_IF_ERROR(Check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_),
+                                   "coordinator gather of request counts"));
     std::vector<int> displs, flat;
     if (rank_ == 0) {
       displs.resize(size_);
@@ -42,10 +41,9 @@ class MpiControlChannel : public ControlChannel {
       }
       flat.resize(total);
     }
-    AUTOTUNE_RETURN_IF_ERROR(Check(
-        MPI_Gatherv(mine.data(), n, MPI_INT, flat.data(), counts.data(), displs.data(),
-                    MPI_INT, 0, comm_),
-        "coordinator gather of requests"));
+    AUTOTUNE_RETURN_IF_ERROR(Check(MPI_Gatherv(mine.data(), n, MPI_INT, flat.data(), counts.data(),
+                                               displs.data(), MPI_INT, 0, comm_),
+                                   "coordinator gather of requests"));
     if (rank_ == 0) {
       all->resize(size_);
       for (int r = 0; r < size_; ++r) {
@@ -71,8 +69,8 @@ class MpiControlChannel : public ControlChannel {
     char text[MPI_MAX_ERROR_STRING] = {};
     int len = 0;
     MPI_Error_string(rc, text, &len);
-    return Status::Internal(std::string("negotiation: ") + what + " failed: " +
-                            std::string(text, len));
+    return Status::Internal(std::string("negotiation: ") + what +
+                            " failed: " + std::string(text, len));
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;

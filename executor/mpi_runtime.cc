@@ -29,8 +29,7 @@ Status CheckMpiReady() {
   int provided = 0;
   MPI_Query_thread(&provided);
   if (provided < kRequiredThreadLevel) {
-    return Status::NotSupported("the MPI library gives thread level " +
-                                std::to_string(provided) +
+    return Status::NotSupported("the MPI library gives thread level " + std::to_string(provided) +
                                 "; the executor needs MPI_THREAD_SERIALIZED");
   }
   return Status::Ok();
@@ -53,13 +52,20 @@ Status AgreeOnStatus(MPI_Comm comm, const Status& local) {
   std::string message(text.begin(), text.end());
   if (first != 0) message = "rank " + std::to_string(first) + ": " + message;
   switch (static_cast<Status::Code>(code)) {
-    case Status::Code::kInvalidArgument: return Status::InvalidArgument(message);
-    case Status::Code::kNotFound: return Status::NotFound(message);
-    case Status::Code::kIoError: return Status::IoError(message);
-    case Status::Code::kCorruption: return Status::Corruption(message);
-    case Status::Code::kNotSupported: return Status::NotSupported(message);
-    case Status::Code::kAborted: return Status::Aborted(message);
-    default: return Status::Internal(message);
+    case Status::Code::kInvalidArgument:
+      return Status::InvalidArgument(message);
+    case Status::Code::kNotFound:
+      return Status::NotFound(message);
+    case Status::Code::kIoError:
+      return Status::IoError(message);
+    case Status::Code::kCorruption:
+      return Status::Corruption(message);
+    case Status::Code::kNotSupported:
+      return Status::NotSupported(message);
+    case Status::Code::kAborted:
+      return Status::Aborted(message);
+    default:
+      return Status::Internal(message);
   }
 }
 

@@ -14,14 +14,13 @@ MessageTable::MessageTable(int world_size, int num_tensors)
 Status MessageTable::Add(int rank, std::span<const int> tensors, std::vector<int>* complete) {
   for (int t : tensors) {
     if (t < 0 || t >= num_tensors_ || rank < 0 || rank >= world_size_) {
-      return Status::Internal("negotiation: rank " + std::to_string(rank) +
-                              " requested tensor " + std::to_string(t) + " of " +
-                              std::to_string(num_tensors_));
+      return Status::Internal("negotiation: rank " + std::to_string(rank) + " requested tensor " +
+                              std::to_string(t) + " of " + std::to_string(num_tensors_));
     }
     uint8_t& seen = seen_[static_cast<size_t>(rank) * num_tensors_ + t];
     if (seen) {
-      return Status::Internal("negotiation: rank " + std::to_string(rank) +
-                              " requested tensor " + std::to_string(t) + " twice in a step");
+      return Status::Internal("negotiation: rank " + std::to_string(rank) + " requested tensor " +
+                              std::to_string(t) + " twice in a step");
     }
     seen = 1;
     if (++count_[t] == world_size_) complete->push_back(t);
@@ -58,9 +57,8 @@ Status Negotiator::Cycle(std::span<const int> newly_ready, CycleOutcome* out) {
     AUTOTUNE_RETURN_IF_ERROR(channel_->AndBits(&bits));
     hits = cache_.TensorsIn(bits);
     round = !ResponseCache::Flag(bits);
-    std::erase_if(cached_pending_, [&](int t) {
-      return std::binary_search(hits.begin(), hits.end(), t);
-    });
+    std::erase_if(cached_pending_,
+                  [&](int t) { return std::binary_search(hits.begin(), hits.end(), t); });
   }
 
   std::vector<int> misses;

@@ -66,8 +66,7 @@ class Negotiator {
 
   const ResponseCache& cache() const { return cache_; }
   // Tensors offered here and not yet agreed.
-  int pending() const { return static_cast<int>(cached_pending_.size() + unsent_.size()) +
-                               sent_; }
+  int pending() const { return static_cast<int>(cached_pending_.size() + unsent_.size()) + sent_; }
 
  private:
   int num_tensors_;

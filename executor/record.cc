@@ -21,10 +21,14 @@ namespace {
 
 const char* SignalName(int signo) {
   switch (signo) {
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGUSR1: return "SIGUSR1";
-    default: return "a signal";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGUSR1:
+      return "SIGUSR1";
+    default:
+      return "a signal";
   }
 }
 
@@ -64,8 +68,7 @@ Status Setup(Session* s) {
 
   st = CreateMpiBackend(world, s->comms, &s->backend);
   s->control = CreateMpiControlChannel(world);
-  if (st.ok()) st = TensorMemory::Create(s->backend.get(), s->workload, s->layout.size,
-                                         &s->memory);
+  if (st.ok()) st = TensorMemory::Create(s->backend.get(), s->workload, s->layout.size, &s->memory);
   if (st.ok()) st = FillInputs(s->backend.get(), s->workload, s->layout.rank, s->memory.get());
   if (st.ok()) {
     st = FusionEngine::Create(s->backend.get(), &s->layout, &s->workload, s->memory.get(),
@@ -142,15 +145,14 @@ Status PlaySteps(Session* s, RecordResult* result) {
   Backend* backend = s->backend.get();
   for (int i = 0; i < total; ++i) {
     const int step = i - s->options.warmup_steps;  // < 0 during warm-up
-    const bool verify = step >= 0 && (s->options.verify_every_step || step == 0 ||
-                                      step == s->options.steps - 1);
+    const bool verify =
+        step >= 0 && (s->options.verify_every_step || step == 0 || step == s->options.steps - 1);
     Status st;
     if (verify) st = PoisonOutputs(backend, s->memory.get());
     PlayedStep played;
     if (st.ok()) st = PlayStep(s->workload, backend, s->engine.get(), &played);
     if (st.ok() && verify) {
-      st = VerifyOutputs(backend, s->workload, s->layout.rank, s->layout.size,
-                         s->memory.get());
+      st = VerifyOutputs(backend, s->workload, s->layout.rank, s->layout.size, s->memory.get());
     }
     AUTOTUNE_RETURN_IF_ERROR(
         AgreeOnStatus(s->options.world, st.WithPrefix("step " + std::to_string(i))));
@@ -210,8 +212,8 @@ Status RunRecord(const RecordOptions& options, RecordResult* result) {
   if (result->stop_signal != 0) {
     return Status::Aborted(std::string("stopped by ") + SignalName(result->stop_signal) +
                            " after " + std::to_string(result->steps_run) + " of " +
-                           std::to_string(options.steps) + " steps; run " +
-                           std::to_string(run.id) + " kept as incomplete");
+                           std::to_string(options.steps) + " steps; run " + std::to_string(run.id) +
+                           " kept as incomplete");
   }
   return Status::Ok();
 }

@@ -27,11 +27,11 @@
 namespace autotune::executor {
 
 struct RecordOptions {
-  std::string workload = "resnet50";  // built-in name or path to a workload JSON file
-  double scale = 1.0;                 // tensor and compute scale, (0, 1]. Default 1.
-  int steps = 20;                     // measured steps, >= 1. Default 20.
-  int warmup_steps = 3;               // warm-up steps (not stored), >= 0. Default 3.
-  Knobs knobs;                        // the knobs to play with; validated here
+  std::string workload = "resnet50";    // built-in name or path to a workload JSON file
+  double scale = 1.0;                   // tensor and compute scale, (0, 1]. Default 1.
+  int steps = 20;                       // measured steps, >= 1. Default 20.
+  int warmup_steps = 3;                 // warm-up steps (not stored), >= 0. Default 3.
+  Knobs knobs;                          // the knobs to play with; validated here
   std::string db_path = "autotune.db";  // SQLite database, created if missing
   std::string command;                  // command line stored with the run
   bool verify_every_step = false;       // default: first and last measured step only
@@ -42,9 +42,9 @@ struct RecordOptions {
 struct RecordResult {
   // Rank 0: the stored run with its summary. Other ranks: id, knobs, topology, workload.
   RunInfo run;
-  int steps_run = 0;        // measured steps played
-  int steps_verified = 0;   // measured steps whose results were checked (all matched if OK)
-  int stop_signal = 0;      // signal that stopped the run, 0 if none
+  int steps_run = 0;       // measured steps played
+  int steps_verified = 0;  // measured steps whose results were checked (all matched if OK)
+  int stop_signal = 0;     // signal that stopped the run, 0 if none
 };
 
 // Returns OK when every measured step ran and matched; Aborted after a stop signal (the

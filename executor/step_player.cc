@@ -14,8 +14,7 @@ SteadyClock::duration Millis(double ms) {
 
 }  // namespace
 
-Status PlayStep(const Workload& workload, Backend* backend, FusionEngine* engine,
-                PlayedStep* out) {
+Status PlayStep(const Workload& workload, Backend* backend, FusionEngine* engine, PlayedStep* out) {
   AUTOTUNE_RETURN_IF_ERROR(backend->Barrier(Level::kWorld));
   const SteadyClock::time_point origin = SteadyClock::now();
   engine->BeginStep(origin);

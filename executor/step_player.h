@@ -19,7 +19,6 @@ struct PlayedStep {
 };
 
 // Plays one step. Collective over the world (barrier, engine cycles).
-Status PlayStep(const Workload& workload, Backend* backend, FusionEngine* engine,
-                PlayedStep* out);
+Status PlayStep(const Workload& workload, Backend* backend, FusionEngine* engine, PlayedStep* out);
 
 }  // namespace autotune::executor

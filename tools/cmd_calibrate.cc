@@ -5,9 +5,8 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "executor/calibrate.h"
 #include "executor/mpi_runtime.h"

@@ -6,9 +6,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "executor/mpi_runtime.h"
 #include "executor/record.h"

@@ -44,12 +44,18 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     std::string k = argv[i];
     if (i + 1 >= argc) return false;
     const char* v = argv[++i];
-    if (k == "--min-mib") a->min_bytes = static_cast<int64_t>(std::atof(v) * (1 << 20));
-    else if (k == "--max-mib") a->max_bytes = static_cast<int64_t>(std::atof(v) * (1 << 20));
-    else if (k == "--repetitions") a->repetitions = std::atoi(v);
-    else if (k == "--members") a->members = std::atoi(v);
-    else if (k == "--link-gbit") a->link_gbit = std::atof(v);
-    else return false;
+    if (k == "--min-mib")
+      a->min_bytes = static_cast<int64_t>(std::atof(v) * (1 << 20));
+    else if (k == "--max-mib")
+      a->max_bytes = static_cast<int64_t>(std::atof(v) * (1 << 20));
+    else if (k == "--repetitions")
+      a->repetitions = std::atoi(v);
+    else if (k == "--members")
+      a->members = std::atoi(v);
+    else if (k == "--link-gbit")
+      a->link_gbit = std::atof(v);
+    else
+      return false;
   }
   // Inside tools/cluster.sh the link rate comes with the environment.
   const char* link = std::getenv("AUTOTUNE_CLUSTER_LINK_BITS_PER_S");
@@ -121,8 +127,8 @@ int FusedVersusRaw(const Args& args, const NodeLayout& layout, Backend* backend)
       if (!s.ok()) std::fprintf(stderr, "executor_bench: %s\n", s.message().c_str());
     };
     auto run_raw = [&] {
-      MPI_Allreduce(MPI_IN_PLACE, raw->data(), static_cast<int>(c.bytes / 4), MPI_FLOAT,
-                    MPI_SUM, MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, raw->data(), static_cast<int>(c.bytes / 4), MPI_FLOAT, MPI_SUM,
+                    MPI_COMM_WORLD);
     };
     // Alternate the two so that a changing machine load weighs on both alike.
     std::vector<double> fused_times, raw_times;
@@ -143,12 +149,13 @@ int FusedVersusRaw(const Args& args, const NodeLayout& layout, Backend* backend)
     const char* verdict = any_wrong ? "WRONG" : Verdict(c.bytes, ratio, 0.90);
     failures += std::strcmp(verdict, "FAIL") == 0 || any_wrong;
     if (layout.rank == 0) {
-      std::printf("fused_allreduce bytes=%lld members=%d ranks=%d fused_us=%.1f raw_us=%.1f "
-                  "fused_GBps=%.3f raw_GBps=%.3f ratio=%.3f target=0.90 %s "
-                  "(rank 0 median copy_in_us=%.1f comm_us=%.1f copy_out_us=%.1f)\n",
-                  static_cast<long long>(c.bytes), args.members, layout.size, fused_us, raw_us,
-                  c.bytes / fused_us / 1e3, c.bytes / raw_us / 1e3, ratio, verdict,
-                  Median(copy_in), Median(comm), Median(copy_out));
+      std::printf(
+          "fused_allreduce bytes=%lld members=%d ranks=%d fused_us=%.1f raw_us=%.1f "
+          "fused_GBps=%.3f raw_GBps=%.3f ratio=%.3f target=0.90 %s "
+          "(rank 0 median copy_in_us=%.1f comm_us=%.1f copy_out_us=%.1f)\n",
+          static_cast<long long>(c.bytes), args.members, layout.size, fused_us, raw_us,
+          c.bytes / fused_us / 1e3, c.bytes / raw_us / 1e3, ratio, verdict, Median(copy_in),
+          Median(comm), Median(copy_out));
       std::fflush(stdout);
     }
   }
@@ -175,10 +182,10 @@ int CrossBusBandwidth(const Args& args, const NodeLayout& layout, Backend* backe
     const char* verdict = link > 0 ? Verdict(bytes, fraction, 0.85) : "info";
     failures += std::strcmp(verdict, "FAIL") == 0;
     if (layout.rank == 0) {
-      std::printf("cross_allreduce bytes=%lld nodes=%d time_us=%.1f busbw_MBps=%.1f "
-                  "link_MBps=%.1f fraction=%.3f target=0.85 %s\n",
-                  static_cast<long long>(bytes), n, us, busbw / 1e6, link / 1e6, fraction,
-                  verdict);
+      std::printf(
+          "cross_allreduce bytes=%lld nodes=%d time_us=%.1f busbw_MBps=%.1f "
+          "link_MBps=%.1f fraction=%.3f target=0.85 %s\n",
+          static_cast<long long>(bytes), n, us, busbw / 1e6, link / 1e6, fraction, verdict);
       std::fflush(stdout);
     }
   }
@@ -193,8 +200,9 @@ int Main(int argc, char** argv) {
   }
   Args args;
   if (!ParseArgs(argc, argv, &args)) {
-    std::fprintf(stderr, "usage: mpirun -np N executor_bench [--min-mib 1] [--max-mib 64] "
-                         "[--repetitions 20] [--members 16] [--link-gbit G]\n");
+    std::fprintf(stderr,
+                 "usage: mpirun -np N executor_bench [--min-mib 1] [--max-mib 64] "
+                 "[--repetitions 20] [--members 16] [--link-gbit G]\n");
     return 2;
   }
   NodeLayout layout;
@@ -210,9 +218,8 @@ int Main(int argc, char** argv) {
     std::ifstream loadavg("/proc/loadavg");
     std::string load;
     std::getline(loadavg, load);
-    std::printf("# executor_bench: %d ranks, %d node(s) x %d, %s; load average %s\n",
-                layout.size, layout.nodes, layout.local_size, backend->hardware().c_str(),
-                load.c_str());
+    std::printf("# executor_bench: %d ranks, %d node(s) x %d, %s; load average %s\n", layout.size,
+                layout.nodes, layout.local_size, backend->hardware().c_str(), load.c_str());
   }
   int failures = FusedVersusRaw(args, layout, backend.get());
   if (layout.nodes > 1) failures += CrossBusBandwidth(args, layout, backend.get());

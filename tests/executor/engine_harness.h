@@ -20,10 +20,10 @@ namespace autotune::executor::test_support {
 // 16 tensors: sizes from 1 to 250,000 elements (many not divisible by 2 or 4), dtypes
 // cycling through all six, every fifth (from the fourth) an allgather; ready every 0.3 ms.
 inline Workload MixedWorkload() {
-  const int64_t sizes[] = {1, 3, 7, 64, 1000, 1001, 4097, 16389,
-                           65536, 100003, 2, 33, 250000, 5, 77, 8191};
+  const int64_t sizes[] = {1,     3,      7, 64, 1000,   1001, 4097, 16389,
+                           65536, 100003, 2, 33, 250000, 5,    77,   8191};
   const DType dtypes[] = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                          DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat32};
+                          DType::kInt32,   DType::kInt64,   DType::kFloat32, DType::kFloat32};
   Workload w;
   w.name = "mixed";
   w.forward_ms = 0.5;

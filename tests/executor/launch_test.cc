@@ -17,8 +17,8 @@ bool Has(const std::vector<std::string>& v, const std::string& s) {
 
 TEST(LaunchTest, MpirunArgvDropsNpAndRunsThisExecutable) {
   unsetenv("AUTOTUNE_MPIRUN_ARGS");
-  const std::vector<std::string> self = {"autotune", "record", "--np", "4", "--workload",
-                                         "vgg16", "--np=2", "--steps", "5"};
+  const std::vector<std::string> self = {"autotune", "record", "--np",    "4", "--workload",
+                                         "vgg16",    "--np=2", "--steps", "5"};
   const std::vector<std::string> argv = MpirunArgv(4, self, "/opt/bin/autotune");
   ASSERT_GE(argv.size(), 4u);
   EXPECT_EQ(argv[1], "-np");

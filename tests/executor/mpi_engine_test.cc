@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "engine_harness.h"
-#include "executor/hierarchical.h"
 #include "executor/dtype_convert.h"
+#include "executor/hierarchical.h"
 
 namespace autotune::executor {
 namespace {
@@ -38,8 +38,7 @@ TEST(LayoutTest, MatchesTheLaunch) {
     EXPECT_EQ(layout.local_size, layout.size);
   }
   EXPECT_EQ(static_cast<int>(layout.hosts.size()), layout.nodes);
-  EXPECT_EQ(layout.world_rank_of[layout.node * layout.local_size + layout.local_rank],
-            layout.rank);
+  EXPECT_EQ(layout.world_rank_of[layout.node * layout.local_size + layout.local_rank], layout.rank);
   FreeLayoutComms(&comms);
 }
 
@@ -84,8 +83,7 @@ TEST_F(HierarchicalTest, AllgatherPlacesEveryBlockByWorldRank) {
     for (int64_t e = 0; e < count; ++e) {
       buf[layout_.rank * count + e] = static_cast<float>(PatternValue(layout_.rank, 2, e));
     }
-    Status st = HierarchicalAllgather(backend_.get(), layout_, buf.data(), block,
-                                      scratch.data());
+    Status st = HierarchicalAllgather(backend_.get(), layout_, buf.data(), block, scratch.data());
     ASSERT_TRUE(AllRanksOk(st));
     int wrong = 0;
     for (int r = 0; r < layout_.size; ++r) {

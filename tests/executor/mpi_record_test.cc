@@ -103,9 +103,9 @@ TEST(RecordTest, Resnet50WritesEveryRow) {
     EXPECT_EQ(QueryInt(db, "SELECT SUM(responses) FROM cycles WHERE run_id=" + run), 3 * 161);
     EXPECT_EQ(QueryInt(db, "SELECT nodes * ranks_per_node FROM runs WHERE id=" + run), size);
     for (int step = 0; step < 3; ++step) {
-      const std::vector<std::string> lists = QueryTexts(
-          db, "SELECT tensors FROM collectives WHERE run_id=" + run +
-                  " AND step=" + std::to_string(step) + " ORDER BY seq");
+      const std::vector<std::string> lists =
+          QueryTexts(db, "SELECT tensors FROM collectives WHERE run_id=" + run +
+                             " AND step=" + std::to_string(step) + " ORDER BY seq");
       EXPECT_FALSE(lists.empty());
       std::multiset<int> members;
       for (const std::string& list : lists) {

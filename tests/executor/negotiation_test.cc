@@ -96,7 +96,7 @@ struct Observed {
 };
 
 Observed RunRanks(const Schedule& schedule, int tensors, int capacity, int cycles_per_step,
-             Hub* hub) {
+                  Hub* hub) {
   const int ranks = static_cast<int>(schedule[0].size());
   const int steps = static_cast<int>(schedule.size());
   std::vector<std::vector<std::vector<int>>> seen(  // [rank][step] -> cycle per tensor

@@ -12,12 +12,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -106,9 +105,9 @@ class RecordCliTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::vector<std::string> Record(std::vector<std::string> extra) {
-    std::vector<std::string> argv = {Bin(), "record", "--np", "4", "--workload", "resnet50",
-                                     "--scale", "0.02", "--warmup-steps", "1",
-                                     "--db", (dir_ / "runs.db").string()};
+    std::vector<std::string> argv = {
+        Bin(),     "record", "--np",           "4", "--workload", "resnet50",
+        "--scale", "0.02",   "--warmup-steps", "1", "--db",       (dir_ / "runs.db").string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
   }
@@ -116,8 +115,8 @@ class RecordCliTest : public ::testing::Test {
 };
 
 TEST_F(RecordCliTest, WithoutMpiAndWithoutNpSaysHowToLaunch) {
-  Result r = RunCommand({Bin(), "record", "--workload", "resnet50", "--db",
-                  (dir_ / "runs.db").string()}, dir_);
+  Result r = RunCommand(
+      {Bin(), "record", "--workload", "resnet50", "--db", (dir_ / "runs.db").string()}, dir_);
   EXPECT_NE(r.code, 0);
   EXPECT_EQ(Lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("--np"), std::string::npos) << r.err;
@@ -179,8 +178,8 @@ TEST_F(RecordCliTest, BadInputGivesOneLineAndLeavesTheDatabaseUnchanged) {
 TEST_F(RecordCliTest, SigtermHalfWayKeepsCompletedStepsAndMarksTheRunIncomplete) {
   const fs::path db = dir_ / "runs.db";
   const int planned = 400;
-  const pid_t pid = Start(Record({"--steps", std::to_string(planned)}), dir_ / "out.txt",
-                          dir_ / "err.txt");
+  const pid_t pid =
+      Start(Record({"--steps", std::to_string(planned)}), dir_ / "out.txt", dir_ / "err.txt");
   // Wait until two steps are stored (polling the database), unless the run ends first.
   bool exited = false;
   int code = 0;

@@ -23,8 +23,8 @@ TEST(ResponseCacheTest, FillsSlotsInOrderThenEvictsLeastRecentlyUsed) {
   EXPECT_EQ(cache.SlotOf(10), 0);
   EXPECT_EQ(cache.SlotOf(11), 1);
   EXPECT_EQ(cache.SlotOf(12), 2);
-  cache.Touch(10);                // order now 10, 12, 11 (most recent first)
-  EXPECT_EQ(cache.Put(13), 11);   // evicts 11 and reuses its slot
+  cache.Touch(10);               // order now 10, 12, 11 (most recent first)
+  EXPECT_EQ(cache.Put(13), 11);  // evicts 11 and reuses its slot
   EXPECT_FALSE(cache.Contains(11));
   EXPECT_EQ(cache.SlotOf(13), 1);
   EXPECT_EQ(cache.Put(14), 12);
