@@ -56,8 +56,8 @@ void KnobFlags::Add(CLI::App* app, bool with_config_file) {
   if (with_config_file) {
     app->add_option("--config-file", config_file_,
                     "YAML config (horovodrun's --config-file format plus autotune_extra); "
-                    "flags given override it")
-        ->check(CLI::ExistingFile);
+                    "flags given override it");  // a missing file is reported by Resolve,
+                                                 // once, not by every rank's parser
   }
 }
 
