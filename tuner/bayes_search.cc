@@ -24,7 +24,7 @@ const char* StopReasonName(StopReason reason) {
 
 BayesSearch::BayesSearch(Space space, SearchOptions options)
     : space_(std::move(space)),
-      options_(std::move(options)),
+      options_(options),
       model_(space_.encoded_size(), options_.model),
       rng_(options_.seed) {}
 

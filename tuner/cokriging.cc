@@ -40,8 +40,13 @@ double CoKriging::ProfileLogLikelihood(const Eigen::MatrixXd& x, const Eigen::Ve
   if (!trial.Fit(x, y - rho * simulated_mean).ok()) {
     return -std::numeric_limits<double>::infinity();
   }
+  double log_prior = 0.0;
+  if (options_.rho_prior_sd > 0.0) {
+    const double z = (rho - 1.0) / options_.rho_prior_sd;
+    log_prior = -0.5 * z * z;
+  }
   return trial.last_fit().log_marginal_likelihood -
-         static_cast<double>(y.size()) * std::log(trial.output_scale());
+         static_cast<double>(y.size()) * std::log(trial.output_scale()) + log_prior;
 }
 
 double CoKriging::EstimateRho(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
@@ -50,6 +55,7 @@ double CoKriging::EstimateRho(const Eigen::MatrixXd& x, const Eigen::VectorXd& y
   const double lo = options_.min_rho, hi = std::max(options_.min_rho, options_.max_rho);
   std::vector<double> candidates;
   const int grid = std::max(2, options_.rho_grid_points);
+  candidates.reserve(grid + 1);
   for (int i = 0; i < grid; ++i) candidates.push_back(lo + (hi - lo) * i / (grid - 1.0));
   // The least-squares slope (with an intercept) joins the candidates.
   Eigen::ArrayXd s = simulated_mean.array() - simulated_mean.mean();
@@ -89,8 +95,14 @@ double CoKriging::EstimateRho(const Eigen::MatrixXd& x, const Eigen::VectorXd& y
       fd = ProfileLogLikelihood(x, y, simulated_mean, d);
     }
   }
-  if (fc > best) best_rho = c, best = fc;
-  if (fd > best) best_rho = d, best = fd;
+  if (fc > best) {
+    best_rho = c;
+    best = fc;
+  }
+  if (fd > best) {
+    best_rho = d;
+    best = fd;
+  }
   return best_rho;
 }
 

@@ -6,9 +6,9 @@
 // measured points; rho by profile likelihood: the value in [min_rho, max_rho] (a grid, the
 // least-squares estimate, then a golden-section refinement) whose residual GP has the highest
 // marginal likelihood of the residuals in their own units (standardized likelihood minus
-// n log(scale), so candidates are comparable). A smooth residual means a good rho: this is
-// what separates a true scale factor from a trend the residual can carry. The combined
-// posterior is
+// n log(scale), so candidates are comparable), plus a weak normal prior centred at rho = 1. A
+// smooth residual means a good rho: this is what separates a true scale factor from a trend the
+// residual can carry. The combined posterior is
 //   mean = rho * mean_sim(x) + mean_delta(x),  variance = rho^2 var_sim(x) + var_delta(x)
 // (the two GPs taken as independent). Degenerate cases, stated rather than hidden:
 //   no measured samples: the prediction is the simulated GP's (rho = 1, delta = 0);
@@ -32,6 +32,10 @@ struct CoKrigingOptions {
   double max_rho = 10.0;
   int rho_grid_points = 21;   // grid candidates before the refinement
   int rho_refine_steps = 10;  // golden-section steps around the best grid candidate
+  // Normal prior on rho centred at 1 (the simulator predicts the measurement in its own units),
+  // added to the profile likelihood so that a few measured samples cannot swing rho to 0 or
+  // max_rho; its weight fades as samples accumulate. 0 = no prior.
+  double rho_prior_sd = 0.5;
 };
 
 class CoKriging : public SurrogateModel {

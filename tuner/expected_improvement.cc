@@ -62,8 +62,9 @@ StatusOr<AcquisitionResult> MaximizeExpectedImprovement(
   if (options.random_candidates > 0) {
     std::mt19937_64 rng(options.seed);
     Eigen::MatrixXd batch(dims, options.random_candidates);
-    for (int j = 0; j < options.random_candidates; ++j)
+    for (int j = 0; j < options.random_candidates; ++j) {
       batch.col(j) = space.Encode(space.Random(rng));
+    }
     Eigen::VectorXd mean, variance;
     model.PredictBatch(batch, &mean, &variance);
     evaluations += options.random_candidates;

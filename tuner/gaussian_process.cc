@@ -153,8 +153,9 @@ Status GaussianProcess::SetHyperparameters(const Hyperparameters& hp) {
   AUTOTUNE_RETURN_IF_ERROR(kernel.SetLogParams(log_params));
   Eigen::MatrixXd lower;
   double jitter = 0.0;
-  if (x_.cols() > 0)
+  if (x_.cols() > 0) {
     AUTOTUNE_RETURN_IF_ERROR(Factor(kernel, hp.noise_variance, x_, &lower, &jitter));
+  }
   kernel_ = kernel;
   noise_variance_ = hp.noise_variance;
   chol_lower_ = std::move(lower);

@@ -143,8 +143,9 @@ Status GaussianProcess::Fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) 
   std::vector<double> current(num_params);
   for (int i = 0; i < d; ++i) current[i] = std::log(kernel_.length_scales()[i]);
   current[d] = std::log(kernel_.signal_variance());
-  if (learn_noise)
+  if (learn_noise) {
     current[d + 1] = std::log(std::max(noise_variance_, options_.min_noise_variance));
+  }
   starts.push_back(current);
   std::vector<double> fallback(num_params, std::log(0.3));
   fallback[d] = 0.0;
