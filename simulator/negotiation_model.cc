@@ -18,12 +18,24 @@ double MedianOf(std::vector<double> v) {
 }
 
 struct Line {
-  double intercept = 0.0;
+  double intercept = 0.0;        // trimmed mean residual: what cycles cost on average
+  double quick_intercept = 0.0;  // lower-quartile residual: a cycle no rank kept waiting
   double slope = 0.0;
 };
 
-// Theil-Sen: slope = median of pairwise slopes, intercept = median residual. Robust to
-// the scheduling hiccups that a few cycles of a busy machine always show. Both >= 0.
+// Mean of v without the lowest and highest `trim` fraction.
+double TrimmedMean(std::vector<double> v, double trim) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t cut = static_cast<size_t>(trim * v.size());
+  double sum = 0.0;
+  for (size_t i = cut; i < v.size() - cut; ++i) sum += v[i];
+  return sum / static_cast<double>(v.size() - 2 * cut);
+}
+
+// Slope: Theil-Sen (median of pairwise slopes), robust to the scheduling hiccups a busy
+// machine shows. Intercept: 10%-trimmed mean of the residuals; negotiation costs add up
+// over a step's cycles, so their mean, not their median, is what a step pays. Both >= 0.
 Line RobustLine(const std::vector<double>& x, const std::vector<double>& y) {
   const size_t n = x.size();
   // Bounded work on long traces: a deterministic subsample of at most 400 points.
@@ -38,7 +50,9 @@ Line RobustLine(const std::vector<double>& x, const std::vector<double>& y) {
   line.slope = std::max(0.0, MedianOf(std::move(slopes)));
   std::vector<double> residual(n);
   for (size_t i = 0; i < n; ++i) residual[i] = y[i] - line.slope * x[i];
-  line.intercept = std::max(0.0, MedianOf(std::move(residual)));
+  line.intercept = std::max(0.0, TrimmedMean(residual, 0.1));
+  std::sort(residual.begin(), residual.end());
+  line.quick_intercept = std::max(0.0, residual[residual.size() / 4]);
   return line;
 }
 
@@ -63,19 +77,21 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
   NegotiationModel model = Prior(network, num_tensors);
   const NegotiationParams prior = model.params_;
   const bool cache_on = trace.run.knobs.cache_capacity > 0;
+  // Every tensor hits in steady state (recorded steps follow warm-up steps).
+  const bool all_cached = cache_on && trace.run.knobs.cache_capacity >= num_tensors;
 
-  // Cycles with only cache hits (bits only) and cycles with a coordinator round.
+  // Cycles with only the bit-vector allreduce, and cycles with a coordinator round.
   std::vector<double> bits_x, bits_y, round_x, round_y;
   for (const StepTrace& step : trace.steps) {
     for (const CycleRecord& c : step.cycles) {
       const double us = c.negotiate_end_us - c.start_us;
       if (!std::isfinite(us) || us < 0.0) continue;
-      const int uncached = std::max(0, std::max(c.responses, c.submitted) - c.cache_hits);
-      if (cache_on && uncached == 0) {
-        bits_x.push_back(c.cache_hits);
+      const int offered = std::max(c.responses, c.submitted);
+      if (all_cached) {
+        bits_x.push_back(offered);
         bits_y.push_back(us);
       } else {
-        round_x.push_back(uncached);
+        round_x.push_back(offered);
         round_y.push_back(us);
       }
     }
@@ -87,6 +103,7 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
     const Line line = RobustLine(bits_x, bits_y);
     p.bits_fixed_us = line.intercept;
     p.cached_per_tensor_us = line.slope;
+    model.quick_fixed_us_ = line.quick_intercept;
     bits_fitted = true;
   }
   if (round_x.size() >= kMinCycles) {
@@ -97,6 +114,7 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
     const Line line = RobustLine(round_x, round_y);
     p.round_fixed_us = line.intercept;
     p.uncached_per_tensor_us = std::max(line.slope, 0.0);
+    if (!bits_fitted) model.quick_fixed_us_ = line.quick_intercept;
     round_fitted = true;
   }
   // A kind of cycle the trace never ran keeps its prior, scaled like the fitted kind.
@@ -108,9 +126,20 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
     p.bits_fixed_us = prior.bits_fixed_us * scale;
   }
   model.params_ = p;
+  model.prior_ = prior;
+  model.bits_fitted_ = bits_fitted;
+  model.round_fitted_ = round_fitted;
   model.provenance_ = std::string("bits ") + (bits_fitted ? "fitted" : "prior") + ", round " +
                       (round_fitted ? "fitted" : "prior");
   return model;
+}
+
+double NegotiationModel::LatencyScale() const {
+  if (bits_fitted_ && prior_.bits_fixed_us > 0.0) return quick_fixed_us_ / prior_.bits_fixed_us;
+  if (round_fitted_ && prior_.round_fixed_us > 0.0) {
+    return quick_fixed_us_ / prior_.round_fixed_us;
+  }
+  return 1.0;
 }
 
 NegotiationModel NegotiationModel::Retarget(const NetworkModel& from,

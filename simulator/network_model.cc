@@ -103,18 +103,28 @@ void NetworkModel::Bind() {
   if (copy_.curve < 0) copy_.curve = FindCurve(Op::kAllgather, Scope::kCopy, 1);
 }
 
-double NetworkModel::Eval(const BoundLevel& level, double bytes) const {
-  if (level.curve < 0) return level.cost.At(bytes);
-  const MeasuredCurve& c = curves_[level.curve].curve;
-  if (c.Covers(bytes)) return c.TimeUs(bytes);
-  const double edge = std::clamp(bytes, c.min_bytes(), c.max_bytes());
-  const double at_edge = level.cost.At(edge);
-  if (!(at_edge > 0.0)) return level.cost.At(bytes);
-  return c.TimeUs(edge) * (level.cost.At(bytes) / at_edge);
+double NetworkModel::Eval(const BoundLevel& level, double bytes, double latency_scale) const {
+  double us = level.cost.At(bytes);
+  if (level.curve >= 0) {
+    const MeasuredCurve& c = curves_[level.curve].curve;
+    if (c.Covers(bytes)) {
+      us = c.TimeUs(bytes);
+    } else {
+      const double edge = std::clamp(bytes, c.min_bytes(), c.max_bytes());
+      const double at_edge = level.cost.At(edge);
+      if (at_edge > 0.0) us = c.TimeUs(edge) * (us / at_edge);
+    }
+  }
+  // Scale the latency share of the cost; a measured value keeps its ratio to the model.
+  const double model_us = level.cost.At(bytes);
+  if (latency_scale != 1.0 && model_us > 0.0) {
+    us *= (model_us - (1.0 - latency_scale) * level.cost.fixed_us) / model_us;
+  }
+  return us;
 }
 
 double NetworkModel::LevelUs(Op op, Level level, double message_bytes) const {
-  return Eval(bound_[OpIndex(op)][static_cast<int>(level)], message_bytes);
+  return Eval(bound_[OpIndex(op)][static_cast<int>(level)], message_bytes, latency_scale_);
 }
 
 double NetworkModel::FlatUs(Op op, int64_t fusion_bytes) const {
@@ -126,40 +136,44 @@ double NetworkModel::FlatUs(Op op, int64_t fusion_bytes) const {
 HierarchicalSteps NetworkModel::Hierarchical(Op op, int64_t fusion_bytes) const {
   const double m = topology_.ranks_per_node;
   const double n = topology_.nodes;
-  auto compose = [&](double bytes) {
+  auto level = [&](Op level_op, Level l, double bytes, double latency_scale) {
+    return Eval(bound_[OpIndex(level_op)][static_cast<int>(l)], bytes, latency_scale);
+  };
+  auto compose = [&](double bytes, double latency_scale) {
     HierarchicalSteps s;
     if (op == Op::kAllreduce) {
-      s.intra_first_us = 0.5 * LevelUs(Op::kAllreduce, Level::kIntra, bytes);
-      s.cross_us = LevelUs(Op::kAllreduce, Level::kCross, bytes / m);
-      s.intra_last_us = LevelUs(Op::kAllgather, Level::kIntra, bytes / m);
+      s.intra_first_us = 0.5 * level(Op::kAllreduce, Level::kIntra, bytes, latency_scale);
+      s.cross_us = level(Op::kAllreduce, Level::kCross, bytes / m, latency_scale);
+      s.intra_last_us = level(Op::kAllgather, Level::kIntra, bytes / m, latency_scale);
     } else {
       const double per_rank = bytes / (m * n);
-      s.intra_first_us = LevelUs(Op::kAllgather, Level::kIntra, per_rank);
-      s.cross_us = LevelUs(Op::kAllgather, Level::kCross, m * per_rank);
-      s.intra_last_us = LevelUs(Op::kAllgather, Level::kIntra, n * per_rank);
+      s.intra_first_us = level(Op::kAllgather, Level::kIntra, per_rank, latency_scale);
+      s.cross_us = level(Op::kAllgather, Level::kCross, m * per_rank, latency_scale);
+      s.intra_last_us = level(Op::kAllgather, Level::kIntra, n * per_rank, latency_scale);
     }
     return s;
   };
   const double bytes = static_cast<double>(fusion_bytes);
-  HierarchicalSteps steps = compose(bytes);
+  HierarchicalSteps steps = compose(bytes, latency_scale_);
   const int curve = hierarchical_curve_[OpIndex(op)];
   if (curve < 0) {
     steps.factor = params_.hierarchical_factor[OpIndex(op)];
     return steps;
   }
-  // The measured composed collective: scale the steps so their sum is the curve's value
-  // (at the nearest covered size when outside the measured range).
+  // The measured composed collective: the factor that makes the (unscaled) composition
+  // equal the curve's value, at the nearest covered size when outside the measured range.
   const MeasuredCurve& c = curves_[curve].curve;
   const double curve_bytes = op == Op::kAllgather ? bytes / (m * n) : bytes;
   const double edge = std::clamp(curve_bytes, c.min_bytes(), c.max_bytes());
-  const HierarchicalSteps at_edge =
-      edge == curve_bytes ? steps : compose(op == Op::kAllgather ? edge * m * n : edge);
+  const HierarchicalSteps at_edge = compose(op == Op::kAllgather ? edge * m * n : edge, 1.0);
   const double composed = at_edge.intra_first_us + at_edge.cross_us + at_edge.intra_last_us;
   steps.factor = composed > 0.0 ? c.TimeUs(edge) / composed : 1.0;
   return steps;
 }
 
-double NetworkModel::CopyUs(int64_t bytes) const { return Eval(copy_, static_cast<double>(bytes)); }
+double NetworkModel::CopyUs(int64_t bytes) const {
+  return Eval(copy_, static_cast<double>(bytes), 1.0);
+}
 
 std::string NetworkModel::Describe() const {
   std::string out;

@@ -60,16 +60,22 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
   const double idle_us = negotiation_.CycleUs(setting.cache_on, 0, 0);
   const double idle_period_us = std::max(
       idle_us >= setting.cycle_us ? idle_us : setting.cycle_us + options_.wake_delay_us, 1e-3);
-  double next_cycle_us = options_.first_cycle_us + Phase(index) * idle_period_us;
+  double next_cycle_us = Phase(index) * idle_period_us;
+  const double floor_us = options_.first_negotiation_us;
   double stream_free_us = 0.0;
   double last_done_us = 0.0;
   StepPrediction out;
   int next = 0;  // position in ready_order of the first tensor not yet negotiated
   while (next < n) {
+    // Skip the idle cycles; one still waiting for the slowest rank ends at the floor.
     const double first_ready_us = step.ready_us[step.ready_order[next]];
-    if (first_ready_us > next_cycle_us) {  // skip the idle cycles
-      next_cycle_us +=
-          std::ceil((first_ready_us - next_cycle_us) / idle_period_us) * idle_period_us;
+    while (first_ready_us > next_cycle_us) {
+      if (next_cycle_us < floor_us) {
+        next_cycle_us = std::max(next_cycle_us + idle_period_us, floor_us);
+      } else {
+        next_cycle_us +=
+            std::ceil((first_ready_us - next_cycle_us) / idle_period_us) * idle_period_us;
+      }
     }
     const double cycle_start_us = next_cycle_us;
     newly_ready_.clear();
@@ -79,8 +85,8 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
     std::sort(newly_ready_.begin(), newly_ready_.end());
     const int count = static_cast<int>(newly_ready_.size());
     const int cached = setting.all_cached ? count : 0;
-    const double negotiate_end_us =
-        cycle_start_us + negotiation_.CycleUs(setting.cache_on, cached, count - cached);
+    const double negotiate_end_us = std::max(
+        cycle_start_us + negotiation_.CycleUs(setting.cache_on, cached, count - cached), floor_us);
 
     std::span<const int> released(newly_ready_);
     std::vector<int> gate_released;

@@ -33,9 +33,9 @@ struct ReplayOptions {
   enum class Phase { kSpread, kFixed };
   Phase phase = Phase::kFixed;
   double fixed_phase = 0.0;  // [0, 1)
-  // When the step's first cycle starts (the background thread's wake-up after the step
-  // began), microseconds; the phase counts from there.
-  double first_cycle_us = 0.0;
+  // No negotiation of a step completes before this time (microseconds from the step
+  // start): the slowest rank's background thread joins the step's first cycle only then.
+  double first_negotiation_us = 0.0;
   // How late a cycle that slept wakes up (scheduler latency), microseconds.
   double wake_delay_us = 0.0;
   // The background thread runs the collectives itself (MPI executor): the next cycle waits

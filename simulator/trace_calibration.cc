@@ -37,7 +37,8 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
   const bool cache_on = trace.run.knobs.cache_capacity > 0;
   const double idle_us = negotiation.CycleUs(cache_on, 0, 0);
 
-  std::vector<double> single_copy_out, model_copy_out, wake_delays, first_cycle_starts, copy_ratios;
+  std::vector<double> single_copy_out, model_copy_out, wake_delays, copy_ratios;
+  std::vector<std::pair<int, double>> first_cycles;  // (index, start) of each step's first
   int overlapped = 0, sequential = 0;
   for (const StepTrace& step : trace.steps) {
     for (const CollectiveRecord& c : step.collectives) {
@@ -57,14 +58,7 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
     for (const CycleRecord& c : step.cycles) cycles.push_back(&c);
     std::sort(cycles.begin(), cycles.end(),
               [](const CycleRecord* a, const CycleRecord* b) { return a->cycle < b->cycle; });
-    // A step's first cycle starts when the background thread wakes for it (seen directly
-    // when that cycle had work); idle cycles follow one period apart (each woke late).
-    if (!cycles.empty() && cycles[0]->cycle == 0) {
-      first_cycle_starts.push_back(cycles[0]->start_us);
-    }
-    if (!cycles.empty() && cycles[0]->cycle > 0 && idle_us < cycle_us) {
-      wake_delays.push_back(cycles[0]->start_us / cycles[0]->cycle - cycle_us);
-    }
+    if (!cycles.empty()) first_cycles.push_back({cycles[0]->cycle, cycles[0]->start_us});
     for (size_t i = 0; i + 1 < cycles.size(); ++i) {
       const CycleRecord& a = *cycles[i];
       const CycleRecord& b = *cycles[i + 1];
@@ -93,8 +87,17 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
   if (wake_delays.size() >= kMinEvidence) {
     options.wake_delay_us = std::clamp(MedianOf(std::move(wake_delays)), 0.0, cycle_us);
   }
-  if (first_cycle_starts.size() >= kMinEvidence) {
-    options.first_cycle_us = std::clamp(MedianOf(std::move(first_cycle_starts)), 0.0, cycle_us);
+  // The step's first cycle with work shows when negotiation could first complete: it is
+  // cycle 0 itself (its thread started late), or cycle c >= 1 starting well after c idle
+  // periods (an earlier idle cycle waited for the slowest rank until then).
+  if (first_cycles.size() >= kMinEvidence) {
+    const double period_us = idle_us >= cycle_us ? idle_us : cycle_us + options.wake_delay_us;
+    std::vector<double> floors;
+    for (const auto& [index, start_us] : first_cycles) {
+      const bool blocked = index == 0 || start_us > (index + 0.5) * period_us;
+      floors.push_back(blocked ? start_us - std::max(0, index - 1) * period_us : 0.0);
+    }
+    options.first_negotiation_us = std::max(0.0, MedianOf(std::move(floors)));
   }
   if (copy_ratios.size() >= kMinEvidence) {
     options.copy_scale = std::clamp(MedianOf(std::move(copy_ratios)), 0.25, 20.0);

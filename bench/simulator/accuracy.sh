@@ -4,13 +4,15 @@
 #
 # On 2 nodes x 2 ranks at 1 Gbit/s: records a calibration, and per workload (resnet50: many
 # small tensors; vgg16: few large ones, each at a --scale that keeps a run well under a
-# minute) a baseline run (repeated, for the measurement noise) and 13 other knob settings
-# spanning threshold, cycle time, cache and hierarchical allreduce. Each setting is then
-# simulated from the baseline trace alone (`autotune simulate --run BASELINE`), and the
-# script prints, per workload and overall:
-#   MAPE of the median step time, Spearman rank correlation of predicted vs measured,
-#   whether the measured best setting is in the predicted top 3, and the noise (spread of
-#   the repeated baseline medians: (max - min) / median, and their coefficient of variation).
+# minute) the baseline (default knobs) and 13 other knob settings spanning threshold, cycle
+# time, cache and hierarchical allreduce, in --repeats interleaved rounds (a setting's
+# measurement: the median over rounds of its runs' median step time). Each setting is then
+# simulated from the first baseline trace alone (`autotune simulate --run BASELINE`), and
+# the script prints, per workload and overall:
+#   MAPE of the step time, Spearman rank correlation of predicted vs measured, whether the
+#   measured best setting is in the predicted top 3, and the measurement noise (spread of a
+#   setting's rounds: (max - min) / median, and coefficient of variation; medians over the
+#   settings).
 # Targets (issue 3): MAPE <= 10% (goal 5%, and no worse than the noise), rho >= 0.9, best in
 # top 3. Result lines use the benchmarks' fixed format:
 #   bench=simulator_accuracy figure=<what> value=<v> unit=<u> anchor=target anchor_value=<a>
@@ -91,36 +93,33 @@ settings=(
 
 start=$(date +%s)
 log "calibrating 2x2 at $rate into $db"
-cal=$(on_cluster calibrate --repetitions 5 --max-bytes $((16 << 20)))
-log "calibration: $(json_field "$cal" calibration 2>/dev/null || echo stored)"
+on_cluster calibrate --repetitions 10 --max-bytes $((16 << 20)) > /dev/null
 
+# Rounds: every setting once per round, so a change in the machine's load hits all
+# settings alike; a setting's measurement is the median over rounds of its run medians.
 for workload in $workloads; do
   scale=$resnet_scale
   [[ $workload == vgg16 ]] && scale=$vgg_scale
   common=(record --workload "$workload" --scale "$scale" --steps "$steps" --warmup-steps 2)
-  log "$workload (scale $scale): baseline x$repeats"
   baseline=""
-  for ((r = 0; r < repeats; r++)); do
-    j=$(on_cluster "${common[@]}")
-    run=$(json_field "$j" run)
-    [[ -n $baseline ]] || baseline=$run
-    printf '%s\trepeat\t%s\t%s\t-\n' "$workload" "baseline" "$(json_field "$j" step_ms_median)" \
-      >> "$results"
+  for ((r = 1; r <= repeats; r++)); do
+    log "$workload (scale $scale): round $r of $repeats"
+    for s in "" "${settings[@]}"; do
+      # shellcheck disable=SC2086  # a setting is a list of flags
+      j=$(on_cluster "${common[@]}" $s)
+      [[ -n $baseline ]] || baseline=$(json_field "$j" run)
+      printf '%s\tmeasured\t%s\t%s\t%s\n' "$workload" "${s:-baseline}" \
+        "$(json_field "$j" step_ms_median)" "$r" >> "$results"
+    done
   done
-  sim=$("$autotune" simulate --db "$db" --run "$baseline" --json)
-  # The baseline as a setting: its first recorded run's median against its prediction.
-  base_measured=$(awk -F'\t' -v w="$workload" '$1 == w && $2 == "repeat" {print $4; exit}' "$results")
-  printf '%s\tsetting\t%s\t%s\t%s\n' "$workload" "baseline" "$base_measured" \
-    "$(json_field "$sim" step_ms_median)" >> "$results"
-  for s in "${settings[@]}"; do
-    # shellcheck disable=SC2086  # the setting is a list of flags
-    j=$(on_cluster "${common[@]}" $s)
+  for s in "" "${settings[@]}"; do
     # shellcheck disable=SC2086
     sim=$("$autotune" simulate --db "$db" --run "$baseline" --json $s)
-    printf '%s\tsetting\t%s\t%s\t%s\n' "$workload" "$s" "$(json_field "$j" step_ms_median)" \
+    printf '%s\tpredicted\t%s\t%s\t-\n' "$workload" "${s:-baseline}" \
       "$(json_field "$sim" step_ms_median)" >> "$results"
-    log "$workload $s: measured $(json_field "$j" step_ms_median) ms, predicted $(json_field "$sim" step_ms_median) ms"
   done
+  "$autotune" simulate --db "$db" --run "$baseline" --explain | sed -n '2,4p;/^copy/p' | \
+    sed 's/^/# model: /' >&2
 done
 log "measurements took $(( $(date +%s) - start )) s; raw rows in $results"
 
@@ -156,30 +155,40 @@ def figure(name, value, unit, anchor, target, met):
 
 all_measured, all_predicted, all_ape = [], [], []
 for workload in dict.fromkeys(r[0] for r in rows):
-    settings = [r for r in rows if r[0] == workload and r[1] == "setting"]
-    repeats = [float(r[3]) for r in rows if r[0] == workload and r[1] == "repeat"]
-    measured = [float(r[3]) for r in settings]
-    predicted = [float(r[4]) for r in settings]
+    names = list(dict.fromkeys(r[2] for r in rows if r[0] == workload and r[1] == "measured"))
+    by_setting = {n: [float(r[3]) for r in rows if r[0] == workload and r[1] == "measured"
+                      and r[2] == n] for n in names}
+    predicted_of = {r[2]: float(r[3]) for r in rows if r[0] == workload and r[1] == "predicted"}
+    names = [n for n in names if n in predicted_of]
+    measured = [statistics.median(by_setting[n]) for n in names]
+    predicted = [predicted_of[n] for n in names]
     ape = [abs(p - m) / m for p, m in zip(predicted, measured)]
     all_measured += measured; all_predicted += predicted; all_ape += ape
-    print(f"# {workload}: {len(settings)} settings")
-    print(f"# {'setting':<80} {'measured ms':>12} {'predicted ms':>12} {'error':>8}")
-    for r, m, p in zip(settings, measured, predicted):
-        print(f"# {r[2]:<80} {m:12.3f} {p:12.3f} {100 * (p - m) / m:+7.1f}%")
+    rounds = min(len(v) for v in by_setting.values())
+    print(f"# {workload}: {len(names)} settings, {rounds} rounds each (median over rounds)")
+    print(f"# {'setting':<78} {'measured ms':>12} {'spread':>7} {'predicted ms':>12} {'error':>7}")
+    spreads, cvs = [], []
+    for n, m, p in zip(names, measured, predicted):
+        v = by_setting[n]
+        spread = 100 * (max(v) - min(v)) / statistics.median(v)
+        spreads.append(spread)
+        if len(v) > 1:
+            cvs.append(100 * statistics.pstdev(v) / statistics.mean(v))
+        print(f"# {n:<78} {m:12.3f} {spread:6.1f}% {p:12.3f} {100 * (p - m) / m:+6.1f}%")
     mape = 100 * statistics.mean(ape)
     rho = spearman(predicted, measured)
     best = min(range(len(measured)), key=lambda i: measured[i])
     top3 = sorted(range(len(predicted)), key=lambda i: predicted[i])[:3]
-    noise = 100 * (max(repeats) - min(repeats)) / statistics.median(repeats) if repeats else 0
-    cv = 100 * statistics.pstdev(repeats) / statistics.mean(repeats) if len(repeats) > 1 else 0
+    noise = statistics.median(spreads) if spreads else 0.0
+    cv = statistics.median(cvs) if cvs else 0.0
     figure(f"{workload}_mape", mape, "%", 10, "<= 10% (goal 5%)", "yes" if mape <= 10 else "no")
     figure(f"{workload}_spearman_rho", rho, "1", 0.9, ">= 0.9", "yes" if rho >= 0.9 else "no")
     figure(f"{workload}_measured_best_in_predicted_top3", 1.0 if best in top3 else 0.0, "bool", 1,
            "yes", "yes" if best in top3 else "no")
-    figure(f"{workload}_noise_range", noise, "%", mape if mape else 1, "for scale: spread of "
-           f"{len(repeats)} repeated baseline medians", "info")
-    figure(f"{workload}_noise_cv", cv, "%", mape if mape else 1, "coefficient of variation of "
-           "the repeated baseline medians", "info")
+    figure(f"{workload}_noise_range", noise, "%", mape if mape else 1,
+           "median over settings of (max - min) / median of the rounds' step times", "info")
+    figure(f"{workload}_noise_cv", cv, "%", mape if mape else 1,
+           "median over settings of the rounds' coefficient of variation", "info")
 if all_ape:
     mape = 100 * statistics.mean(all_ape)
     rho = spearman(all_predicted, all_measured)

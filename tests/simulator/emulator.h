@@ -19,8 +19,8 @@ struct EmulatedCluster {
   double intra_latency_us = 3.0, intra_bytes_per_us = 2000.0;
   double cross_latency_us = 40.0, cross_bytes_per_us = 115.0;
   double copy_bytes_per_us = 3000.0;
-  double bits_us = 60.0;    // cache bit-vector allreduce
-  double round_us = 150.0;  // coordinator round
+  double bits_us = 160.0;   // cache bit-vector allreduce (a tiny world allreduce)
+  double round_us = 320.0;  // coordinator round (gather + broadcast)
   double round_per_tensor_us = 1.0;
   double wake_delay_us = 60.0;  // mean scheduler delay after a sleep
   double noise = 0.05;          // relative noise on every duration

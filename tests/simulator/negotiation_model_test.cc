@@ -12,7 +12,7 @@ namespace {
 using testing::Topo;
 
 // A trace whose cycles took fixed + per_tensor * n microseconds (n = 1..12), every
-// seventh cycle 5 ms late (a scheduling hiccup the fit must shrug off).
+// twentieth cycle 5 ms late (a scheduling hiccup the fit must shrug off).
 Trace CycleTrace(int cache_capacity, double fixed_us, double per_tensor_us) {
   Trace t;
   t.run.knobs.cache_capacity = cache_capacity;
@@ -24,7 +24,7 @@ Trace CycleTrace(int cache_capacity, double fixed_us, double per_tensor_us) {
     c.cycle = i;
     const int n = 1 + i % 12;
     c.start_us = 1000.0 * i;
-    c.negotiate_end_us = c.start_us + fixed_us + per_tensor_us * n + (i % 7 == 3 ? 5000.0 : 0.0);
+    c.negotiate_end_us = c.start_us + fixed_us + per_tensor_us * n + (i % 20 == 3 ? 5000.0 : 0.0);
     c.submitted = c.responses = n;
     c.cache_hits = cache_capacity > 0 ? n : 0;
     step.cycles.push_back(c);
@@ -43,6 +43,8 @@ TEST(NegotiationModelTest, FitsCachedCyclesAndScalesTheRoundPrior) {
               prior.params().round_fixed_us * 40.0 / prior.params().bits_fixed_us, 1e-9);
   EXPECT_EQ(m.provenance(), "bits fitted, round prior");
   EXPECT_NEAR(m.CycleUs(true, 10, 0), 43.0, 1e-9);
+  // The bit-vector AND is a tiny world allreduce: in-run cost over the calibrated one.
+  EXPECT_NEAR(m.LatencyScale(), 40.0 / prior.params().bits_fixed_us, 1e-9);
 }
 
 TEST(NegotiationModelTest, FitsUncachedRounds) {

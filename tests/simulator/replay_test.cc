@@ -161,6 +161,25 @@ TEST(ReplayExactTest, NextCycleWaitsForTheCollectivesAndWakesLate) {
   EXPECT_EQ(tl.cycles[1].collectives, 1);
 }
 
+TEST(ReplayExactTest, NoNegotiationCompletesBeforeTheSlowestRankJoins) {
+  // The tensor is ready at 0.5 ms, but the step's first negotiation cannot complete before
+  // 5 ms: the idle cycle at 0 waits until then, the next cycle starts at 5 ms at once.
+  const Workload w = MakeWorkload({1000000}, {0.5}, 0.0, 2.0, 1.0);
+  ReplayOptions options = ExactOptions();
+  options.first_negotiation_us = 5000.0;
+  NegotiationParams np;
+  np.round_fixed_us = 100.0;
+  const Simulation sim = MakeSimulation(MakeTrace(w, Topo(1, 2), PlainKnobs(0, 1), 9000.0, 10.0),
+                                        NetworkModel::FromParams(SimpleParams(), Topo(1, 2)),
+                                        NegotiationModel(np), options);
+  StepTrace tl;
+  EXPECT_NEAR(PredictUs(sim, PlainKnobs(0, 1), &tl), 5000.0 + 100.0 + 5010.0 + 1000.0, 1e-3);
+  ASSERT_EQ(tl.cycles.size(), 1u);
+  EXPECT_NEAR(tl.cycles[0].start_us, 5000.0, 1e-6);
+  // A 20 ms cycle: the cycle after the blocked one comes at 20 ms.
+  EXPECT_NEAR(PredictUs(sim, PlainKnobs(0, 20)), 20000.0 + 100.0 + 5010.0 + 1000.0, 1e-3);
+}
+
 TEST(ReplayExactTest, GroupsHoldTensorsUntilTheGroupIsReady) {
   const Workload w = MakeWorkload({1000000, 1000000}, {0.5, 2.5}, 0.0, 3.0, 1.0);
   const NetworkModel net = NetworkModel::FromParams(SimpleParams(), Topo(1, 2));
