@@ -5,11 +5,12 @@
 #include <memory>
 
 #include "executor/backend.h"
+#include "executor/backend_choice.h"
 #include "executor/fused_executor.h"
 #include "executor/hierarchical.h"
 #include "executor/layout.h"
-#include "executor/mpi_backend.h"
 #include "executor/mpi_runtime.h"
+#include "executor/nccl/nccl_factory.h"
 #include "traces/store.h"
 
 namespace autotune::executor {
@@ -39,7 +40,8 @@ Status ValidateCalibrateOptions(const CalibrateOptions& o) {
                                    ": must be at least 1");
   }
   if (o.db_path.empty()) return Status::InvalidArgument("--db: empty path");
-  return Status::Ok();
+  AUTOTUNE_RETURN_IF_ERROR(o.knobs.Validate());
+  return CheckBackendUsable(o.backend);
 }
 
 namespace {
@@ -47,6 +49,7 @@ namespace {
 struct Harness {
   MPI_Comm world;
   int repetitions;
+  bool device_copy;  // copy scope from MeasureDeviceCopyCurve after the sizes, not per size
   NodeLayout layout;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Buffer> a, b;  // work buffers of the largest need
@@ -114,6 +117,7 @@ struct Harness {
     AUTOTUNE_RETURN_IF_ERROR(Time(Op::kAllgather, Scope::kHierarchical, world_size, bytes, [&] {
       return HierarchicalAllgather(be, layout, buf, bytes, b->data());
     }));
+    if (device_copy) return Status::Ok();
     const CopySpan copy{b->data(), buf, bytes};
     return Time(Op::kAllreduce, Scope::kCopy, 1, bytes, [&] { return be->BatchCopy({&copy, 1}); });
   }
@@ -128,13 +132,16 @@ Status RunCalibrate(const CalibrateOptions& options, Calibration* out) {
   Harness h;
   h.world = world;
   h.repetitions = options.repetitions;
+  h.device_copy = options.backend == "nccl";
   LayoutComms comms;
   AUTOTUNE_RETURN_IF_ERROR(DetectLayout(world, &h.layout, &comms));
   std::unique_ptr<Store> store;
   Status st;
   if (h.layout.rank == 0) st = Store::Open(options.db_path, Store::Mode::kReadWrite, &store);
   st = AgreeOnStatus(world, st);
-  if (st.ok()) st = CreateMpiBackend(world, comms, &h.backend);
+  if (st.ok()) {
+    st = CreateBackend(options.backend, world, h.layout, comms, options.knobs, &h.backend);
+  }
   FreeLayoutComms(&comms);
   AUTOTUNE_RETURN_IF_ERROR(st);
 
@@ -145,6 +152,12 @@ Status RunCalibrate(const CalibrateOptions& options, Calibration* out) {
   if (st.ok()) st = h.backend->Fill(h.a->data(), 0, largest);
   AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(world, st.WithPrefix("calibration buffers")));
   for (int64_t bytes : sizes) AUTOTUNE_RETURN_IF_ERROR(h.MeasureSize(bytes));
+#ifdef AUTOTUNE_HAVE_NCCL  // without NCCL, ValidateCalibrateOptions refused "nccl"
+  if (h.device_copy) {
+    st = MeasureDeviceCopyCurve(h.backend.get(), sizes, h.repetitions, &h.points);
+    AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(world, st.WithPrefix("copy curve")));
+  }
+#endif
 
   Calibration c;
   c.topology = h.layout.ToTopology();

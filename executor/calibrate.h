@@ -10,8 +10,13 @@
 //                hierarchical allreduce runs them); allgather on local rank 0's only (as
 //                the hierarchical allgather runs it) (nodes > 1)
 //   hierarchical the composed allreduce and allgather on the world (executor/hierarchical.h)
-//   copy         one fusion-buffer copy-in of the size on every rank (op column: allreduce)
+//   copy         one fusion-buffer copy-in of the size on every rank (op column: allreduce);
+//                with the nccl backend the copy kernel's device time from CUDA events, one
+//                batched copy-in cut into fusion-buffer members (MeasureDeviceCopyCurve,
+//                executor/nccl/nccl_factory.h), rank 0's curve stored
 // Message bytes are per rank (allgather: what each rank sends); allreduce data is float32.
+// The backend (executor/backend_choice.h) is checked on every rank before the database is
+// opened; the calibration stores its name and hardware (for nccl: the GPU).
 #pragma once
 
 #include <mpi.h>
@@ -21,6 +26,7 @@
 #include <vector>
 
 #include "traces/calibration.h"
+#include "traces/knobs.h"
 #include "traces/status.h"
 
 namespace autotune::executor {
@@ -30,13 +36,17 @@ struct CalibrateOptions {
   int64_t max_bytes = 64LL * 1024 * 1024;  // largest message, bytes, >= min. Default 64 MiB.
   int repetitions = 10;                    // timed runs per point, >= 1. Default 10.
   std::string db_path = "autotune.db";     // SQLite database, created if missing
+  std::string backend = "mpi";             // mpi | nccl (CUDA device memory). Default mpi.
+  // Per-launch knobs of the nccl backend (nccl_algo, nccl_proto, nccl_max_nchannels,
+  // nccl_cross); the other fields are unused. Default: NCCL's own choices, cross via NCCL.
+  Knobs knobs;
   MPI_Comm world = MPI_COMM_WORLD;
 };
 
 // The message sizes measured, ascending, each a multiple of 4 bytes.
 std::vector<int64_t> CalibrationSizes(int64_t min_bytes, int64_t max_bytes);
 
-// Checks the options (no MPI).
+// Checks the options and that this process can run the backend (no MPI, local).
 Status ValidateCalibrateOptions(const CalibrateOptions& options);
 
 // Measures and stores. On every rank *out holds the points; its id is the stored one.

@@ -5,11 +5,12 @@
 #include <memory>
 #include <string>
 
+#include "executor/backend_choice.h"
 #include "executor/fusion_engine.h"
 #include "executor/layout.h"
-#include "executor/mpi_backend.h"
 #include "executor/mpi_control.h"
 #include "executor/mpi_runtime.h"
+#include "executor/nccl/nccl_factory.h"
 #include "executor/pattern.h"
 #include "executor/step_player.h"
 #include "executor/stop_signal.h"
@@ -32,8 +33,9 @@ const char* SignalName(int signo) {
   }
 }
 
-// Everything one rank holds during a record run. Declaration order = destruction order
-// reversed: the engine stops before the memory and backend it uses go away.
+// Everything one rank holds during a record run. Teardown order: the engine stops, then
+// the device player (its events and timer buffer belong to the backend), the memory and
+// the backend go away.
 struct Session {
   RecordOptions options;
   Workload workload;
@@ -44,11 +46,13 @@ struct Session {
   std::unique_ptr<ControlChannel> control;
   std::unique_ptr<TensorMemory> memory;
   std::unique_ptr<FusionEngine> engine;
-  std::unique_ptr<Store> store;  // rank 0 only
+  std::unique_ptr<DeviceStepPlayer> device_player;  // nccl only; null: host PlayStep
+  std::unique_ptr<Store> store;                     // rank 0 only
   int64_t step_bytes = 0;
 
   ~Session() {
     engine.reset();
+    device_player.reset();
     memory.reset();
     control.reset();
     backend.reset();
@@ -66,10 +70,15 @@ Status Setup(Session* s) {
   if (s->root()) st = Store::Open(s->options.db_path, Store::Mode::kReadWrite, &s->store);
   AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(world, st));
 
-  st = CreateMpiBackend(world, s->comms, &s->backend);
+  st = CreateBackend(s->options.backend, world, s->layout, s->comms, s->knobs, &s->backend);
   s->control = CreateMpiControlChannel(world);
   if (st.ok()) st = TensorMemory::Create(s->backend.get(), s->workload, s->layout.size, &s->memory);
   if (st.ok()) st = FillInputs(s->backend.get(), s->workload, s->layout.rank, s->memory.get());
+#ifdef AUTOTUNE_HAVE_NCCL
+  if (st.ok() && s->options.backend == "nccl") {
+    st = MakeDeviceStepPlayer(s->backend.get(), &s->workload, &s->device_player);
+  }
+#endif
   if (st.ok()) {
     st = FusionEngine::Create(s->backend.get(), &s->layout, &s->workload, s->memory.get(),
                               s->control.get(), s->knobs, &s->engine);
@@ -150,7 +159,10 @@ Status PlaySteps(Session* s, RecordResult* result) {
     Status st;
     if (verify) st = PoisonOutputs(backend, s->memory.get());
     PlayedStep played;
-    if (st.ok()) st = PlayStep(s->workload, backend, s->engine.get(), &played);
+    if (st.ok()) {
+      st = s->device_player ? s->device_player->Play(s->engine.get(), &played)
+                            : PlayStep(s->workload, backend, s->engine.get(), &played);
+    }
     if (st.ok() && verify) {
       st = VerifyOutputs(backend, s->workload, s->layout.rank, s->layout.size, s->memory.get());
     }
@@ -188,6 +200,7 @@ Status ResolveRecordInputs(const RecordOptions& options, Workload* workload) {
   }
   if (options.db_path.empty()) return Status::InvalidArgument("--db: empty path");
   AUTOTUNE_RETURN_IF_ERROR(options.knobs.Validate());
+  AUTOTUNE_RETURN_IF_ERROR(CheckBackendUsable(options.backend));
   AUTOTUNE_RETURN_IF_ERROR(ResolveWorkload(options.workload, workload));
   if (options.scale < 1.0) AUTOTUNE_RETURN_IF_ERROR(ScaleWorkload(options.scale, workload));
   return Status::Ok();

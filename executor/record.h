@@ -3,9 +3,13 @@
 // engine and rank 0 stores the run (traces/store.h).
 //
 // Order of work, all ranks agreeing on every error (executor/mpi_runtime.h):
-//   1. validate the options and the knobs, resolve (and scale) the workload; detect the
-//      node layout. Nothing touches the database before this passes.
-//   2. rank 0 opens the database and creates the run (complete = false).
+//   1. validate the options and the knobs, check that every rank can run the backend
+//      (executor/backend_choice.h: for nccl, NCCL built in and a CUDA device visible),
+//      resolve (and scale) the workload; detect the node layout. Nothing touches the
+//      database before this passes.
+//   2. rank 0 opens the database; every rank creates the backend (and, for nccl, the device
+//      step player: emulated compute as timed kernels, gradients ready by CUDA events);
+//      rank 0 creates the run (complete = false).
 //   3. warm-up steps (not stored), then measured steps: per step a barrier, the step, then
 //      outside the timed region the results are verified (first and last measured step,
 //      or every step), every rank's tensor events are gathered to rank 0, and rank 0
@@ -32,6 +36,7 @@ struct RecordOptions {
   int steps = 20;                       // measured steps, >= 1. Default 20.
   int warmup_steps = 3;                 // warm-up steps (not stored), >= 0. Default 3.
   Knobs knobs;                          // the knobs to play with; validated here
+  std::string backend = "mpi";          // mpi | nccl (CUDA device memory). Default mpi.
   std::string db_path = "autotune.db";  // SQLite database, created if missing
   std::string command;                  // command line stored with the run
   bool verify_every_step = false;       // default: first and last measured step only
@@ -51,7 +56,8 @@ struct RecordResult {
 // completed steps stay stored, the run incomplete); the first error otherwise.
 Status RunRecord(const RecordOptions& options, RecordResult* result);
 
-// Step 1 alone (no MPI): validates the options and resolves the scaled workload.
+// Step 1 alone (no MPI, this process only): validates the options, checks the backend
+// (CheckBackendUsable) and resolves the scaled workload.
 Status ResolveRecordInputs(const RecordOptions& options, Workload* workload);
 
 }  // namespace autotune::executor

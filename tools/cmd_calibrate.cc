@@ -12,6 +12,7 @@
 #include "executor/mpi_runtime.h"
 #include "tools/command.h"
 #include "tools/launch.h"
+#include "traces/store.h"
 
 namespace autotune::cli {
 namespace {
@@ -45,10 +46,21 @@ const CalibrationPoint* Largest(const Calibration& c, Op op, Scope scope) {
   return best;
 }
 
+// Everything that can be checked without MPI: sizes, repetitions, backend (for nccl: a
+// CUDA device here), database.
+Status ValidateBeforeLaunch(const CalibrateFlags& flags) {
+  AUTOTUNE_RETURN_IF_ERROR(executor::ValidateCalibrateOptions(flags.calibrate));
+  std::unique_ptr<Store> store;  // refuses foreign, newer or unwritable databases untouched
+  return Store::Open(flags.calibrate.db_path, Store::Mode::kReadWrite, &store);
+}
+
 int RunCalibrateCommand(CalibrateFlags& flags) {
   if (!LaunchedByMpi()) {
-    if (flags.np > 0) return RelaunchUnderMpirun(flags.np);
-    return Fail(MpiLaunchHint("calibrate"));
+    if (flags.np <= 0) return Fail(MpiLaunchHint("calibrate"));
+    // Bad input fails here, once, before any rank starts (mpirun would add its own lines).
+    const Status valid = ValidateBeforeLaunch(flags);
+    if (!valid.ok()) return Fail(valid);
+    return RelaunchUnderMpirun(flags.np);
   }
   executor::MpiSession mpi(nullptr, nullptr);
   if (!mpi.status().ok()) return Fail(mpi.status());
@@ -92,7 +104,8 @@ void AddCalibrateCommand(CLI::App& root, Action* action) {
       "calibrate",
       "Measure allreduce/allgather time against message size (log-spaced) on the world, "
       "intra-node, cross-node and hierarchical communicators, and the fusion copy, and store "
-      "it for the simulator. Runs under mpirun, or give --np N");
+      "it for the simulator (MPI on host memory, or NCCL on GPUs). Runs under mpirun, or give "
+      "--np N");
   app->add_option("--min-bytes", o.min_bytes,
                   "Smallest message per rank in bytes, >= 4. Default 1024 (1 KiB)");
   app->add_option("--max-bytes", o.max_bytes,
@@ -101,6 +114,9 @@ void AddCalibrateCommand(CLI::App& root, Action* action) {
   app->add_option("--repetitions", o.repetitions,
                   "Timed runs per size and collective (median, min, max kept), >= 1. "
                   "Default 10");
+  app->add_option("--backend", o.backend,
+                  "Data-plane backend: mpi (host memory) or nccl (CUDA device memory). "
+                  "Default mpi");
   app->add_option("--db", o.db_path,
                   "SQLite database file, created if missing. Default ./autotune.db");
   app->add_flag("--json", flags->json,

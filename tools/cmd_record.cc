@@ -67,7 +67,8 @@ void PrintSummary(const executor::RecordResult& result, const Status& status, bo
   std::fflush(stdout);
 }
 
-// Everything that can be checked without MPI: knobs, config file, workload, database.
+// Everything that can be checked without MPI: knobs, config file, backend (for nccl: a
+// CUDA device here), workload, database.
 Status ValidateBeforeLaunch(const RecordFlags& flags) {
   executor::RecordOptions options = flags.record;
   AUTOTUNE_RETURN_IF_ERROR(flags.knobs.Resolve(&options.knobs));
@@ -115,9 +116,9 @@ void AddRecordCommand(CLI::App& root, Action* action) {
   executor::RecordOptions& r = flags->record;
   CLI::App* app = root.add_subcommand(
       "record",
-      "Play a workload's gradient collectives with Horovod semantics on real buffers (MPI, "
-      "host memory) on every rank and record the trace into SQLite. Runs under mpirun, or "
-      "give --np N");
+      "Play a workload's gradient collectives with Horovod semantics on real buffers (MPI on "
+      "host memory, or NCCL on GPUs) on every rank and record the trace into SQLite. Runs "
+      "under mpirun, or give --np N");
   app->add_option("--workload", r.workload,
                   "Workload: resnet50, vgg16, bert-large, gpt2, or a workload JSON file. "
                   "Default resnet50");
@@ -126,6 +127,9 @@ void AddRecordCommand(CLI::App& root, Action* action) {
   app->add_option("--steps", r.steps, "Measured steps (stored), >= 1. Default 20");
   app->add_option("--warmup-steps", r.warmup_steps,
                   "Warm-up steps (played, not stored), >= 0. Default 3");
+  app->add_option("--backend", r.backend,
+                  "Data-plane backend: mpi (host memory) or nccl (CUDA device memory). "
+                  "Default mpi");
   flags->knobs.Add(app);
   app->add_option("--db", r.db_path,
                   "SQLite database file, created if missing. Default ./autotune.db");

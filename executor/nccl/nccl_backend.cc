@@ -80,6 +80,11 @@ int CudaDeviceCount() {
   return DeviceCount(&count).ok() ? count : 0;
 }
 
+Status NcclAvailable() {
+  int count = 0;
+  return DeviceCount(&count).WithPrefix("--backend nccl");
+}
+
 Status MakeNcclBackend(MPI_Comm world, const NodeLayout& layout, const LayoutComms& comms,
                        const Knobs& knobs, std::unique_ptr<Backend>* out) {
   std::unique_ptr<NcclBackend> backend;

@@ -1,5 +1,7 @@
 // Creating the NCCL backend, without CUDA or NCCL headers: what the executor and the CLI
-// call when the run's backend is "nccl". Present only in builds with AUTOTUNE_HAVE_NCCL.
+// call when the run's backend is "nccl" (executor/backend_choice.h picks it by name). The
+// header compiles in every build; NcclAvailable() is defined in every build (a stub in
+// executor/backend_choice.cc without NCCL), the rest only with AUTOTUNE_HAVE_NCCL.
 #pragma once
 
 #include <mpi.h>
@@ -56,5 +58,11 @@ Status MeasureDeviceCopyCurve(Backend* backend, std::span<const int64_t> sizes, 
 // Number of CUDA devices this process sees; 0 when there is none or the driver is missing
 // (never fails: the answer for "skip or run" decisions).
 int CudaDeviceCount();
+
+// Whether this process can run the NCCL backend: OK when the build has NCCL and
+// cudaGetDeviceCount sees at least one device; else NotSupported with one line starting
+// "--backend nccl: " that says why (no NCCL in this build; no CUDA device, with CUDA's
+// error). Local, no MPI, never starts NCCL: fit for a check before mpirun is launched.
+Status NcclAvailable();
 
 }  // namespace autotune::executor

@@ -8,9 +8,11 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine_harness.h"
 #include "executor/calibrate.h"
+#include "executor/nccl/nccl_factory.h"
 #include "traces/store.h"
 
 namespace autotune::executor {
@@ -75,6 +77,35 @@ TEST(CalibrateTest, StoresEveryScopeOfTheLayout) {
     store.reset();
     std::filesystem::remove_all(dir);
   }
+}
+
+TEST(CalibrateTest, UnusableBackendFailsOnEveryRankBeforeTheDatabase) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  char dir[256] = {};
+  if (rank == 0) {
+    std::string tmpl = "/tmp/autotune_calib_XXXXXX";
+    tmpl.copy(dir, sizeof(dir) - 1);
+    if (mkdtemp(dir) == nullptr) dir[0] = '\0';
+  }
+  MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, MPI_COMM_WORLD);
+  ASSERT_NE(dir[0], '\0');
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"bogus", "--backend bogus: unknown backend"}};
+  if (!NcclAvailable().ok()) cases.push_back({"nccl", "--backend nccl: "});
+  for (const auto& [backend, expect] : cases) {
+    CalibrateOptions options;
+    options.backend = backend;
+    options.db_path = std::string(dir) + "/never.db";
+    Calibration c;
+    const Status st = RunCalibrate(options, &c);
+    EXPECT_FALSE(st.ok()) << backend;
+    EXPECT_NE(st.message().find(expect), std::string::npos) << st.message();
+    EXPECT_EQ(st.message().find('\n'), std::string::npos) << "one line";
+    EXPECT_FALSE(std::filesystem::exists(options.db_path)) << st.message();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::filesystem::remove_all(dir);
 }
 
 }  // namespace

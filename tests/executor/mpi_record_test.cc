@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine_harness.h"
+#include "executor/nccl/nccl_factory.h"
 #include "executor/record.h"
 
 namespace autotune::executor {
@@ -129,18 +130,23 @@ TEST(RecordTest, BadInputFailsOnEveryRankBeforeTheDatabase) {
     double threshold_mb;
     int steps;
     std::string expect;  // a word the message must contain
+    std::string backend = "mpi";
   };
-  const Case cases[] = {
+  std::vector<Case> cases = {
       {"no-such-model", 128, 5, "no-such-model"},
       {"resnet50", 1000, 5, "fusion_threshold_mb"},
       {"resnet50", 128, 0, "--steps"},
       {dir + "/missing.json", 128, 5, "missing.json"},
+      {"resnet50", 128, 5, "--backend bogus: unknown backend", "bogus"},
   };
+  // Where NCCL cannot run (no GPU, or no NCCL in the build), every rank refuses it first.
+  if (!NcclAvailable().ok()) cases.push_back({"resnet50", 128, 5, "--backend nccl: ", "nccl"});
   for (const Case& c : cases) {
     RecordOptions options;
     options.workload = c.workload;
     options.knobs.fusion_threshold_mb = c.threshold_mb;
     options.steps = c.steps;
+    options.backend = c.backend;
     options.db_path = dir + "/never.db";
     options.stop_on_signal = false;
     RecordResult result;

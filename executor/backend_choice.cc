@@ -1,0 +1,43 @@
+#include "executor/backend_choice.h"
+
+#include "executor/mpi_backend.h"
+#include "executor/mpi_runtime.h"
+#include "executor/nccl/nccl_factory.h"
+
+namespace autotune::executor {
+
+#ifndef AUTOTUNE_HAVE_NCCL
+// Builds without NCCL have no executor/nccl/ library: the one factory entry point that
+// every build answers (the others are never called there).
+Status NcclAvailable() {
+  return Status::NotSupported(
+      "--backend nccl: this autotune was built without NCCL (CMake found no CUDA toolkit "
+      "with NCCL, or AUTOTUNE_WITH_NCCL=OFF)");
+}
+#endif
+
+Status ValidateBackendName(const std::string& backend) {
+  if (backend == "mpi" || backend == "nccl") return Status::Ok();
+  return Status::InvalidArgument("--backend " + (backend.empty() ? "\"\"" : backend) +
+                                 ": unknown backend (mpi | nccl)");
+}
+
+Status CheckBackendUsable(const std::string& backend) {
+  AUTOTUNE_RETURN_IF_ERROR(ValidateBackendName(backend));
+  if (backend == "nccl") return NcclAvailable();
+  return Status::Ok();
+}
+
+Status CreateBackend(const std::string& backend, MPI_Comm world, const NodeLayout& layout,
+                     const LayoutComms& comms, const Knobs& knobs, std::unique_ptr<Backend>* out) {
+  if (backend == "mpi") return CreateMpiBackend(world, comms, out);
+#ifdef AUTOTUNE_HAVE_NCCL
+  if (backend == "nccl") return MakeNcclBackend(world, layout, comms, knobs, out);
+#endif
+  // Reached only when CheckBackendUsable was skipped; agreed so that no rank waits alone.
+  Status usable = CheckBackendUsable(backend);
+  if (usable.ok()) usable = Status::Internal("CreateBackend: backend " + backend + " not built");
+  return AgreeOnStatus(world, usable);
+}
+
+}  // namespace autotune::executor
