@@ -188,13 +188,21 @@ Status LoadConfigFile(const std::string& path, ConfigFile* out) {
   return ParseConfigYaml(buffer.str(), path, out);
 }
 
+// Shortest decimal form that reads back as the same value, so files stay readable.
+static std::string Number(double v) {
+  std::ostringstream out;
+  out.precision(15);
+  out << v;
+  return out.str();
+}
+
 std::string ConfigToYaml(const ConfigFile& config) {
   const Knobs& k = config.knobs;
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "fusion_threshold_mb" << YAML::Value << k.fusion_threshold_mb;
-  out << YAML::Key << "cycle_time_ms" << YAML::Value << k.cycle_time_ms;
+  out << YAML::Key << "fusion_threshold_mb" << YAML::Value << Number(k.fusion_threshold_mb);
+  out << YAML::Key << "cycle_time_ms" << YAML::Value << Number(k.cycle_time_ms);
   out << YAML::Key << "cache_capacity" << YAML::Value << k.cache_capacity;
   out << YAML::Key << "hierarchical_allreduce" << YAML::Value << k.hierarchical_allreduce;
   out << YAML::Key << "hierarchical_allgather" << YAML::Value << k.hierarchical_allgather;
@@ -206,7 +214,8 @@ std::string ConfigToYaml(const ConfigFile& config) {
   out << YAML::Key << "warmup_samples" << YAML::Value << t.warmup_samples;
   out << YAML::Key << "steps_per_sample" << YAML::Value << t.steps_per_sample;
   out << YAML::Key << "bayes_opt_max_samples" << YAML::Value << t.bayes_opt_max_samples;
-  out << YAML::Key << "gaussian_process_noise" << YAML::Value << t.gaussian_process_noise;
+  out << YAML::Key << "gaussian_process_noise" << YAML::Value
+      << Number(t.gaussian_process_noise);
   out << YAML::EndMap;
   out << YAML::Key << "autotune_extra" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "num_groups" << YAML::Value << k.num_groups;

@@ -95,6 +95,16 @@ TEST(ConfigFile, RoundTripIncludingExtras) {
   EXPECT_EQ(prov["db"], "runs.db");
 }
 
+TEST(ConfigFile, WritesShortNumbers) {
+  ConfigFile c;
+  c.knobs.cycle_time_ms = 0.17025;
+  std::string yaml = ConfigToYaml(c);
+  EXPECT_NE(yaml.find("cycle_time_ms: 0.17025\n"), std::string::npos) << yaml;
+  ConfigFile back;
+  ASSERT_TRUE(ParseConfigYaml(yaml, "short.yaml", &back).ok());
+  EXPECT_EQ(back.knobs.cycle_time_ms, 0.17025);
+}
+
 TEST(ConfigFile, BadInputNamesTheKey) {
   ConfigFile c;
   Status s = ParseConfigYaml("params:\n  fusion_treshold_mb: 4\n", "bad.yaml", &c);
