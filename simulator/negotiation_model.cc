@@ -52,7 +52,7 @@ Line RobustLine(const std::vector<double>& x, const std::vector<double>& y) {
   for (size_t i = 0; i < n; ++i) residual[i] = y[i] - line.slope * x[i];
   line.intercept = std::max(0.0, TrimmedMean(residual, 0.1));
   std::sort(residual.begin(), residual.end());
-  line.quick_intercept = std::max(0.0, residual[residual.size() / 4]);
+  line.quick_intercept = std::max(0.0, residual[residual.size() / 10]);
   return line;
 }
 

@@ -11,7 +11,7 @@ namespace autotune::sim {
 namespace {
 
 // Bounds on the in-run / calibrated latency ratio; outside them the evidence is suspect.
-constexpr double kMinLatencyScale = 0.02;
+constexpr double kMinLatencyScale = 0.005;
 constexpr double kMaxLatencyScale = 5.0;
 
 }  // namespace

@@ -5,10 +5,10 @@
 # On 2 nodes x 2 ranks at 1 Gbit/s: records a calibration, and per workload (resnet50: many
 # small tensors; vgg16: few large ones, each at a --scale that keeps a run well under a
 # minute) the baseline (default knobs) and 13 other knob settings spanning threshold, cycle
-# time, cache and hierarchical allreduce, in --repeats interleaved rounds (a setting's
-# measurement: the median over rounds of its runs' median step time). Each setting is then
-# simulated from the first baseline trace alone (`autotune simulate --run BASELINE`), and
-# the script prints, per workload and overall:
+# time, cache and hierarchical allreduce, in --repeats interleaved rounds. In each round
+# every setting is simulated from that round's baseline trace alone (`autotune simulate
+# --run BASELINE`); a setting's measured and predicted step times are the medians over the
+# rounds. The script prints, per workload and overall:
 #   MAPE of the step time, Spearman rank correlation of predicted vs measured, whether the
 #   measured best setting is in the predicted top 3, and the measurement noise (spread of a
 #   setting's rounds: (max - min) / median, and coefficient of variation; medians over the
@@ -101,9 +101,9 @@ for workload in $workloads; do
   scale=$resnet_scale
   [[ $workload == vgg16 ]] && scale=$vgg_scale
   common=(record --workload "$workload" --scale "$scale" --steps "$steps" --warmup-steps 2)
-  baseline=""
   for ((r = 1; r <= repeats; r++)); do
     log "$workload (scale $scale): round $r of $repeats"
+    baseline=""
     for s in "" "${settings[@]}"; do
       # shellcheck disable=SC2086  # a setting is a list of flags
       j=$(on_cluster "${common[@]}" $s)
@@ -111,15 +111,16 @@ for workload in $workloads; do
       printf '%s\tmeasured\t%s\t%s\t%s\n' "$workload" "${s:-baseline}" \
         "$(json_field "$j" step_ms_median)" "$r" >> "$results"
     done
+    # Each round's settings predicted from that round's baseline trace alone.
+    for s in "" "${settings[@]}"; do
+      # shellcheck disable=SC2086
+      sim=$("$autotune" simulate --db "$db" --run "$baseline" --json $s)
+      printf '%s\tpredicted\t%s\t%s\t%s\n' "$workload" "${s:-baseline}" \
+        "$(json_field "$sim" step_ms_median)" "$r" >> "$results"
+    done
+    "$autotune" simulate --db "$db" --run "$baseline" --explain | sed -n '3,4p' | \
+      sed "s/^/# round $r model: /" >&2
   done
-  for s in "" "${settings[@]}"; do
-    # shellcheck disable=SC2086
-    sim=$("$autotune" simulate --db "$db" --run "$baseline" --json $s)
-    printf '%s\tpredicted\t%s\t%s\t-\n' "$workload" "${s:-baseline}" \
-      "$(json_field "$sim" step_ms_median)" >> "$results"
-  done
-  "$autotune" simulate --db "$db" --run "$baseline" --explain | sed -n '2,4p;/^copy/p' | \
-    sed 's/^/# model: /' >&2
 done
 log "measurements took $(( $(date +%s) - start )) s; raw rows in $results"
 
@@ -158,7 +159,11 @@ for workload in dict.fromkeys(r[0] for r in rows):
     names = list(dict.fromkeys(r[2] for r in rows if r[0] == workload and r[1] == "measured"))
     by_setting = {n: [float(r[3]) for r in rows if r[0] == workload and r[1] == "measured"
                       and r[2] == n] for n in names}
-    predicted_of = {r[2]: float(r[3]) for r in rows if r[0] == workload and r[1] == "predicted"}
+    predicted_of = {}
+    for r in rows:
+        if r[0] == workload and r[1] == "predicted":
+            predicted_of.setdefault(r[2], []).append(float(r[3]))
+    predicted_of = {n: statistics.median(v) for n, v in predicted_of.items()}
     names = [n for n in names if n in predicted_of]
     measured = [statistics.median(by_setting[n]) for n in names]
     predicted = [predicted_of[n] for n in names]
