@@ -61,7 +61,9 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
   const double idle_period_us = std::max(
       idle_us >= setting.cycle_us ? idle_us : setting.cycle_us + options_.wake_delay_us, 1e-3);
   double next_cycle_us = Phase(index) * idle_period_us;
-  const double floor_us = options_.first_negotiation_us;
+  const double floor_us = index < static_cast<int>(options_.step_first_negotiation_us.size())
+                              ? options_.step_first_negotiation_us[index]
+                              : options_.first_negotiation_us;
   double stream_free_us = 0.0;
   double last_done_us = 0.0;
   StepPrediction out;

@@ -36,6 +36,8 @@ struct ReplayOptions {
   // No negotiation of a step completes before this time (microseconds from the step
   // start): the slowest rank's background thread joins the step's first cycle only then.
   double first_negotiation_us = 0.0;
+  // The same per recorded step (by position); overrides first_negotiation_us when present.
+  std::vector<double> step_first_negotiation_us;
   // How late a cycle that slept wakes up (scheduler latency), microseconds.
   double wake_delay_us = 0.0;
   // The background thread runs the collectives itself (MPI executor): the next cycle waits

@@ -38,7 +38,7 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
   const double idle_us = negotiation.CycleUs(cache_on, 0, 0);
 
   std::vector<double> single_copy_out, model_copy_out, wake_delays, copy_ratios;
-  std::vector<std::pair<int, double>> first_cycles;  // (index, start) of each step's first
+  std::vector<std::pair<int, double>> first_cycles;  // per step: (index, start) of its first
   int overlapped = 0, sequential = 0;
   for (const StepTrace& step : trace.steps) {
     for (const CollectiveRecord& c : step.collectives) {
@@ -58,7 +58,9 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
     for (const CycleRecord& c : step.cycles) cycles.push_back(&c);
     std::sort(cycles.begin(), cycles.end(),
               [](const CycleRecord* a, const CycleRecord* b) { return a->cycle < b->cycle; });
-    if (!cycles.empty()) first_cycles.push_back({cycles[0]->cycle, cycles[0]->start_us});
+    first_cycles.push_back(cycles.empty()
+                               ? std::pair<int, double>{-1, 0.0}
+                               : std::pair<int, double>{cycles[0]->cycle, cycles[0]->start_us});
     for (size_t i = 0; i + 1 < cycles.size(); ++i) {
       const CycleRecord& a = *cycles[i];
       const CycleRecord& b = *cycles[i + 1];
@@ -90,14 +92,18 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
   // The step's first cycle with work shows when negotiation could first complete: it is
   // cycle 0 itself (its thread started late), or cycle c >= 1 starting well after c idle
   // periods (an earlier idle cycle waited for the slowest rank until then).
-  if (first_cycles.size() >= kMinEvidence) {
+  // Like the ready times, this is a property of each recorded step, kept per step.
+  const size_t with_cycles = std::count_if(first_cycles.begin(), first_cycles.end(),
+                                           [](const auto& f) { return f.first >= 0; });
+  if (with_cycles >= kMinEvidence) {
     const double period_us = idle_us >= cycle_us ? idle_us : cycle_us + options.wake_delay_us;
     std::vector<double> floors;
     for (const auto& [index, start_us] : first_cycles) {
-      const bool blocked = index == 0 || start_us > (index + 0.5) * period_us;
+      const bool blocked = index == 0 || (index > 0 && start_us > (index + 0.5) * period_us);
       floors.push_back(blocked ? start_us - std::max(0, index - 1) * period_us : 0.0);
     }
-    options.first_negotiation_us = std::max(0.0, MedianOf(std::move(floors)));
+    options.step_first_negotiation_us = floors;
+    options.first_negotiation_us = MedianOf(std::move(floors));
   }
   if (copy_ratios.size() >= kMinEvidence) {
     options.copy_scale = std::clamp(MedianOf(std::move(copy_ratios)), 0.25, 20.0);

@@ -57,12 +57,15 @@ TEST(TraceCalibrationTest, LateFirstCyclesSetTheFirstNegotiationFloor) {
   }
   const ReplayOptions o = CalibrateOptions(t, Net(), NegotiationModel());
   EXPECT_NEAR(o.first_negotiation_us, 20750.0, 1e-9);  // median of the four
+  EXPECT_EQ(o.step_first_negotiation_us, (std::vector<double>{21000, 20500, 22000, 19000}));
 }
 
 TEST(TraceCalibrationTest, OnTimeFirstCyclesLeaveNoFloor) {
   Trace t = BaseTrace(4);
   for (int s = 0; s < 4; ++s) t.steps[s].cycles = {Cycle(1, 1050.0, 0.0, 2)};
-  EXPECT_EQ(CalibrateOptions(t, Net(), NegotiationModel()).first_negotiation_us, 0.0);
+  const ReplayOptions o = CalibrateOptions(t, Net(), NegotiationModel());
+  EXPECT_EQ(o.first_negotiation_us, 0.0);
+  EXPECT_EQ(o.step_first_negotiation_us, (std::vector<double>{0, 0, 0, 0}));
 }
 
 TEST(TraceCalibrationTest, WakeDelayBlockingCyclesAndScales) {
