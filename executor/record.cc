@@ -49,6 +49,8 @@ struct Session {
   std::unique_ptr<DeviceStepPlayer> device_player;  // nccl only; null: host PlayStep
   std::unique_ptr<Store> store;                     // rank 0 only
   int64_t step_bytes = 0;
+  int steps = 0;             // measured steps to play (online tuning may change it)
+  int steps_per_sample = 0;  // online tuning: the current sample length; 0 = no tuning
 
   ~Session() {
     engine.reset();
@@ -64,6 +66,8 @@ struct Session {
 Status Setup(Session* s) {
   MPI_Comm world = s->options.world;
   s->knobs = s->options.knobs;
+  s->steps = s->options.steps;
+  s->steps_per_sample = s->options.steps_per_sample;
   AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(world, ResolveRecordInputs(s->options, &s->workload)));
   AUTOTUNE_RETURN_IF_ERROR(DetectLayout(world, &s->layout, &s->comms));
   Status st;
@@ -85,6 +89,65 @@ Status Setup(Session* s) {
   }
   for (const TensorSpec& t : s->workload.tensors) s->step_bytes += FusionBytes(t, s->layout.size);
   return AgreeOnStatus(world, st);
+}
+
+// Rank 0 runs the tuner on a finished sample and stores it; every rank then takes the
+// broadcast decision and, when the knobs changed, rebuilds its fusion engine with them (the
+// engine reads its knobs once; between steps no step is in progress, so it can go).
+Status EndSample(Session* s, int64_t run_id, TuningSample& sample, bool* done) {
+  MPI_Comm world = s->options.world;
+  TuningDecision decision;
+  decision.next = s->knobs;
+  Status st;
+  if (s->root()) {
+    st = s->options.tuning ? s->options.tuning(sample, &decision)
+                           : Status::InvalidArgument("online tuning without a tuner");
+    if (st.ok() && !SameExceptRuntimeKnobs(s->knobs, decision.next)) {
+      st = Status::InvalidArgument("online tuning may change runtime knobs only");
+    }
+    if (st.ok()) st = decision.next.Validate();
+    if (st.ok() && decision.store) {
+      std::vector<Sample> rows(1);
+      Sample& row = rows[0];
+      row.fidelity = "measured";
+      row.run_id = run_id;
+      row.trace_run_id = run_id;
+      row.workload = s->workload.name;
+      row.topology = s->layout.ToTopology();
+      row.knobs = sample.knobs;
+      row.score_bytes_per_s = sample.score_bytes_per_s;
+      row.step_ms = sample.step_ms_median;
+      st = s->store->AddSamples(&rows);
+    }
+  }
+  AUTOTUNE_RETURN_IF_ERROR(
+      AgreeOnStatus(world, st.WithPrefix("sample " + std::to_string(sample.index))));
+  const Knobs& k = decision.next;
+  double wire[8] = {k.fusion_threshold_mb,
+                    static_cast<double>(k.cache_capacity),
+                    k.cycle_time_ms,
+                    k.hierarchical_allreduce ? 1.0 : 0.0,
+                    k.hierarchical_allgather ? 1.0 : 0.0,
+                    decision.done ? 1.0 : 0.0,
+                    static_cast<double>(decision.steps_per_sample),
+                    static_cast<double>(decision.steps)};
+  MPI_Bcast(wire, 8, MPI_DOUBLE, 0, world);
+  Knobs next = s->knobs;
+  next.fusion_threshold_mb = wire[0];
+  next.cache_capacity = static_cast<int>(wire[1]);
+  next.cycle_time_ms = wire[2];
+  next.hierarchical_allreduce = wire[3] != 0.0;
+  next.hierarchical_allgather = wire[4] != 0.0;
+  *done = wire[5] != 0.0;
+  if (wire[6] > 0) s->steps_per_sample = static_cast<int>(wire[6]);
+  if (wire[7] > 0) s->steps = std::max(static_cast<int>(wire[7]), sample.first_step + sample.steps);
+  sample = TuningSample();
+  if (next == s->knobs) return Status::Ok();
+  s->engine.reset();
+  s->knobs = next;
+  st = FusionEngine::Create(s->backend.get(), &s->layout, &s->workload, s->memory.get(),
+                            s->control.get(), s->knobs, &s->engine);
+  return AgreeOnStatus(world, st.WithPrefix("new knobs"));
 }
 
 Status CreateRun(Session* s, RunInfo* run) {
@@ -150,12 +213,14 @@ Status FinishRun(Session* s, bool complete, RunInfo* run) {
 }
 
 Status PlaySteps(Session* s, RecordResult* result) {
-  const int total = s->options.warmup_steps + s->options.steps;
   Backend* backend = s->backend.get();
-  for (int i = 0; i < total; ++i) {
+  bool tuning = s->steps_per_sample > 0;
+  TuningSample sample;
+  std::vector<double> sample_ms;
+  for (int i = 0; i < s->options.warmup_steps + s->steps; ++i) {
     const int step = i - s->options.warmup_steps;  // < 0 during warm-up
     const bool verify =
-        step >= 0 && (s->options.verify_every_step || step == 0 || step == s->options.steps - 1);
+        step >= 0 && (s->options.verify_every_step || step == 0 || step == s->steps - 1);
     Status st;
     if (verify) st = PoisonOutputs(backend, s->memory.get());
     PlayedStep played;
@@ -176,6 +241,25 @@ Status PlaySteps(Session* s, RecordResult* result) {
       AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(s->options.world, append));
       ++result->steps_run;
       if (verify) ++result->steps_verified;
+      if (tuning) {
+        if (sample.steps == 0) {
+          sample.first_step = step;
+          sample.knobs = s->knobs;
+          sample_ms.clear();
+        }
+        ++sample.steps;
+        sample.bytes += static_cast<double>(trace.bytes);
+        sample.seconds += trace.step_ms / 1000.0;
+        sample_ms.push_back(trace.step_ms);
+        if (sample.steps == s->steps_per_sample) {
+          sample.index = result->samples++;
+          sample.score_bytes_per_s = sample.seconds > 0 ? sample.bytes / sample.seconds : 0.0;
+          sample.step_ms_median = Median(sample_ms);
+          bool done = false;
+          AUTOTUNE_RETURN_IF_ERROR(EndSample(s, result->run.id, sample, &done));
+          tuning = !done;
+        }
+      }
     }
     result->stop_signal = AgreeOnStop(s);
     if (result->stop_signal != 0) return Status::Ok();
@@ -184,6 +268,16 @@ Status PlaySteps(Session* s, RecordResult* result) {
 }
 
 }  // namespace
+
+bool SameExceptRuntimeKnobs(const Knobs& a, const Knobs& b) {
+  Knobs runtime_of_a = b;
+  runtime_of_a.fusion_threshold_mb = a.fusion_threshold_mb;
+  runtime_of_a.cycle_time_ms = a.cycle_time_ms;
+  runtime_of_a.cache_capacity = a.cache_capacity;
+  runtime_of_a.hierarchical_allreduce = a.hierarchical_allreduce;
+  runtime_of_a.hierarchical_allgather = a.hierarchical_allgather;
+  return runtime_of_a == a;
+}
 
 Status ResolveRecordInputs(const RecordOptions& options, Workload* workload) {
   if (options.steps < 1) {
@@ -199,6 +293,10 @@ Status ResolveRecordInputs(const RecordOptions& options, Workload* workload) {
                                    ": must be in (0, 1]");
   }
   if (options.db_path.empty()) return Status::InvalidArgument("--db: empty path");
+  if (options.steps_per_sample < 0) {
+    return Status::InvalidArgument("steps per sample " + std::to_string(options.steps_per_sample) +
+                                   ": must be >= 0");
+  }
   AUTOTUNE_RETURN_IF_ERROR(options.knobs.Validate());
   AUTOTUNE_RETURN_IF_ERROR(CheckBackendUsable(options.backend));
   AUTOTUNE_RETURN_IF_ERROR(ResolveWorkload(options.workload, workload));

@@ -14,6 +14,11 @@
 //      outside the timed region the results are verified (first and last measured step,
 //      or every step), every rank's tensor events are gathered to rank 0, and rank 0
 //      appends the step (one transaction).
+//   3b. online tuning (steps_per_sample > 0, `record --autotune`): the measured steps form
+//      samples of steps_per_sample steps; after each, rank 0's `tuning` scores it and picks
+//      the next knobs (runtime knobs only), rank 0 stores it as a measured sample of this run
+//      (Store::AddSamples), the knobs are broadcast (MPI_Bcast) and every rank rebuilds its
+//      fusion engine with them before the next step.
 //   4. rank 0 finishes the run (complete), or on a stop signal (executor/stop_signal.h)
 //      after the current step finishes it incomplete and RunRecord returns Aborted; on a
 //      wrong result it finishes it incomplete and returns the mismatch.
@@ -21,6 +26,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 
 #include "traces/knobs.h"
@@ -29,6 +35,34 @@
 #include "traces/workload.h"
 
 namespace autotune::executor {
+
+// One sample of online tuning: steps_per_sample consecutive measured steps under one setting.
+struct TuningSample {
+  int index = 0;       // 0, 1, ... in play order
+  int first_step = 0;  // measured-step index of its first step
+  int steps = 0;
+  Knobs knobs;                     // the knobs in force
+  double bytes = 0.0;              // bytes reduced + gathered over its steps
+  double seconds = 0.0;            // sum of its step times
+  double score_bytes_per_s = 0.0;  // bytes / seconds (Horovod's score)
+  double step_ms_median = 0.0;
+};
+
+// What the tuner decided after a sample.
+struct TuningDecision {
+  bool store = true;  // add the sample to the database (fidelity measured, run_id = this run)
+  Knobs next;         // the next sample's knobs; only the runtime knobs may differ
+  bool done = false;  // tuning is over: `next` stays for the rest of the run
+  int steps_per_sample = 0;  // > 0: the length of the following samples
+  int steps = 0;             // > 0: the run's measured steps in all (at least those played)
+};
+
+// Called on rank 0 only, after each sample; a non-OK status stops every rank.
+using TuningStep = std::function<Status(const TuningSample& sample, TuningDecision* decision)>;
+
+// True when a and b differ at most in the knobs that may change inside one run
+// (fusion_threshold_mb, cycle_time_ms, cache_capacity, hierarchical_allreduce/allgather).
+bool SameExceptRuntimeKnobs(const Knobs& a, const Knobs& b);
 
 struct RecordOptions {
   std::string workload = "resnet50";    // built-in name or path to a workload JSON file
@@ -42,6 +76,8 @@ struct RecordOptions {
   bool verify_every_step = false;       // default: first and last measured step only
   bool stop_on_signal = true;           // honour SIGTERM/SIGINT (executor/stop_signal.h)
   MPI_Comm world = MPI_COMM_WORLD;
+  int steps_per_sample = 0;  // > 0: online tuning in samples of this many measured steps
+  TuningStep tuning;         // rank 0; required when steps_per_sample > 0
 };
 
 struct RecordResult {
@@ -50,6 +86,7 @@ struct RecordResult {
   int steps_run = 0;       // measured steps played
   int steps_verified = 0;  // measured steps whose results were checked (all matched if OK)
   int stop_signal = 0;     // signal that stopped the run, 0 if none
+  int samples = 0;         // online tuning: samples completed
 };
 
 // Returns OK when every measured step ran and matched; Aborted after a stop signal (the

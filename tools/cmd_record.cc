@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "executor/mpi_runtime.h"
@@ -15,6 +16,7 @@
 #include "tools/command.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
+#include "tools/record_autotune.h"
 #include "traces/store.h"
 
 namespace autotune::cli {
@@ -25,7 +27,19 @@ struct RecordFlags {
   KnobFlags knobs;
   bool json = false;
   int np = 0;
+  OnlineTuningFlags autotune;
+  CLI::Option* steps_option = nullptr;
 };
+
+// --autotune: without --steps, exactly the warm-up and tuning samples are played.
+void ApplyAutotuneFlags(const RecordFlags& flags, executor::RecordOptions* options) {
+  if (!flags.autotune.enabled) return;
+  options->steps_per_sample = flags.autotune.steps_per_sample;
+  if (flags.steps_option->count() == 0) {
+    options->steps = (flags.autotune.warmup_samples + flags.autotune.max_samples) *
+                     flags.autotune.steps_per_sample;
+  }
+}
 
 // Per-launch MPI knobs become Open MPI's environment before MPI_Init reads it.
 void ExportPerLaunchKnobs(const Knobs& knobs) {
@@ -71,7 +85,13 @@ void PrintSummary(const executor::RecordResult& result, const Status& status, bo
 // CUDA device here), workload, database.
 Status ValidateBeforeLaunch(const RecordFlags& flags) {
   executor::RecordOptions options = flags.record;
-  AUTOTUNE_RETURN_IF_ERROR(flags.knobs.Resolve(&options.knobs));
+  std::set<std::string> constants;
+  AUTOTUNE_RETURN_IF_ERROR(flags.knobs.Resolve(&options.knobs, &constants));
+  if (flags.autotune.enabled) {
+    std::unique_ptr<OnlineTuner> tuner;  // checks that something is left to tune
+    AUTOTUNE_RETURN_IF_ERROR(OnlineTuner::Create(OnlineTuningFlags(), options.knobs, constants,
+                                                 options.backend, &tuner));
+  }
   Workload workload;
   AUTOTUNE_RETURN_IF_ERROR(executor::ResolveRecordInputs(options, &workload));
   std::unique_ptr<Store> store;  // refuses foreign, newer or unwritable databases untouched
@@ -88,24 +108,43 @@ int RunRecordCommand(RecordFlags& flags) {
   }
   executor::InstallStopSignalHandlers();  // before MPI_Init: a stop may come at any time
   Knobs knobs;
-  const Status resolved = flags.knobs.Resolve(&knobs);
+  std::set<std::string> constants;
+  const Status resolved = flags.knobs.Resolve(&knobs, &constants);
   if (resolved.ok()) ExportPerLaunchKnobs(knobs);
   executor::MpiSession mpi(nullptr, nullptr);
   if (!mpi.status().ok()) return Fail(mpi.status());
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
-  Status st = executor::AgreeOnStatus(MPI_COMM_WORLD, resolved);
+  std::unique_ptr<OnlineTuner> tuner;  // rank 0 with --autotune
+  Status st = resolved;
+  if (st.ok() && rank == 0 && flags.autotune.enabled) {
+    OnlineTuningFlags autotune = flags.autotune;
+    autotune.steps_given = flags.steps_option->count() > 0;
+    st = OnlineTuner::Create(autotune, knobs, constants, flags.record.backend, &tuner);
+  }
+  st = executor::AgreeOnStatus(MPI_COMM_WORLD, st);
   executor::RecordResult result;
   if (st.ok()) {
     executor::RecordOptions options = flags.record;
     options.knobs = knobs;
     options.command = JoinCommandLine(SelfArgv());
     options.world = MPI_COMM_WORLD;
+    ApplyAutotuneFlags(flags, &options);
+    if (tuner) {
+      options.tuning = [&tuner](const executor::TuningSample& sample,
+                                executor::TuningDecision* decision) {
+        return tuner->Step(sample, decision);
+      };
+    }
     st = executor::RunRecord(options, &result);
   }
   if (rank != 0) return st.ok() ? 0 : 1;
   if (result.run.id > 0) PrintSummary(result, st, flags.json);
+  if (tuner && tuner->observed() > 0) {
+    const Status wrote = tuner->WriteBest(flags.record.db_path, result.run.id, flags.json);
+    if (st.ok()) st = wrote;
+  }
   return st.ok() ? 0 : Fail(st);
 }
 
@@ -124,7 +163,10 @@ void AddRecordCommand(CLI::App& root, Action* action) {
                   "Default resnet50");
   app->add_option("--scale", r.scale,
                   "Shrink every tensor and compute phase by this factor, in (0, 1]. Default 1");
-  app->add_option("--steps", r.steps, "Measured steps (stored), >= 1. Default 20");
+  flags->steps_option = app->add_option(
+      "--steps", r.steps,
+      "Measured steps (stored), >= 1. Default 20; with --autotune, (warm-up samples + max "
+      "samples) x steps per sample");
   app->add_option("--warmup-steps", r.warmup_steps,
                   "Warm-up steps (played, not stored), >= 0. Default 3");
   app->add_option("--backend", r.backend,
@@ -139,6 +181,7 @@ void AddRecordCommand(CLI::App& root, Action* action) {
   app->add_flag("--verify-every-step", r.verify_every_step,
                 "Check the reduced/gathered values of every measured step. Default off: the "
                 "first and the last measured step");
+  AddOnlineTuningFlags(app, &flags->autotune);
   app->add_option("--np", flags->np,
                   "Re-launch this command under mpirun with N local ranks (extra mpirun "
                   "arguments from $AUTOTUNE_MPIRUN_ARGS). Default: run in the current MPI job")

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -20,6 +19,7 @@
 #include "simulator/simulation.h"
 #include "tools/command.h"
 #include "tools/knob_flags.h"
+#include "tools/tuning_io.h"
 #include "traces/config_file.h"
 #include "traces/store.h"
 #include "tuner/bayes_search.h"
@@ -51,54 +51,9 @@ struct SearchFlags {
   std::string launcher;
   int warmup_steps = 3;
   int steps_per_sample = 10;
+  double warmup_time_s = -1.0;               // Bagua's; < 0: not given
+  double sampling_confidence_time_s = -1.0;  // Bagua's; < 0: not given
   KnobFlags knobs;
-};
-
-// A knob setting as a point of the space; fails when a value has no place in it (e.g. an
-// NCCL algorithm the space does not list).
-Status KnobsToPoint(const Space& space, const Knobs& knobs, Point* point) {
-  point->assign(space.num_dimensions(), 0.0);
-  for (int i = 0; i < space.num_dimensions(); ++i) {
-    StatusOr<double> value = space.ParseValue(i, KnobValue(knobs, space.dimension(i).name));
-    if (!value.ok()) return value.status();
-    (*point)[i] = *value;
-  }
-  return Status::Ok();
-}
-
-Status PointToKnobs(const Space& space, const Point& point, const Knobs& base, Knobs* knobs) {
-  *knobs = base;
-  for (int i = 0; i < space.num_dimensions(); ++i) {
-    AUTOTUNE_RETURN_IF_ERROR(SetKnob(knobs, space.dimension(i).name, space.ValueText(point, i)));
-  }
-  return knobs->Validate();
-}
-
-// The CSV of --autotune-log-file: Horovod's columns first (its units: threshold in MB, score in
-// bytes per microsecond), then every other knob, the fidelity and the score in bytes/s.
-class SampleLog {
- public:
-  Status Open(const std::string& path) {
-    if (path.empty()) return Status::Ok();
-    file_.open(path, std::ios::trunc);
-    if (!file_) return Status::IoError(path + ": cannot write the autotune log");
-    file_ << "hierarchical_allreduce,hierarchical_allgather,cycle_time_ms,tensor_fusion_threshold,"
-             "score,cache_capacity,num_groups,nccl_algo,nccl_proto,nccl_max_nchannels,nccl_cross,"
-             "mpi_allreduce_algorithm,fidelity,score_bytes_per_s\n";
-    return Status::Ok();
-  }
-  void Write(const Knobs& k, const std::string& fidelity, double score_bytes_per_s) {
-    if (!file_.is_open()) return;
-    file_ << (k.hierarchical_allreduce ? 1 : 0) << ',' << (k.hierarchical_allgather ? 1 : 0) << ','
-          << KnobValue(k, "cycle_time_ms") << ',' << KnobValue(k, "fusion_threshold_mb") << ','
-          << score_bytes_per_s * 1e-6 << ',' << k.cache_capacity << ',' << k.num_groups << ','
-          << k.nccl_algo << ',' << k.nccl_proto << ',' << k.nccl_max_nchannels << ','
-          << k.nccl_cross << ',' << k.mpi_allreduce_algorithm << ',' << fidelity << ','
-          << score_bytes_per_s << '\n';
-  }
-
- private:
-  std::ofstream file_;
 };
 
 std::string Gbps(double bytes_per_s) {
@@ -451,7 +406,7 @@ int RunSearch(const SearchFlags& flags, Round* round) {
 
 // --live: measures the proposals itself, running `autotune record` through the launcher, and
 // searches again, until the measured-sample budget is spent or nothing is worth measuring.
-int RunLive(const SearchFlags& flags) {
+int RunLive(SearchFlags flags) {
   RunInfo run;
   {
     std::unique_ptr<Store> store;
@@ -465,6 +420,25 @@ int RunLive(const SearchFlags& flags) {
                 run.workload.name +
                 "', not a built-in one; record its proposals by hand with "
                 "`autotune record --workload FILE --config-file OUT.next1.yaml`");
+  }
+  // Bagua's time-based flags become step counts by the run's median step time.
+  if (flags.warmup_time_s >= 0 || flags.sampling_confidence_time_s > 0) {
+    const double step_s = run.step_ms_median / 1000.0;
+    if (!(step_s > 0)) {
+      return Fail("search --live: run " + std::to_string(run.id) +
+                  " has no step time to map --autotune-warmup-time-s / "
+                  "--autotune-sampling-confidence-time-s to steps");
+    }
+    auto steps_for = [step_s](double seconds) {
+      return static_cast<int>(std::ceil(seconds / step_s - 1e-9));
+    };
+    if (flags.warmup_time_s >= 0) flags.warmup_steps = steps_for(flags.warmup_time_s);
+    if (flags.sampling_confidence_time_s > 0) {
+      flags.steps_per_sample = std::max(1, steps_for(flags.sampling_confidence_time_s));
+    }
+    std::cerr << "search --live: step time " << run.step_ms_median << " ms -> "
+              << flags.warmup_steps << " warm-up steps, " << flags.steps_per_sample
+              << " steps per sample\n";
   }
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -516,7 +490,8 @@ void AddSearchCommand(CLI::App& root, Action* action) {
   app->add_option("--sim-budget", flags->sim_budget,
                   "Settings to simulate, chosen by expected improvement. Default 120")
       ->check(CLI::NonNegativeNumber);
-  app->add_option("--max-samples,--autotune-bayes-opt-max-samples", flags->max_samples,
+  app->add_option("--max-samples,--autotune-bayes-opt-max-samples,--autotune-max-samples",
+                  flags->max_samples,
                   "Measured-sample budget: with this many measured samples, stop proposing. "
                   "Default 20")
       ->check(CLI::PositiveNumber);
@@ -556,6 +531,16 @@ void AddSearchCommand(CLI::App& root, Action* action) {
       ->check(CLI::NonNegativeNumber);
   app->add_option("--autotune-steps-per-sample", flags->steps_per_sample,
                   "--live: measured steps per sample (one record run). Default 10")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--autotune-warmup-time-s", flags->warmup_time_s,
+                  "--live: warm-up time per sample in seconds (Bagua's autotune_warmup_time), "
+                  "instead of --autotune-warmup-samples: ceil(time / the run's median step "
+                  "time) warm-up steps")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--autotune-sampling-confidence-time-s", flags->sampling_confidence_time_s,
+                  "--live: time each measured sample lasts, in seconds (Bagua's "
+                  "autotune_sampling_confidence_time), instead of --autotune-steps-per-sample: "
+                  "ceil(time / the run's median step time) steps")
       ->check(CLI::PositiveNumber);
   app->callback([flags, action] {
     *action = [flags]() -> int {

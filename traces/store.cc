@@ -210,7 +210,17 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
   update.Bind(1, complete ? 1 : 0).Bind(2, info.steps_recorded).Bind(3, info.score_bytes_per_s)
       .Bind(4, info.step_ms_median).Bind(5, info.step_ms_p95).Bind(6, run_id);
   AUTOTUNE_RETURN_IF_ERROR(update.Run().WithPrefix(path_));
-  if (complete && info.kind == "measured" && info.steps_recorded > 0) {
+  // A run tuned online (record --autotune) already holds one measured sample per setting it
+  // played; a whole-run sample would mix them under the first setting's knobs.
+  int64_t own_samples = 0;
+  {
+    Statement q(db_, "SELECT count(*) FROM samples WHERE run_id = ? AND fidelity = 'measured'");
+    q.Bind(1, run_id);
+    Status s;
+    if (q.Step(&s)) own_samples = q.Int(0);
+    AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
+  }
+  if (complete && info.kind == "measured" && info.steps_recorded > 0 && own_samples == 0) {
     Sample sample;
     sample.fidelity = "measured";
     sample.run_id = run_id;

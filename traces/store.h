@@ -57,7 +57,8 @@ class Store {
   // Appends one measured step with all its rows, in one transaction.
   Status AppendStep(int64_t run_id, const StepTrace& step);
   // Computes the summary from the stored steps and marks the run complete or not.
-  // A complete measured run also becomes a measured sample.
+  // A complete measured run also becomes a measured sample, unless it already holds its own
+  // measured samples (one per setting of a run tuned online).
   Status FinishRun(int64_t run_id, bool complete, RunInfo* summary = nullptr);
   // NotFound names the id when there is no such run.
   Status GetRun(int64_t run_id, RunInfo* info);

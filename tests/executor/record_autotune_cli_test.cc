@@ -1,0 +1,183 @@
+// `autotune record --autotune` end to end ($AUTOTUNE_BIN launching 4 local ranks with --np 4):
+// the knobs really change between samples (each sample's fused collectives respect its own
+// fusion threshold), constants stay, one stored sample and one CSV row per tuned sample, and
+// the best setting is written. Every command runs under `timeout` (cli_harness.h).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_harness.h"
+#include "traces/config_file.h"
+#include "traces/store.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using autotune::test_support::Bin;
+using autotune::test_support::MakeTempDir;
+using autotune::test_support::ReadFile;
+using autotune::test_support::Result;
+using autotune::test_support::RunCommand;
+
+constexpr int kWarmupSamples = 1;
+constexpr int kStepsPerSample = 2;
+constexpr int kMaxSamples = 5;
+
+class RecordAutotuneTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTempDir();
+    ASSERT_FALSE(dir_.empty());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(RecordAutotuneTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
+  const fs::path db = dir_ / "runs.db", log = dir_ / "log.csv", best = dir_ / "best.yaml";
+  Result r = RunCommand({Bin(),
+                         "record",
+                         "--np",
+                         "4",
+                         "--workload",
+                         "resnet50",
+                         "--scale",
+                         "0.02",
+                         "--warmup-steps",
+                         "1",
+                         "--db",
+                         db.string(),
+                         "--json",
+                         "--cycle-time-ms",
+                         "2",
+                         "--autotune",
+                         "--autotune-warmup-samples",
+                         std::to_string(kWarmupSamples),
+                         "--autotune-steps-per-sample",
+                         std::to_string(kStepsPerSample),
+                         "--autotune-bayes-opt-max-samples",
+                         std::to_string(kMaxSamples),
+                         "--autotune-log-file",
+                         log.string(),
+                         "--autotune-out",
+                         best.string()},
+                        dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["steps"], (kWarmupSamples + kMaxSamples) * kStepsPerSample);
+  EXPECT_EQ(j["complete"], true);
+  const int64_t run_id = j["run"];
+
+  std::unique_ptr<autotune::Store> store;
+  ASSERT_TRUE(autotune::Store::Open(db.string(), autotune::Store::Mode::kReadOnly, &store).ok());
+  autotune::Trace trace;
+  ASSERT_TRUE(store->LoadTrace(run_id, &trace).ok());
+  std::vector<autotune::Sample> all, samples;
+  ASSERT_TRUE(store->ListSamples(trace.run.workload.name, trace.run.topology, &all).ok());
+  for (const autotune::Sample& s : all) {
+    if (s.run_id == run_id) samples.push_back(s);
+  }
+  // One measured sample per tuned sample (the warm-up one is discarded), none for the run.
+  ASSERT_EQ(samples.size(), static_cast<size_t>(kMaxSamples));
+  std::set<std::string> settings;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const autotune::Sample& s = samples[i];
+    EXPECT_EQ(s.fidelity, "measured");
+    EXPECT_EQ(s.knobs.cycle_time_ms, 2.0);  // the constant
+    EXPECT_EQ(s.knobs.num_groups, 0);
+    EXPECT_GT(s.score_bytes_per_s, 0.0);
+    settings.insert(autotune::KnobsShort(s.knobs));
+    // The engine really ran this sample's knobs: no fused collective above its threshold,
+    // and hierarchical collectives exactly when asked for.
+    const int first = (kWarmupSamples + static_cast<int>(i)) * kStepsPerSample;
+    for (int step = first; step < first + kStepsPerSample; ++step) {
+      for (const autotune::CollectiveRecord& c : trace.steps[step].collectives) {
+        if (c.tensors.size() > 1) {
+          EXPECT_LE(c.bytes, s.knobs.threshold_bytes()) << "sample " << i << " step " << step;
+        }
+        if (c.op == autotune::Op::kAllreduce) {
+          EXPECT_EQ(c.algorithm != autotune::Algorithm::kFlat, s.knobs.hierarchical_allreduce)
+              << "sample " << i << " step " << step;
+        }
+      }
+    }
+  }
+  EXPECT_GE(settings.size(), 3u);
+  // The first tuned sample is the starting setting (defaults + the constant).
+  EXPECT_EQ(samples[0].knobs.fusion_threshold_mb, 128.0);
+  EXPECT_FALSE(samples[0].knobs.hierarchical_allreduce);
+
+  // The CSV: Horovod's columns first, one row per tuned sample.
+  std::istringstream csv(ReadFile(log));
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("hierarchical_allreduce,hierarchical_allgather,cycle_time_ms,"
+                         "tensor_fusion_threshold,score,",
+                         0),
+            0u)
+      << header;
+  int rows = 0;
+  while (std::getline(csv, line)) rows += line.empty() ? 0 : 1;
+  EXPECT_EQ(rows, kMaxSamples);
+
+  autotune::ConfigFile config;
+  ASSERT_TRUE(autotune::LoadConfigFile(best.string(), &config).ok());
+  EXPECT_EQ(config.knobs.cycle_time_ms, 2.0);
+  EXPECT_NE(r.err.find("autotune: best of 5 samples"), std::string::npos) << r.err;
+}
+
+// Bagua's time-based flags: the probe sample's step time maps them to sample counts.
+TEST_F(RecordAutotuneTest, TimeBasedFlagsBecomeSampleCounts) {
+  Result r = RunCommand({Bin(),
+                         "record",
+                         "--np",
+                         "4",
+                         "--workload",
+                         "resnet50",
+                         "--scale",
+                         "0.02",
+                         "--warmup-steps",
+                         "1",
+                         "--db",
+                         (dir_ / "runs.db").string(),
+                         "--json",
+                         "--autotune",
+                         "--autotune-steps-per-sample",
+                         "2",
+                         "--autotune-sampling-confidence-time-s",
+                         "0.02",
+                         "--autotune-warmup-time-s",
+                         "0",
+                         "--autotune-max-samples",
+                         "2"},
+                        dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string::size_type at = r.err.find("ms -> ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const int steps_per_sample = std::stoi(r.err.substr(at + 6));
+  EXPECT_GE(steps_per_sample, 1);
+  EXPECT_NE(r.err.find(" 0 warm-up samples after this probe"), std::string::npos) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["steps"], 2 + 2 * steps_per_sample);  // the probe, then 2 tuned samples
+  EXPECT_NE(r.err.find("autotune: best of 2 samples"), std::string::npos) << r.err;
+}
+
+TEST_F(RecordAutotuneTest, EveryRuntimeKnobConstantIsRefusedBeforeLaunch) {
+  Result r =
+      RunCommand({Bin(), "record", "--np", "4", "--db", (dir_ / "runs.db").string(), "--autotune",
+                  "--fusion-threshold-mb", "8", "--cycle-time-ms", "2", "--cache-capacity", "0",
+                  "--no-hierarchical-allreduce", "--no-hierarchical-allgather"},
+                 dir_);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("nothing to tune"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "runs.db"));
+}
+
+}  // namespace

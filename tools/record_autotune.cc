@@ -1,0 +1,198 @@
+#include "tools/record_autotune.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "traces/config_file.h"
+#include "tuner/knob_space.h"
+
+namespace autotune::cli {
+namespace {
+
+tuner::SearchOptions MakeOptions(const OnlineTuningFlags& flags) {
+  tuner::SearchOptions options;
+  options.max_measured_samples = flags.max_samples;
+  options.seed = flags.seed;
+  options.model.residual_gp.fixed_noise_stddev = flags.gp_noise;
+  options.model.residual_gp.seed = flags.seed;
+  options.model.simulated_gp.seed = flags.seed;
+  return options;
+}
+
+// The runtime knobs the online tuner moves; everything else is fixed at its starting value.
+bool IsOnlineKnob(const std::string& name) {
+  return name == "fusion_threshold_mb" || name == "cycle_time_ms" || name == "cache_capacity" ||
+         name == "hierarchical_allreduce" || name == "hierarchical_allgather";
+}
+
+}  // namespace
+
+OnlineTuner::OnlineTuner(const OnlineTuningFlags& flags, tuner::Space space, const Knobs& start)
+    : flags_(flags), space_(space), start_(start), search_(std::move(space), MakeOptions(flags)) {}
+
+Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
+                           const std::set<std::string>& constants, const std::string& backend,
+                           std::unique_ptr<OnlineTuner>* out) {
+  tuner::Space space = tuner::KnobSearchSpace(backend == "nccl" ? tuner::KnobBackend::kNccl
+                                                                : tuner::KnobBackend::kMpi);
+  for (int i = 0; i < space.num_dimensions(); ++i) {
+    const std::string& name = space.dimension(i).name;
+    if (IsOnlineKnob(name) && !constants.count(name)) continue;
+    AUTOTUNE_RETURN_IF_ERROR(
+        space.SetConstantText(name, KnobValue(start, name)).WithPrefix("constant " + name));
+  }
+  if (space.encoded_size() == 0) {
+    return Status::InvalidArgument(
+        "--autotune: every runtime knob is a constant (given on the command line or in "
+        "--config-file); nothing to tune");
+  }
+  std::unique_ptr<OnlineTuner> tuner(new OnlineTuner(flags, std::move(space), start));
+  AUTOTUNE_RETURN_IF_ERROR(tuner->log_.Open(flags.log_file));
+  *out = std::move(tuner);
+  return Status::Ok();
+}
+
+void OnlineTuner::MapTimeFlags(const executor::TuningSample& probe,
+                               executor::TuningDecision* decision) {
+  const double step_s = probe.steps > 0 ? probe.seconds / probe.steps : 0.0;
+  int steps_per_sample = flags_.steps_per_sample;
+  if (flags_.sampling_confidence_time_s > 0 && step_s > 0) {
+    steps_per_sample =
+        std::max(1, static_cast<int>(std::ceil(flags_.sampling_confidence_time_s / step_s - 1e-9)));
+  }
+  int warmup = std::max(0, flags_.warmup_samples - 1);
+  if (flags_.warmup_time_s >= 0 && step_s > 0) {
+    warmup = static_cast<int>(std::ceil(flags_.warmup_time_s / (steps_per_sample * step_s) - 1e-9));
+  }
+  warmup_samples_ = 1 + warmup;
+  decision->steps_per_sample = steps_per_sample;
+  if (!flags_.steps_given) {
+    decision->steps =
+        probe.first_step + probe.steps + (warmup + flags_.max_samples) * steps_per_sample;
+  }
+  std::fprintf(stderr,
+               "record --autotune: step time %.3f ms -> %d steps per sample (%.3g s), %d warm-up "
+               "samples after this probe\n",
+               step_s * 1e3, steps_per_sample, steps_per_sample * step_s, warmup);
+}
+
+Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningDecision* decision) {
+  decision->next = sample.knobs;
+  if (sample.index == 0) {
+    warmup_samples_ = flags_.warmup_samples;
+    if (flags_.time_based()) MapTimeFlags(sample, decision);
+  }
+  if (sample.index < warmup_samples_) {
+    decision->store = false;
+    std::fprintf(stderr, "record --autotune: warm-up sample %d/%d: %.4g GB/s (discarded)\n",
+                 sample.index + 1, warmup_samples_, sample.score_bytes_per_s / 1e9);
+    return Status::Ok();
+  }
+  tuner::Point point;
+  AUTOTUNE_RETURN_IF_ERROR(KnobsToPoint(space_, sample.knobs, &point));
+  AUTOTUNE_RETURN_IF_ERROR(
+      search_.Observe({point, tuner::Fidelity::kMeasured, sample.score_bytes_per_s}));
+  log_.Write(sample.knobs, "measured", sample.score_bytes_per_s);
+  if (observed() == 1) default_score_ = sample.score_bytes_per_s;
+  std::fprintf(stderr, "record --autotune: sample %d/%d: %s: %.4g GB/s\n", observed(),
+               flags_.max_samples, KnobsShort(sample.knobs).c_str(),
+               sample.score_bytes_per_s / 1e9);
+  if (observed() >= flags_.max_samples) {
+    tuner::Incumbent best;
+    double measured = 0.0;
+    AUTOTUNE_RETURN_IF_ERROR(Best(&decision->next, &best, &measured));
+    decision->done = true;
+    std::fprintf(stderr, "record --autotune: budget spent; best %s kept for the rest of the run\n",
+                 KnobsShort(decision->next).c_str());
+    return Status::Ok();
+  }
+  StatusOr<tuner::Suggestion> next = search_.Suggest(tuner::Fidelity::kMeasured);
+  if (!next.ok()) return next.status().WithPrefix("record --autotune");
+  return PointToKnobs(space_, next->point, start_, &decision->next);
+}
+
+Status OnlineTuner::Best(Knobs* knobs, tuner::Incumbent* incumbent, double* measured_mean) {
+  StatusOr<tuner::Incumbent> best = search_.Best(tuner::Fidelity::kMeasured);
+  if (!best.ok()) return best.status().WithPrefix("record --autotune");
+  *incumbent = *best;
+  int count = 0;
+  *measured_mean = 0.0;
+  for (const tuner::Observation& o : search_.observations()) {
+    if (o.fidelity != tuner::Fidelity::kMeasured || o.point != best->point) continue;
+    *measured_mean += o.score;
+    ++count;
+  }
+  if (count > 0) *measured_mean /= count;
+  return PointToKnobs(space_, best->point, start_, knobs);
+}
+
+Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) {
+  ConfigFile config;
+  tuner::Incumbent best;
+  double measured = 0.0;
+  AUTOTUNE_RETURN_IF_ERROR(Best(&config.knobs, &best, &measured));
+  const std::string target = flags_.out.empty() ? "" : " -> " + flags_.out;
+  std::fprintf(json ? stderr : stdout,
+               "autotune: best of %d samples: %s, measured %.4g GB/s (starting setting %.4g "
+               "GB/s)%s\n",
+               observed(), KnobsShort(config.knobs).c_str(), measured / 1e9, default_score_ / 1e9,
+               target.c_str());
+  std::fflush(json ? stderr : stdout);
+  if (flags_.out.empty()) return Status::Ok();
+  nlohmann::json provenance = {{"db", db},
+                               {"run", run_id},
+                               {"evidence", "measured online (record --autotune)"},
+                               {"measured_score", measured},
+                               {"predicted_score", best.prediction.mean},
+                               {"predicted_stddev", std::sqrt(best.prediction.variance)},
+                               {"measured_samples", observed()},
+                               {"starting_setting_score", default_score_}};
+  config.provenance_json = provenance.dump();
+  return SaveConfigFile(flags_.out, config);
+}
+
+void AddOnlineTuningFlags(CLI::App* app, OnlineTuningFlags* a) {
+  app->add_flag("--autotune", a->enabled,
+                "Tune the runtime knobs online inside this run, as horovodrun --autotune does: "
+                "rank 0 runs the GP tuner over fusion_threshold_mb, cycle_time_ms, "
+                "cache_capacity, hierarchical_allreduce/allgather (knobs given as flags or in "
+                "--config-file stay constant) and every rank switches to each new setting "
+                "between samples; each sample is stored as a measured sample of this run");
+  app->add_option("--autotune-warmup-samples", a->warmup_samples,
+                  "--autotune: samples played and discarded before tuning starts. Default 3")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--autotune-steps-per-sample", a->steps_per_sample,
+                  "--autotune: steps per sample; its score is bytes / time over them. Default 10")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--autotune-bayes-opt-max-samples,--autotune-max-samples", a->max_samples,
+                  "--autotune: samples the tuner observes; then the best setting stays for the "
+                  "rest of the run. Default 20")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--autotune-gaussian-process-noise", a->gp_noise,
+                  "--autotune: fixed noise standard deviation of the scores, in units of their "
+                  "spread (Horovod's meaning). Default 0.8")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--autotune-log-file", a->log_file,
+                  "--autotune: CSV, one row per sample (the same columns as `search "
+                  "--autotune-log-file`: Horovod's first)");
+  app->add_option("--autotune-out", a->out,
+                  "--autotune: config file (YAML) for the best setting found");
+  app->add_option("--autotune-warmup-time-s", a->warmup_time_s,
+                  "--autotune: warm-up time in seconds (Bagua's autotune_warmup_time), instead of "
+                  "--autotune-warmup-samples: after a first probe sample of "
+                  "--autotune-steps-per-sample steps, ceil(time / sample time) samples are "
+                  "discarded")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--autotune-sampling-confidence-time-s", a->sampling_confidence_time_s,
+                  "--autotune: time each sample lasts, in seconds (Bagua's "
+                  "autotune_sampling_confidence_time): steps per sample = ceil(time / step time "
+                  "of the probe sample)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--autotune-seed", a->seed, "--autotune: random seed of the tuner. Default 1");
+}
+
+}  // namespace autotune::cli
