@@ -1,9 +1,8 @@
 // `autotune search`: offline multi-fidelity tuning from a database. Simulates settings chosen by
 // the tuner on run ID's trace (not a blind grid), blends them with every measured sample of the
 // same workload, scale and topology, writes the best setting and the next ones worth measuring.
-// The database is only read, except with --live, where `autotune record` adds the measurements.
-#include <unistd.h>
-
+// The database is only read, except with --live (tools/search_live.h), where `autotune record`
+// adds the measurements.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +18,7 @@
 #include "simulator/simulation.h"
 #include "tools/command.h"
 #include "tools/knob_flags.h"
+#include "tools/search_live.h"
 #include "tools/tuning_io.h"
 #include "traces/config_file.h"
 #include "traces/store.h"
@@ -33,28 +33,6 @@ using tuner::Fidelity;
 using tuner::Observation;
 using tuner::Point;
 using tuner::Space;
-
-struct SearchFlags {
-  std::string db = "autotune.db";
-  int64_t run = 0;
-  int sim_budget = 120;
-  int max_samples = 20;
-  int propose = 1;
-  std::string out;
-  bool json = false;
-  std::string log_file;
-  double gp_noise = -1.0;
-  double min_ei_ratio = 0.002;
-  uint64_t seed = 1;
-  bool tune_backend_knobs = false;
-  bool live = false;
-  std::string launcher;
-  int warmup_steps = 3;
-  int steps_per_sample = 10;
-  double warmup_time_s = -1.0;               // Bagua's; < 0: not given
-  double sampling_confidence_time_s = -1.0;  // Bagua's; < 0: not given
-  KnobFlags knobs;
-};
 
 std::string Gbps(double bytes_per_s) {
   char buffer[32];
@@ -178,12 +156,6 @@ std::string ProposalPath(const std::string& out, int index) {
   }
   return stem + ".next" + std::to_string(index) + ".yaml";
 }
-
-// What one search round decided: why it stops (empty: it does not), what to measure next.
-struct Round {
-  std::string stop_reason;
-  std::vector<std::string> proposal_files;
-};
 
 int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search, Round* round) {
   const Space& space = in.space;
@@ -341,6 +313,8 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
   return 0;
 }
 
+}  // namespace
+
 int RunSearch(const SearchFlags& flags, Round* round) {
   Inputs in;
   Status status = LoadInputs(flags, &in);
@@ -403,74 +377,6 @@ int RunSearch(const SearchFlags& flags, Round* round) {
   }
   return WriteResults(flags, in, search, round);
 }
-
-// --live: measures the proposals itself, running `autotune record` through the launcher, and
-// searches again, until the measured-sample budget is spent or nothing is worth measuring.
-int RunLive(SearchFlags flags) {
-  RunInfo run;
-  {
-    std::unique_ptr<Store> store;
-    Status status = Store::Open(flags.db, Store::Mode::kReadOnly, &store);
-    if (status.ok()) status = store->GetRun(flags.run, &run);
-    if (!status.ok()) return Fail(status);
-  }
-  const std::vector<std::string>& builtin = BuiltinWorkloadNames();
-  if (std::find(builtin.begin(), builtin.end(), run.workload.name) == builtin.end()) {
-    return Fail("search --live: run " + std::to_string(run.id) + " plays workload '" +
-                run.workload.name +
-                "', not a built-in one; record its proposals by hand with "
-                "`autotune record --workload FILE --config-file OUT.next1.yaml`");
-  }
-  // Bagua's time-based flags become step counts by the run's median step time.
-  if (flags.warmup_time_s >= 0 || flags.sampling_confidence_time_s > 0) {
-    const double step_s = run.step_ms_median / 1000.0;
-    if (!(step_s > 0)) {
-      return Fail("search --live: run " + std::to_string(run.id) +
-                  " has no step time to map --autotune-warmup-time-s / "
-                  "--autotune-sampling-confidence-time-s to steps");
-    }
-    auto steps_for = [step_s](double seconds) {
-      return static_cast<int>(std::ceil(seconds / step_s - 1e-9));
-    };
-    if (flags.warmup_time_s >= 0) flags.warmup_steps = steps_for(flags.warmup_time_s);
-    if (flags.sampling_confidence_time_s > 0) {
-      flags.steps_per_sample = std::max(1, steps_for(flags.sampling_confidence_time_s));
-    }
-    std::cerr << "search --live: step time " << run.step_ms_median << " ms -> "
-              << flags.warmup_steps << " warm-up steps, " << flags.steps_per_sample
-              << " steps per sample\n";
-  }
-  char self[4096];
-  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (length <= 0) return Fail("search --live: cannot find the autotune binary (/proc/self/exe)");
-  self[length] = '\0';
-  auto quote = [](const std::string& s) { return "'" + s + "'"; };
-  for (int round_index = 1;; ++round_index) {
-    Round round;
-    std::cerr << "search --live: round " << round_index << "\n";
-    if (int code = RunSearch(flags, &round); code != 0) return code;
-    if (!round.stop_reason.empty() || round.proposal_files.empty()) return 0;
-    for (const std::string& proposal : round.proposal_files) {
-      char scale[32];
-      std::snprintf(scale, sizeof(scale), "%.17g", run.scale);
-      std::string command =
-          (flags.launcher.empty() ? "" : flags.launcher + " ") + quote(self) + " record" +
-          (flags.launcher.empty() ? " --np " + std::to_string(run.topology.world_size()) : "") +
-          " --workload " + quote(run.workload.name) + " --scale " + scale + " --steps " +
-          std::to_string(flags.steps_per_sample) + " --warmup-steps " +
-          std::to_string(flags.warmup_steps) + " --db " + quote(flags.db) + " --config-file " +
-          quote(proposal) + " >&2";
-      std::cerr << "search --live: measuring " << proposal << ": " << command << "\n";
-      const int status = std::system(command.c_str());
-      if (status != 0) {
-        return Fail("search --live: `" + command + "` failed (status " + std::to_string(status) +
-                    "); the samples measured so far are in " + flags.db);
-      }
-    }
-  }
-}
-
-}  // namespace
 
 void AddSearchCommand(CLI::App& root, Action* action) {
   auto flags = std::make_shared<SearchFlags>();

@@ -1,0 +1,84 @@
+#include "tools/search_live.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+#include "tools/command.h"
+#include "traces/store.h"
+#include "traces/workload.h"
+
+namespace autotune::cli {
+
+// --live: measures the proposals itself, running `autotune record` through the launcher, and
+// searches again, until the measured-sample budget is spent or nothing is worth measuring.
+int RunLive(SearchFlags flags) {
+  RunInfo run;
+  {
+    std::unique_ptr<Store> store;
+    Status status = Store::Open(flags.db, Store::Mode::kReadOnly, &store);
+    if (status.ok()) status = store->GetRun(flags.run, &run);
+    if (!status.ok()) return Fail(status);
+  }
+  const std::vector<std::string>& builtin = BuiltinWorkloadNames();
+  if (std::find(builtin.begin(), builtin.end(), run.workload.name) == builtin.end()) {
+    return Fail("search --live: run " + std::to_string(run.id) + " plays workload '" +
+                run.workload.name +
+                "', not a built-in one; record its proposals by hand with "
+                "`autotune record --workload FILE --config-file OUT.next1.yaml`");
+  }
+  // Bagua's time-based flags become step counts by the run's median step time.
+  if (flags.warmup_time_s >= 0 || flags.sampling_confidence_time_s > 0) {
+    const double step_s = run.step_ms_median / 1000.0;
+    if (!(step_s > 0)) {
+      return Fail("search --live: run " + std::to_string(run.id) +
+                  " has no step time to map --autotune-warmup-time-s / "
+                  "--autotune-sampling-confidence-time-s to steps");
+    }
+    auto steps_for = [step_s](double seconds) {
+      return static_cast<int>(std::ceil(seconds / step_s - 1e-9));
+    };
+    if (flags.warmup_time_s >= 0) flags.warmup_steps = steps_for(flags.warmup_time_s);
+    if (flags.sampling_confidence_time_s > 0) {
+      flags.steps_per_sample = std::max(1, steps_for(flags.sampling_confidence_time_s));
+    }
+    std::cerr << "search --live: step time " << run.step_ms_median << " ms -> "
+              << flags.warmup_steps << " warm-up steps, " << flags.steps_per_sample
+              << " steps per sample\n";
+  }
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0) return Fail("search --live: cannot find the autotune binary (/proc/self/exe)");
+  self[length] = '\0';
+  auto quote = [](const std::string& s) { return "'" + s + "'"; };
+  for (int round_index = 1;; ++round_index) {
+    Round round;
+    std::cerr << "search --live: round " << round_index << "\n";
+    if (int code = RunSearch(flags, &round); code != 0) return code;
+    if (!round.stop_reason.empty() || round.proposal_files.empty()) return 0;
+    for (const std::string& proposal : round.proposal_files) {
+      char scale[32];
+      std::snprintf(scale, sizeof(scale), "%.17g", run.scale);
+      std::string command =
+          (flags.launcher.empty() ? "" : flags.launcher + " ") + quote(self) + " record" +
+          (flags.launcher.empty() ? " --np " + std::to_string(run.topology.world_size()) : "") +
+          " --workload " + quote(run.workload.name) + " --scale " + scale + " --steps " +
+          std::to_string(flags.steps_per_sample) + " --warmup-steps " +
+          std::to_string(flags.warmup_steps) + " --db " + quote(flags.db) + " --config-file " +
+          quote(proposal) + " >&2";
+      std::cerr << "search --live: measuring " << proposal << ": " << command << "\n";
+      const int status = std::system(command.c_str());
+      if (status != 0) {
+        return Fail("search --live: `" + command + "` failed (status " + std::to_string(status) +
+                    "); the samples measured so far are in " + flags.db);
+      }
+    }
+  }
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,50 @@
+// `autotune search --live`: measures the search's proposals itself, running `autotune record`
+// through a launcher, and searches again. Also what cmd_search.cc and search_live.cc share: the
+// search's flags, one round's outcome and the offline search (RunSearch, in cmd_search.cc).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/knob_flags.h"
+
+namespace autotune::cli {
+
+struct SearchFlags {
+  std::string db = "autotune.db";
+  int64_t run = 0;
+  int sim_budget = 120;
+  int max_samples = 20;
+  int propose = 1;
+  std::string out;
+  bool json = false;
+  std::string log_file;
+  double gp_noise = -1.0;
+  double min_ei_ratio = 0.002;
+  uint64_t seed = 1;
+  bool tune_backend_knobs = false;
+  bool live = false;
+  std::string launcher;
+  int warmup_steps = 3;
+  int steps_per_sample = 10;
+  double warmup_time_s = -1.0;               // Bagua's; < 0: not given
+  double sampling_confidence_time_s = -1.0;  // Bagua's; < 0: not given
+  KnobFlags knobs;
+};
+
+// What one search round decided: why it stops (empty: it does not), what to measure next.
+struct Round {
+  std::string stop_reason;
+  std::vector<std::string> proposal_files;
+};
+
+// One offline search (cmd_search.cc): prints its summary, writes --out and the proposals; the
+// process exit code.
+int RunSearch(const SearchFlags& flags, Round* round);
+
+// --live: measures the proposals itself, running `autotune record` through the launcher, and
+// searches again, until the measured-sample budget is spent or nothing is worth measuring.
+int RunLive(SearchFlags flags);
+
+}  // namespace autotune::cli
