@@ -18,8 +18,8 @@ double MedianOf(std::vector<double> v) {
 }
 
 struct Line {
-  double intercept = 0.0;          // trimmed mean residual: what cycles cost on average
-  double typical_intercept = 0.0;  // median residual: a typical cycle
+  double intercept = 0.0;        // trimmed mean residual: what cycles cost on average
+  double quick_intercept = 0.0;  // 10th-percentile residual: a cycle no rank kept waiting
   double slope = 0.0;
 };
 
@@ -52,7 +52,7 @@ Line RobustLine(const std::vector<double>& x, const std::vector<double>& y) {
   for (size_t i = 0; i < n; ++i) residual[i] = y[i] - line.slope * x[i];
   line.intercept = std::max(0.0, TrimmedMean(residual, 0.1));
   std::sort(residual.begin(), residual.end());
-  line.typical_intercept = std::max(0.0, residual[residual.size() / 2]);
+  line.quick_intercept = std::max(0.0, residual[residual.size() / 10]);
   return line;
 }
 
@@ -103,7 +103,7 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
     const Line line = RobustLine(bits_x, bits_y);
     p.bits_fixed_us = line.intercept;
     p.cached_per_tensor_us = line.slope;
-    model.typical_fixed_us_ = line.typical_intercept;
+    model.quick_fixed_us_ = line.quick_intercept;
     bits_fitted = true;
   }
   if (round_x.size() >= kMinCycles) {
@@ -114,7 +114,7 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
     const Line line = RobustLine(round_x, round_y);
     p.round_fixed_us = line.intercept;
     p.uncached_per_tensor_us = std::max(line.slope, 0.0);
-    if (!bits_fitted) model.typical_fixed_us_ = line.typical_intercept;
+    if (!bits_fitted) model.quick_fixed_us_ = line.quick_intercept;
     round_fitted = true;
   }
   // A kind of cycle the trace never ran keeps its prior, scaled like the fitted kind.
@@ -135,9 +135,9 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
 }
 
 double NegotiationModel::LatencyScale() const {
-  if (bits_fitted_ && prior_.bits_fixed_us > 0.0) return typical_fixed_us_ / prior_.bits_fixed_us;
+  if (bits_fitted_ && prior_.bits_fixed_us > 0.0) return quick_fixed_us_ / prior_.bits_fixed_us;
   if (round_fitted_ && prior_.round_fixed_us > 0.0) {
-    return typical_fixed_us_ / prior_.round_fixed_us;
+    return quick_fixed_us_ / prior_.round_fixed_us;
   }
   return 1.0;
 }

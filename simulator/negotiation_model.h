@@ -55,10 +55,11 @@ class NegotiationModel {
   }
 
   const NegotiationParams& params() const { return params_; }
-  // Typical (median) fitted over prior fixed cost of the kind of cycle the trace ran
+  // Quick (10th-percentile) fitted over prior fixed cost of the kind of cycle the trace ran
   // (1 when nothing was fitted): how much a tiny collective costs inside the run against
   // what the calibration measured in isolation. The bit-vector AND is itself a tiny world
-  // allreduce, run under the same scheduling as the collectives of the run.
+  // allreduce; the quick cycles are those where no rank arrived late. (Chosen over the
+  // median and the lower quartile on three emulated-cluster data sets, bench/simulator.)
   double LatencyScale() const;
   // Which terms came from the trace ("fitted") and which from the network ("prior").
   const std::string& provenance() const { return provenance_; }
@@ -66,7 +67,7 @@ class NegotiationModel {
  private:
   NegotiationParams params_;
   NegotiationParams prior_;
-  double typical_fixed_us_ = 0.0;  // median cost of the fitted kind of cycle
+  double quick_fixed_us_ = 0.0;  // 10th-percentile cost of the fitted kind of cycle
   bool bits_fitted_ = false;
   bool round_fitted_ = false;
   std::string provenance_ = "given";

@@ -20,6 +20,10 @@
 #
 # Usage: accuracy.sh [--autotune BIN] [--out DIR] [--steps N] [--repeats R]
 #                    [--resnet-scale X] [--vgg-scale Y] [--rate RATE] [--workloads "a b"]
+#        accuracy.sh --rescore DIR [--autotune BIN]
+#   --rescore re-predicts the runs measured into DIR by an earlier invocation (its
+#   accuracy.db and results.tsv) with BIN, without the cluster: a model change is scored
+#   on the same measurements.
 # Needs root (network namespaces), python3; exits 77 when the cluster cannot be hosted.
 set -euo pipefail
 
@@ -33,6 +37,7 @@ resnet_scale=0.1
 vgg_scale=0.02
 rate=1gbit
 workloads="resnet50 vgg16"
+rescore=""
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -44,18 +49,26 @@ while [[ $# -gt 0 ]]; do
     --vgg-scale) vgg_scale=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --workloads) workloads=$2; shift 2 ;;
+    --rescore) rescore=$2; shift 2 ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "accuracy.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [[ -x $autotune ]] || { echo "accuracy.sh: no autotune binary at $autotune (--autotune BIN)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "accuracy.sh: needs python3" >&2; exit 77; }
+if [[ -n $rescore ]]; then
+  [[ -f $rescore/results.tsv && -f $rescore/accuracy.db ]] ||
+    { echo "accuracy.sh: $rescore has no results.tsv and accuracy.db" >&2; exit 2; }
+  out=$rescore
+fi
 [[ -n $out ]] || out=$(mktemp -d /tmp/autotune-accuracy.XXXXXX)
 mkdir -p "$out"
 db="$out/accuracy.db"
-rm -f "$db" "$db-wal" "$db-shm"
 results="$out/results.tsv"
-: > "$results"
+if [[ -z $rescore ]]; then
+  rm -f "$db" "$db-wal" "$db-shm"
+  : > "$results"
+fi
 
 cluster=("$root/tools/cluster.sh" --nodes 2 --ranks-per-node 2 --rate "$rate")
 log() { echo "# $*" >&2; }
@@ -91,6 +104,29 @@ settings=(
   "--fusion-threshold-mb 16 --cycle-time-ms 10 --cache-capacity 0 --hierarchical-allreduce"
 )
 
+# Predicts setting $3 (flags) from baseline run $2 and appends the row for workload $1,
+# round $4.
+predict() {
+  local sim
+  # shellcheck disable=SC2086  # a setting is a list of flags
+  sim=$("$autotune" simulate --db "$db" --run "$2" --json ${3/baseline/})
+  printf '%s\tpredicted\t%s\t%s\t%s\n' "$1" "$3" "$(json_field "$sim" step_ms_median)" "$4" \
+    >> "$results"
+}
+
+if [[ -n $rescore ]]; then
+  log "re-predicting the measurements in $results with $autotune"
+  grep -v $'\tpredicted\t' "$results" > "$results.measured"
+  mv "$results.measured" "$results"
+  while IFS=$'\t' read -r workload kind setting _ round run; do
+    [[ $kind == measured && $setting == baseline ]] || continue
+    [[ -n $run ]] || { echo "accuracy.sh: $results predates --rescore (no run ids)" >&2; exit 2; }
+    while IFS=$'\t' read -r w2 k2 s2 _ r2 _; do
+      [[ $w2 == "$workload" && $k2 == measured && $r2 == "$round" ]] || continue
+      predict "$workload" "$run" "$s2" "$round"
+    done < <(cat "$results")
+  done < <(cat "$results")
+else
 start=$(date +%s)
 log "calibrating 2x2 at $rate into $db"
 on_cluster calibrate --repetitions 10 --max-bytes $((16 << 20)) > /dev/null
@@ -108,21 +144,19 @@ for workload in $workloads; do
       # shellcheck disable=SC2086  # a setting is a list of flags
       j=$(on_cluster "${common[@]}" $s)
       [[ -n $baseline ]] || baseline=$(json_field "$j" run)
-      printf '%s\tmeasured\t%s\t%s\t%s\n' "$workload" "${s:-baseline}" \
-        "$(json_field "$j" step_ms_median)" "$r" >> "$results"
+      printf '%s\tmeasured\t%s\t%s\t%s\t%s\n' "$workload" "${s:-baseline}" \
+        "$(json_field "$j" step_ms_median)" "$r" "$(json_field "$j" run)" >> "$results"
     done
     # Each round's settings predicted from that round's baseline trace alone.
     for s in "" "${settings[@]}"; do
-      # shellcheck disable=SC2086
-      sim=$("$autotune" simulate --db "$db" --run "$baseline" --json $s)
-      printf '%s\tpredicted\t%s\t%s\t%s\n' "$workload" "${s:-baseline}" \
-        "$(json_field "$sim" step_ms_median)" "$r" >> "$results"
+      predict "$workload" "$baseline" "${s:-baseline}" "$r"
     done
     "$autotune" simulate --db "$db" --run "$baseline" --explain | sed -n '3,4p' | \
       sed "s/^/# round $r model: /" >&2
   done
 done
 log "measurements took $(( $(date +%s) - start )) s; raw rows in $results"
+fi
 
 python3 - "$results" <<'EOF'
 import statistics, sys
