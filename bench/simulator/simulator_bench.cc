@@ -140,6 +140,8 @@ void PrintFigure(const std::string& figure, double value, const std::string& uni
 // Keeps Google Benchmark's console table and remembers each run's real time per iteration.
 class CapturingReporter : public benchmark::ConsoleReporter {
  public:
+  // No colors: the figure lines that follow must start their lines, for scripts.
+  CapturingReporter() : benchmark::ConsoleReporter(OO_Tabular) {}
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
       if (r.run_type == Run::RT_Iteration && r.iterations > 0) {
