@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "executor/nccl_tuner_csv.h"
 #include "tools/command.h"
 #include "traces/config_file.h"
 
@@ -70,12 +72,28 @@ std::string ShellQuote(const std::string& value) {
   return quoted + "'";
 }
 
+// Writes the NCCL example tuner plugin's CSV for the config's NCCL knobs (allreduce and
+// allgather, every size, any topology) and adds NCCL_TUNER_CONFIG_FILE to env.
+Status WriteTunerCsv(const ConfigFile& config, const std::string& path, Environment* env) {
+  std::vector<executor::NcclTunerRule> rules;
+  const std::vector<std::string> collectives = {"allreduce", "allgather"};
+  Status s = executor::NcclTunerRulesFromKnobs(config.knobs, collectives, -1, -1, &rules);
+  if (!s.ok()) return s.WithPrefix("--nccl-tuner-csv");
+  AUTOTUNE_RETURN_IF_ERROR(executor::WriteNcclTunerCsvFile(
+      path, rules, "written by autotune apply from its --config-file"));
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  env->emplace_back("NCCL_TUNER_CONFIG_FILE", ec ? path : absolute.string());
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddApplyCommand(CLI::App& root, Action* action) {
   struct Options {
     std::string config_file;
     bool print_env = false;
+    std::string tuner_csv;
     std::vector<std::string> command;
   };
   auto opts = std::make_shared<Options>();
@@ -94,6 +112,10 @@ void AddApplyCommand(CLI::App& root, Action* action) {
       ->required();
   app->add_flag("--print-env", opts->print_env,
                 "Print the variables as `export K=V` lines instead of running a command");
+  app->add_option("--nccl-tuner-csv", opts->tuner_csv,
+                  "Also write the config's NCCL algorithm/protocol/channels as the CSV that "
+                  "NCCL's example tuner plugin reads, and export NCCL_TUNER_CONFIG_FILE (set "
+                  "NCCL_TUNER_PLUGIN to the built plugin yourself). Needs nccl algo and proto");
   app->add_option("command", opts->command,
                   "The command to run after `--`; its exit code is apply's exit code");
   app->callback([opts, action] {
@@ -102,6 +124,10 @@ void AddApplyCommand(CLI::App& root, Action* action) {
       Status status = LoadConfigFile(opts->config_file, &config);
       if (!status.ok()) return Fail(status);
       Environment env = EnvironmentFor(config);
+      if (!opts->tuner_csv.empty()) {
+        status = WriteTunerCsv(config, opts->tuner_csv, &env);
+        if (!status.ok()) return Fail(status);
+      }
       if (opts->print_env) {
         if (!opts->command.empty()) {
           return Fail("apply: give either --print-env or a command after --, not both");

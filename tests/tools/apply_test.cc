@@ -2,12 +2,22 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
+#include "executor/nccl_tuner_csv.h"
 #include "tests/tools/cli_runner.h"
 
 namespace autotune::tools_testing {
 namespace {
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 int CountLines(const std::string& text) {
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
@@ -53,6 +63,32 @@ TEST(ApplyTest, BackendVariablesOnlyWhenSet) {
             "export NCCL_MAX_NCHANNELS=8\n"
             "export OMPI_MCA_coll_tuned_use_dynamic_rules=1\n"
             "export OMPI_MCA_coll_tuned_allreduce_algorithm=4\n");
+}
+
+TEST(ApplyTest, WritesNcclTunerCsvAndExportsItsPath) {
+  TempDir dir;
+  std::string config = dir.File("nccl.yaml",
+                                "autotune_extra:\n"
+                                "  nccl: {algo: tree, proto: simple, max_nchannels: 4}\n");
+  std::string csv = (std::filesystem::path(dir.path()) / "tuner.csv").string();
+  CommandResult r = RunAutotune(
+      dir, "apply --config-file '" + config + "' --nccl-tuner-csv '" + csv + "' --print-env");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("export NCCL_TUNER_CONFIG_FILE=" + csv + "\n"), std::string::npos)
+      << r.out;
+  std::vector<executor::NcclTunerRule> rules;
+  Status parsed = executor::ParseNcclTunerCsv(ReadText(csv), csv, &rules);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  ASSERT_EQ(rules.size(), 2u);
+
+  // Without an algorithm and protocol there is nothing to write: one line, nothing written.
+  std::string plain = dir.File("plain.yaml", "params:\n  cycle_time_ms: 2\n");
+  std::string none = (std::filesystem::path(dir.path()) / "none.csv").string();
+  r = RunAutotune(dir, "apply --config-file '" + plain + "' --nccl-tuner-csv '" + none +
+                           "' --print-env");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(none));
 }
 
 TEST(ApplyTest, RunsTheCommandWithTheEnvironmentAndItsExitCode) {
