@@ -3,7 +3,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -11,23 +10,27 @@
 namespace autotune::testing {
 
 CommandResult RunAutotune(const std::string& args) {
-  static std::atomic<int> counter{0};
   TempDir capture;
   std::string out = capture.File("out"), err = capture.File("err");
-  std::string cmd = "timeout 300 " + std::string(AUTOTUNE_BINARY) + " " + args + " >" + out +
+  std::string cmd = "timeout 300 '" + std::string(AUTOTUNE_BINARY) + "' " + args + " >" + out +
                     " 2>" + err + " </dev/null";
   int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = ReadFile(out);
   r.err = ReadFile(err);
-  ++counter;
   return r;
 }
 
 TempDir::TempDir() {
   char tmpl[] = "/tmp/autotune_cli_XXXXXX";
   path_ = mkdtemp(tmpl);
+}
+
+std::string TempDir::File(const std::string& name, const std::string& text) const {
+  std::string file = path_ + "/" + name;
+  if (!text.empty()) WriteFile(file, text);
+  return file;
 }
 
 TempDir::~TempDir() {

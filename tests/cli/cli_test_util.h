@@ -1,4 +1,5 @@
-// Runs the autotune binary as a user would and captures what it printed.
+// Runs the autotune binary as a user would and captures what it printed. Shared by the
+// CLI tests of every layer (library autotune_cli_testing, tests/cli/CMakeLists.txt).
 #pragma once
 
 #include <filesystem>
@@ -20,11 +21,12 @@ class TempDir {
  public:
   TempDir();
   ~TempDir();
-  const std::filesystem::path& path() const { return path_; }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
+  const std::string& path() const { return path_; }
+  // The path of `name` inside the directory; writes `text` there when it is not empty.
+  std::string File(const std::string& name, const std::string& text = "") const;
 
  private:
-  std::filesystem::path path_;
+  std::string path_;
 };
 
 std::string ReadFile(const std::string& path);

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "executor/nccl_tuner_csv.h"
-#include "tests/tools/cli_runner.h"
+#include "tests/cli/cli_test_util.h"
 
-namespace autotune::tools_testing {
+namespace autotune::testing {
 namespace {
 
 std::string ReadText(const std::string& path) {
@@ -32,7 +32,7 @@ TEST(ApplyTest, PrintEnvExportsHorovodVariablesExactly) {
                                 "  cache_capacity: 2048\n"
                                 "  hierarchical_allreduce: true\n"
                                 "  hierarchical_allgather: false\n");
-  CommandResult r = RunAutotune(dir, "apply --config-file '" + config + "' --print-env");
+  CommandResult r = RunAutotune("apply --config-file '" + config + "' --print-env");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "export HOROVOD_FUSION_THRESHOLD=33554432\n"
@@ -50,7 +50,7 @@ TEST(ApplyTest, BackendVariablesOnlyWhenSet) {
                                 "autotune_extra:\n"
                                 "  nccl: {algo: ring, proto: ll128, max_nchannels: 8}\n"
                                 "  mpi: {allreduce_algorithm: 4}\n");
-  CommandResult r = RunAutotune(dir, "apply --config-file '" + config + "' --print-env");
+  CommandResult r = RunAutotune("apply --config-file '" + config + "' --print-env");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "export HOROVOD_FUSION_THRESHOLD=524288\n"
@@ -70,9 +70,9 @@ TEST(ApplyTest, WritesNcclTunerCsvAndExportsItsPath) {
   std::string config = dir.File("nccl.yaml",
                                 "autotune_extra:\n"
                                 "  nccl: {algo: tree, proto: simple, max_nchannels: 4}\n");
-  std::string csv = (std::filesystem::path(dir.path()) / "tuner.csv").string();
+  std::string csv = dir.File("tuner.csv");
   CommandResult r = RunAutotune(
-      dir, "apply --config-file '" + config + "' --nccl-tuner-csv '" + csv + "' --print-env");
+      "apply --config-file '" + config + "' --nccl-tuner-csv '" + csv + "' --print-env");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("export NCCL_TUNER_CONFIG_FILE=" + csv + "\n"), std::string::npos)
       << r.out;
@@ -83,8 +83,8 @@ TEST(ApplyTest, WritesNcclTunerCsvAndExportsItsPath) {
 
   // Without an algorithm and protocol there is nothing to write: one line, nothing written.
   std::string plain = dir.File("plain.yaml", "params:\n  cycle_time_ms: 2\n");
-  std::string none = (std::filesystem::path(dir.path()) / "none.csv").string();
-  r = RunAutotune(dir, "apply --config-file '" + plain + "' --nccl-tuner-csv '" + none +
+  std::string none = dir.File("none.csv");
+  r = RunAutotune("apply --config-file '" + plain + "' --nccl-tuner-csv '" + none +
                            "' --print-env");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(CountLines(r.err), 1) << r.err;
@@ -96,23 +96,23 @@ TEST(ApplyTest, RunsTheCommandWithTheEnvironmentAndItsExitCode) {
   std::string config =
       dir.File("best.yaml", "params: {fusion_threshold_mb: 32, cycle_time_ms: 2}\n");
   CommandResult r =
-      RunAutotune(dir, "apply --config-file '" + config +
+      RunAutotune("apply --config-file '" + config +
                            "' -- sh -c 'echo $HOROVOD_FUSION_THRESHOLD $HOROVOD_CYCLE_TIME "
                            "${NCCL_ALGO-unset}; exit 3'");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_EQ(r.out, "33554432 2 unset\n");
-  CommandResult ok = RunAutotune(dir, "apply --config-file '" + config + "' -- true");
+  CommandResult ok = RunAutotune("apply --config-file '" + config + "' -- true");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
 TEST(ApplyTest, MissingCommandIsAnError) {
   TempDir dir;
   std::string config = dir.File("best.yaml", "params: {cycle_time_ms: 2}\n");
-  CommandResult r = RunAutotune(dir, "apply --config-file '" + config + "'");
+  CommandResult r = RunAutotune("apply --config-file '" + config + "'");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("no command"), std::string::npos) << r.err;
   CommandResult missing =
-      RunAutotune(dir, "apply --config-file '" + config + "' -- /nonexistent/program");
+      RunAutotune("apply --config-file '" + config + "' -- /nonexistent/program");
   EXPECT_EQ(missing.exit_code, 127);
   EXPECT_NE(missing.err.find("/nonexistent/program"), std::string::npos) << missing.err;
 }
@@ -130,7 +130,7 @@ TEST_P(ApplyBadConfigTest, OneClearLineAndTheCommandNeverRuns) {
   std::string config = dir.File("bad.yaml", GetParam().yaml);
   std::string marker = dir.path() + "/ran";
   CommandResult r =
-      RunAutotune(dir, "apply --config-file '" + config + "' -- touch '" + marker + "'");
+      RunAutotune("apply --config-file '" + config + "' -- touch '" + marker + "'");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_FALSE(std::filesystem::exists(marker)) << "the command ran despite a bad config";
   EXPECT_EQ(r.out, "");
@@ -152,10 +152,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ApplyTest, UnreadableFileIsNamed) {
   TempDir dir;
   CommandResult r =
-      RunAutotune(dir, "apply --config-file '" + dir.path() + "/missing.yaml' -- true");
+      RunAutotune("apply --config-file '" + dir.path() + "/missing.yaml' -- true");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("missing.yaml"), std::string::npos) << r.err;
 }
 
 }  // namespace
-}  // namespace autotune::tools_testing
+}  // namespace autotune::testing

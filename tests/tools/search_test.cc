@@ -8,11 +8,11 @@
 #include <string>
 
 #include "simulator/synthetic.h"
-#include "tests/tools/cli_runner.h"
+#include "tests/cli/cli_test_util.h"
 #include "traces/config_file.h"
 #include "traces/store.h"
 
-namespace autotune::tools_testing {
+namespace autotune::testing {
 namespace {
 
 // A database with run 1 (resnet50 at scale 0.05 on 2x2, recorded with `knobs`) and a
@@ -51,10 +51,10 @@ TEST(SearchTest, ConstantsStayAndTheUnmeasuredDefaultIsProposedFirst) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
   MakeDatabase(db, Knobs());
-  const std::string before = ReadAll(db);
+  const std::string before = ReadFile(db);
   const std::string best = dir.path() + "/best.yaml", log = dir.path() + "/log.csv";
   CommandResult r =
-      RunAutotune(dir, "search --db '" + db +
+      RunAutotune("search --db '" + db +
                            "' --run 1 --sim-budget 25 --propose 2"
                            " --hierarchical-allreduce --cycle-time-ms 2 --json --out '" +
                            best + "' --autotune-log-file '" + log + "'");
@@ -83,14 +83,14 @@ TEST(SearchTest, ConstantsStayAndTheUnmeasuredDefaultIsProposedFirst) {
   EXPECT_GT(provenance["predicted_score"].get<double>(), 0.0);
   EXPECT_EQ(provenance["run"], 1);
   // The log: Horovod's columns first, one row per sample.
-  std::string csv = ReadAll(log);
+  std::string csv = ReadFile(log);
   EXPECT_EQ(csv.rfind("hierarchical_allreduce,hierarchical_allgather,cycle_time_ms,"
                       "tensor_fusion_threshold,score,",
                       0),
             0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + j["simulated_samples"].get<int>());
   // The database was only read.
-  EXPECT_EQ(ReadAll(db), before);
+  EXPECT_EQ(ReadFile(db), before);
 }
 
 TEST(SearchTest, BestIsPredictedAtLeastAsGoodAsTheMeasuredDefault) {
@@ -99,7 +99,7 @@ TEST(SearchTest, BestIsPredictedAtLeastAsGoodAsTheMeasuredDefault) {
   MakeDatabase(db, Knobs());
   const std::string best = dir.path() + "/best.yaml";
   CommandResult r = RunAutotune(
-      dir, "search --db '" + db + "' --run 1 --sim-budget 30 --json --out '" + best + "'");
+      "search --db '" + db + "' --run 1 --sim-budget 30 --json --out '" + best + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["measured_samples"], 1);
@@ -116,7 +116,7 @@ TEST(SearchTest, SpentBudgetStopsAndSaysSo) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
   MakeDatabase(db, Knobs());
-  CommandResult r = RunAutotune(dir, "search --db '" + db +
+  CommandResult r = RunAutotune("search --db '" + db +
                                          "' --run 1 --sim-budget 5 "
                                          "--max-samples 1 --out '" +
                                          dir.path() + "/best.yaml'");
@@ -129,21 +129,21 @@ TEST(SearchTest, UnknownRunIsOneLineAndNothingIsWritten) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
   MakeDatabase(db, Knobs());
-  const std::string before = ReadAll(db);
+  const std::string before = ReadFile(db);
   const std::string best = dir.path() + "/best.yaml";
-  CommandResult r = RunAutotune(dir, "search --db '" + db + "' --run 42 --out '" + best + "'");
+  CommandResult r = RunAutotune("search --db '" + db + "' --run 42 --out '" + best + "'");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("42"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(best));
-  EXPECT_EQ(ReadAll(db), before);
+  EXPECT_EQ(ReadFile(db), before);
 }
 
 TEST(SearchTest, LiveStopsWithOneLineWhenTheLauncherFails) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
   MakeDatabase(db, Knobs());
-  CommandResult r = RunAutotune(dir, "search --db '" + db +
+  CommandResult r = RunAutotune("search --db '" + db +
                                          "' --run 1 --sim-budget 5 --live "
                                          "--launcher false --out '" +
                                          dir.path() + "/best.yaml'");
@@ -156,4 +156,4 @@ TEST(SearchTest, LiveStopsWithOneLineWhenTheLauncherFails) {
 }
 
 }  // namespace
-}  // namespace autotune::tools_testing
+}  // namespace autotune::testing
