@@ -184,6 +184,17 @@ bool BayesSearch::HasObservation(const Point& point, Fidelity fidelity) const {
 }
 
 Point BayesSearch::RandomUnseen() {
+  const std::vector<Point>& candidates = options_.candidates;
+  if (!candidates.empty()) {
+    std::vector<const Point*> unseen;
+    for (const Point& c : candidates) {
+      if (!HasObservation(c, Fidelity::kMeasured) && !HasObservation(c, Fidelity::kSimulated)) {
+        unseen.push_back(&c);
+      }
+    }
+    if (unseen.empty()) return candidates[rng_() % candidates.size()];
+    return *unseen[rng_() % unseen.size()];
+  }
   Point point;
   for (int attempt = 0; attempt < 100; ++attempt) {
     point = space_.Random(rng_);
@@ -194,9 +205,41 @@ Point BayesSearch::RandomUnseen() {
   return point;
 }
 
+StatusOr<Suggestion> BayesSearch::BestCandidate(Fidelity fidelity, const SurrogateModel& model,
+                                                double best, double xi) {
+  std::vector<const Point*> open;
+  for (const Point& c : options_.candidates) {
+    if (!HasObservation(c, fidelity)) open.push_back(&c);
+  }
+  if (open.empty()) {  // every candidate observed: the best EI among all of them
+    for (const Point& c : options_.candidates) open.push_back(&c);
+  }
+  Eigen::MatrixXd x(space_.encoded_size(), static_cast<Eigen::Index>(open.size()));
+  for (size_t j = 0; j < open.size(); ++j) x.col(static_cast<Eigen::Index>(j)) = space_.Encode(*open[j]);
+  Eigen::VectorXd mean, variance;
+  model.PredictBatch(x, &mean, &variance);
+  Suggestion suggestion;
+  suggestion.expected_improvement = -1.0;
+  for (size_t j = 0; j < open.size(); ++j) {
+    const Eigen::Index k = static_cast<Eigen::Index>(j);
+    const double ei = ExpectedImprovement(mean[k], std::max(0.0, variance[k]), best, xi);
+    if (ei > suggestion.expected_improvement) {
+      suggestion.point = *open[j];
+      suggestion.expected_improvement = ei;
+      suggestion.prediction = {mean[k], std::max(0.0, variance[k])};
+    }
+  }
+  suggestion.origin = "expected improvement";
+  return suggestion;
+}
+
 StatusOr<Suggestion> BayesSearch::Suggest(Fidelity fidelity) {
   if (space_.encoded_size() == 0) {
     return Status::InvalidArgument("nothing to tune: every dimension is a constant");
+  }
+  for (size_t i = 0; i < options_.candidates.size(); ++i) {
+    AUTOTUNE_RETURN_IF_ERROR(
+        space_.Validate(options_.candidates[i]).WithPrefix("candidate " + std::to_string(i)));
   }
   AUTOTUNE_RETURN_IF_ERROR(EnsureModels());
   const int simulated = count(Fidelity::kSimulated);
@@ -224,6 +267,9 @@ StatusOr<Suggestion> BayesSearch::Suggest(Fidelity fidelity) {
     acquisition.seed = options_.seed * 1000003ULL + static_cast<uint64_t>(suggestions_);
     const SurrogateModel& model =
         is_simulated ? static_cast<const SurrogateModel&>(model_.simulated_model()) : model_;
+    if (!options_.candidates.empty()) {
+      return BestCandidate(fidelity, model, incumbent->prediction.mean, acquisition.xi);
+    }
     StatusOr<AcquisitionResult> result = MaximizeExpectedImprovement(
         model, space_, incumbent->prediction.mean, acquisition, {space_.Encode(incumbent->point)});
     if (!result.ok()) return result.status();

@@ -56,6 +56,12 @@ struct SearchOptions {
   // added by the O(n^2) Cholesky update.
   int refit_all_below = 48;
   int refit_period = 10;
+  // When non-empty, only these settings are ever suggested (a finite grid: a tabular benchmark,
+  // a list of settings a user can run). Initial-design picks are random candidates not yet
+  // observed; expected improvement is evaluated at every candidate not yet observed at the
+  // fidelity asked for (exhaustively, no optimizer), and the best one is suggested. Every
+  // candidate must be valid for the space (Suggest fails naming the first that is not).
+  std::vector<Point> candidates;
   CoKrigingOptions model;          // GP settings of both fidelities
   AcquisitionOptions acquisition;  // its xi and seed are set by the search
   uint64_t seed = 1;
@@ -114,6 +120,9 @@ class BayesSearch {
   Eigen::MatrixXd Inputs(Fidelity fidelity) const;
   Eigen::VectorXd Scores(Fidelity fidelity) const;
   Point RandomUnseen();
+  // EI maximized over options_.candidates not yet observed at `fidelity`.
+  StatusOr<Suggestion> BestCandidate(Fidelity fidelity, const SurrogateModel& model, double best,
+                                     double xi);
 
   Space space_;
   SearchOptions options_;

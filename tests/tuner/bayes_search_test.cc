@@ -64,6 +64,39 @@ TEST(BayesSearchTest, ConstantsAreNeverMoved) {
   EXPECT_NE(refused.status().message().find("'b'"), std::string::npos);
 }
 
+// A 7 x 7 grid of candidates: every suggestion is one of them, none is measured twice while
+// others are left, and the grid's best is found well before the grid is exhausted.
+TEST(BayesSearchTest, CandidatesRestrictTheSearchToAGrid) {
+  SearchOptions options;
+  for (int i = 0; i < 7; ++i) {
+    for (int j = 0; j < 7; ++j) options.candidates.push_back({i / 6.0, j / 6.0});
+  }
+  const std::set<Point> grid(options.candidates.begin(), options.candidates.end());
+  Point grid_best;
+  for (const Point& c : options.candidates) {
+    if (grid_best.empty() || Quadratic(c) > Quadratic(grid_best)) grid_best = c;
+  }
+  options.max_measured_samples = 15;
+  std::set<Point> measured_points;
+  int repeats = 0, off_grid = 0;
+  Objective measured = [&](const Point& p) -> StatusOr<double> {
+    if (!grid.count(p)) ++off_grid;
+    if (!measured_points.insert(p).second) ++repeats;
+    return Quadratic(p);
+  };
+  StatusOr<SearchResult> result = RunBayesSearch(QuadraticSpace(), options, measured, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(off_grid, 0);
+  EXPECT_EQ(repeats, 0);
+  EXPECT_EQ(result->best.point, grid_best);
+  // A candidate outside the space is refused, naming it.
+  options.candidates.push_back({0.5, 2.0});
+  StatusOr<SearchResult> refused = RunBayesSearch(QuadraticSpace(), options, measured, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("candidate 49"), std::string::npos)
+      << refused.status().message();
+}
+
 TEST(BayesSearchTest, StopsOnLowExpectedImprovementAndSaysSo) {
   SearchOptions options;
   options.max_measured_samples = 40;
