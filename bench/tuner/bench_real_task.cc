@@ -1,0 +1,376 @@
+// The real task (issue 4): an exhaustive measured grid of the runtime knobs, recorded on the
+// emulated cluster by bench/tuner/real_task.sh, is the ground truth; each method "measures" a
+// setting by looking up its recorded result, and the figure is the number of measured runs it
+// needs before one of them is within --within (3%) of the grid's best score:
+//   multi-fidelity search: the simulator replays the default setting's trace (fitted to the
+//     calibration in the same database), the tuner spends --sim-budget simulations, then
+//     co-kriging picks the runs to measure (what `autotune search` does);
+//   measured-only BO: the same GP and expected improvement on measured runs alone (Horovod's
+//     way);
+//   random: the grid in random order.
+// Every method starts from the default setting, already measured (it is the baseline run the
+// simulator replays), which counts as run 1. All methods pick only grid settings (the tuner's
+// candidate list), so no run is repeated while the grid has unmeasured settings. Median over
+// --seeds seeds. Groups of runs (workload, scale, topology, backend) with fewer than 8 settings
+// are skipped.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/tuner/bench_common.h"
+#include "simulator/simulation.h"
+#include "tools/tuning_io.h"
+#include "traces/store.h"
+#include "tuner/bayes_search.h"
+#include "tuner/knob_space.h"
+
+namespace autotune {
+namespace {
+
+using tuner::Fidelity;
+using tuner::Point;
+
+struct Options {
+  std::string db;
+  int seeds = 30;
+  int sim_budget = 40;
+  double within = 0.03;
+  int threads = 0;
+};
+
+// The runtime knobs the grid spans; the search space frees those that vary in the grid.
+const char* const kGridKnobs[] = {"fusion_threshold_mb", "cycle_time_ms", "cache_capacity",
+                                  "hierarchical_allreduce", "hierarchical_allgather"};
+
+struct Grid {
+  std::string label;          // "resnet50 x0.1 2x2 mpi"
+  std::vector<RunInfo> runs;  // one per distinct setting (repeats: the median-score run)
+  int default_index = -1;     // the run at the default knobs: the simulator's baseline
+};
+
+double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b) {
+  auto ranks = [](const std::vector<double>& v) {
+    std::vector<size_t> order(v.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t i, size_t j) { return v[i] < v[j]; });
+    std::vector<double> r(v.size());
+    for (size_t i = 0; i < order.size();) {
+      size_t j = i;
+      while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+      for (size_t k = i; k <= j; ++k) r[order[k]] = 0.5 * (i + j) + 1.0;
+      i = j + 1;
+    }
+    return r;
+  };
+  std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / ra.size();
+  const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / rb.size();
+  double cov = 0, va = 0, vb = 0;
+  for (size_t i = 0; i < ra.size(); ++i) {
+    cov += (ra[i] - ma) * (rb[i] - mb);
+    va += (ra[i] - ma) * (ra[i] - ma);
+    vb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : 0.0;
+}
+
+Status LoadGrids(Store& store, std::vector<Grid>* grids) {
+  std::vector<RunInfo> runs;
+  AUTOTUNE_RETURN_IF_ERROR(store.ListRuns(&runs));
+  std::map<std::string, std::vector<RunInfo>> groups;
+  for (const RunInfo& run : runs) {
+    if (run.kind != "measured" || !run.complete || run.score_bytes_per_s <= 0) continue;
+    char label[256];
+    std::snprintf(label, sizeof(label), "%s x%g %s %s", run.workload.name.c_str(), run.scale,
+                  run.topology.key().c_str(), run.backend.c_str());
+    groups[label].push_back(run);
+  }
+  const Knobs defaults;
+  for (auto& [label, members] : groups) {
+    Grid grid;
+    grid.label = label;
+    // Repeated settings: keep the run with the median score (its trace is a typical one).
+    std::vector<std::vector<RunInfo>> by_setting;
+    for (const RunInfo& run : members) {
+      auto same = std::find_if(by_setting.begin(), by_setting.end(),
+                               [&](const auto& s) { return s.front().knobs == run.knobs; });
+      if (same == by_setting.end()) {
+        by_setting.push_back({run});
+      } else {
+        same->push_back(run);
+      }
+    }
+    for (std::vector<RunInfo>& repeats : by_setting) {
+      std::sort(repeats.begin(), repeats.end(), [](const RunInfo& a, const RunInfo& b) {
+        return a.score_bytes_per_s < b.score_bytes_per_s;
+      });
+      grid.runs.push_back(repeats[repeats.size() / 2]);
+      if (repeats.front().knobs == defaults) grid.default_index = static_cast<int>(grid.runs.size()) - 1;
+    }
+    if (grid.runs.size() < 8) continue;
+    if (grid.default_index < 0) {
+      std::fprintf(stderr, "# %s: no run at the default knobs (the baseline); skipped\n",
+                   label.c_str());
+      continue;
+    }
+    grids->push_back(std::move(grid));
+  }
+  return Status::Ok();
+}
+
+// The outcome of one method on one seed: measured runs until within the target (the default
+// included), or grid size + 1 when it never got there.
+using Method = std::function<int(uint64_t seed)>;
+
+struct Task {
+  const Grid* grid = nullptr;
+  tuner::Space space;
+  std::vector<Point> points;      // grid settings as points of `space`
+  std::vector<double> measured;   // scores, bytes/s
+  std::vector<double> simulated;  // predicted scores, bytes/s
+  double best = 0.0;
+  int IndexOf(const Point& p) const {
+    auto it = std::find(points.begin(), points.end(), p);
+    return it == points.end() ? -1 : static_cast<int>(it - points.begin());
+  }
+  bool Hit(int i, double within) const { return measured[i] * (1.0 + within) >= best; }
+};
+
+int RunRandom(const Task& task, const Options& options, uint64_t seed) {
+  const int n = static_cast<int>(task.points.size());
+  const int start = task.grid->default_index;
+  if (task.Hit(start, options.within)) return 1;
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i) {
+    if (i != start) order.push_back(i);
+  }
+  std::mt19937_64 rng(seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (task.Hit(order[k], options.within)) return static_cast<int>(k) + 2;
+  }
+  return n + 1;
+}
+
+int RunBayes(const Task& task, const Options& options, uint64_t seed, bool multi_fidelity) {
+  const int n = static_cast<int>(task.points.size());
+  const int start = task.grid->default_index;
+  if (task.Hit(start, options.within)) return 1;
+  tuner::SearchOptions search;
+  search.seed = seed;
+  search.model.simulated_gp.seed = seed;
+  search.model.residual_gp.seed = seed;
+  search.candidates = task.points;
+  search.max_measured_samples = n - 1;
+  search.simulated_budget = multi_fidelity ? std::min(options.sim_budget, n) : 0;
+  int runs = 1;
+  bool reached = false;
+  tuner::Objective measured = [&](const Point& p) -> StatusOr<double> {
+    const int i = task.IndexOf(p);
+    if (i < 0) return Status::Internal("suggestion off the grid: " + task.space.Describe(p));
+    ++runs;
+    if (task.Hit(i, options.within)) {
+      reached = true;
+      return Status::Aborted("reached");
+    }
+    return task.measured[i];
+  };
+  tuner::Objective simulated = [&](const Point& p) -> StatusOr<double> {
+    const int i = task.IndexOf(p);
+    if (i < 0) return Status::Internal("suggestion off the grid: " + task.space.Describe(p));
+    return task.simulated[i];
+  };
+  std::vector<tuner::Observation> prior = {
+      {task.points[start], Fidelity::kMeasured, task.measured[start]}};
+  if (multi_fidelity) prior.push_back({task.points[start], Fidelity::kSimulated, task.simulated[start]});
+  StatusOr<tuner::SearchResult> result = tuner::RunBayesSearch(
+      task.space, search, measured, multi_fidelity ? simulated : tuner::Objective(), prior);
+  if (!reached && !result.ok()) {
+    std::fprintf(stderr, "# %s seed %llu: %s\n", task.grid->label.c_str(),
+                 static_cast<unsigned long long>(seed), result.status().message().c_str());
+    return n + 1;
+  }
+  return reached ? runs : n + 1;
+}
+
+// Runs `method` over the seeds on `threads` threads; the runs needed per seed.
+std::vector<double> OverSeeds(const Options& options, const Method& method) {
+  std::vector<double> runs(options.seeds);
+  std::atomic<int> next{0};
+  const int threads = options.threads > 0
+                          ? options.threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::min(threads, options.seeds); ++t) {
+    pool.emplace_back([&] {
+      for (int s = next++; s < options.seeds; s = next++) runs[s] = method(1000 + s);
+    });
+  }
+  for (std::thread& t : pool) t.join();
+  return runs;
+}
+
+double Quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(std::lround(q * (v.size() - 1)))];
+}
+
+Status BuildTask(Store& store, const Grid& grid, const Options& options, Task* task) {
+  task->grid = &grid;
+  task->space = tuner::KnobSearchSpace(tuner::KnobBackend::kMpi);
+  const Knobs& base = grid.runs[grid.default_index].knobs;
+  std::vector<std::string> varying;
+  for (const char* name : kGridKnobs) {
+    for (const RunInfo& run : grid.runs) {
+      if (KnobValue(run.knobs, name) != KnobValue(base, name)) {
+        varying.push_back(name);
+        break;
+      }
+    }
+  }
+  for (int i = 0; i < task->space.num_dimensions(); ++i) {
+    const std::string& name = task->space.dimension(i).name;
+    if (std::find(varying.begin(), varying.end(), name) != varying.end()) continue;
+    AUTOTUNE_RETURN_IF_ERROR(task->space.SetConstantText(name, KnobValue(base, name)));
+  }
+  std::vector<Knobs> settings;
+  for (const RunInfo& run : grid.runs) {
+    Point point;
+    AUTOTUNE_RETURN_IF_ERROR(cli::KnobsToPoint(task->space, run.knobs, &point));
+    AUTOTUNE_RETURN_IF_ERROR(task->space.Validate(point).WithPrefix("run " + std::to_string(run.id)));
+    task->points.push_back(point);
+    task->measured.push_back(run.score_bytes_per_s);
+    settings.push_back(run.knobs);
+  }
+  task->best = *std::max_element(task->measured.begin(), task->measured.end());
+  Trace trace;
+  AUTOTUNE_RETURN_IF_ERROR(store.LoadTrace(grid.runs[grid.default_index].id, &trace));
+  Calibration calibration;
+  AUTOTUNE_RETURN_IF_ERROR(
+      store.FindCalibration(trace.run.topology, trace.run.backend, &calibration)
+          .WithPrefix(grid.label + ": no calibration to simulate with"));
+  sim::Simulation simulation;
+  AUTOTUNE_RETURN_IF_ERROR(sim::Simulation::Build(trace, calibration, std::nullopt, &simulation));
+  for (const sim::SettingResult& r : simulation.EvaluateAll(settings, options.threads)) {
+    task->simulated.push_back(r.score_bytes_per_s);
+  }
+  std::string names;
+  for (const std::string& v : varying) names += (names.empty() ? "" : ", ") + v;
+  std::printf("# %s: %zu settings over %s; baseline run %lld; best measured %.4g GB/s (%s)\n",
+              grid.label.c_str(), grid.runs.size(), names.c_str(),
+              static_cast<long long>(grid.runs[grid.default_index].id), task->best / 1e9,
+              KnobsShort(grid.runs[std::max_element(task->measured.begin(),
+                                                         task->measured.end()) -
+                                        task->measured.begin()]
+                                  .knobs)
+                  .c_str());
+  int hits = 0;
+  for (size_t i = 0; i < task->points.size(); ++i) hits += task->Hit(static_cast<int>(i), options.within);
+  const size_t top_sim = std::max_element(task->simulated.begin(), task->simulated.end()) -
+                         task->simulated.begin();
+  std::printf("# %s: %d of %zu settings within %.0f%% of the best; simulator vs measured: "
+              "Spearman %.3f, simulated best is measured at %.1f%% of the best\n",
+              grid.label.c_str(), hits, task->points.size(), 100 * options.within,
+              SpearmanRho(task->simulated, task->measured), 100 * task->measured[top_sim] / task->best);
+  return Status::Ok();
+}
+
+int Main(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_tuner_real_task: %s needs a value\n", arg.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--db") {
+      options.db = value();
+    } else if (arg == "--seeds") {
+      options.seeds = std::atoi(value().c_str());
+    } else if (arg == "--sim-budget") {
+      options.sim_budget = std::atoi(value().c_str());
+    } else if (arg == "--within") {
+      options.within = std::atof(value().c_str());
+    } else if (arg == "--threads") {
+      options.threads = std::atoi(value().c_str());
+    } else {
+      std::fprintf(stderr,
+                   "bench_tuner_real_task: unknown argument %s (usage: --db DB [--seeds 30] "
+                   "[--sim-budget 40] [--within 0.03] [--threads N])\n",
+                   arg.c_str());
+      return 2;
+    }
+  }
+  if (options.db.empty() || options.seeds < 1 || options.sim_budget < 0 || options.within < 0) {
+    std::fprintf(stderr, "bench_tuner_real_task: needs --db DB (written by real_task.sh), "
+                         "--seeds >= 1, --sim-budget >= 0, --within >= 0\n");
+    return 2;
+  }
+  std::unique_ptr<Store> store;
+  Status status = Store::Open(options.db, Store::Mode::kReadOnly, &store);
+  std::vector<Grid> grids;
+  if (status.ok()) status = LoadGrids(*store, &grids);
+  if (!status.ok()) {
+    std::fprintf(stderr, "bench_tuner_real_task: %s\n", status.message().c_str());
+    return 1;
+  }
+  if (grids.empty()) {
+    std::fprintf(stderr, "bench_tuner_real_task: %s holds no grid of at least 8 measured "
+                         "settings with a default-knob run; run bench/tuner/real_task.sh\n",
+                 options.db.c_str());
+    return 1;
+  }
+  const std::string target = "<= 8 runs and <= 0.5 x measured-only BO";
+  for (const Grid& grid : grids) {
+    Task task;
+    status = BuildTask(*store, grid, options, &task);
+    if (!status.ok()) {
+      std::fprintf(stderr, "bench_tuner_real_task: %s: %s\n", grid.label.c_str(),
+                   status.message().c_str());
+      return 1;
+    }
+    std::vector<double> mf = OverSeeds(options, [&](uint64_t s) { return RunBayes(task, options, s, true); });
+    std::vector<double> bo = OverSeeds(options, [&](uint64_t s) { return RunBayes(task, options, s, false); });
+    std::vector<double> rnd = OverSeeds(options, [&](uint64_t s) { return RunRandom(task, options, s); });
+    std::string name = grid.runs.front().workload.name;
+    for (auto [label, v] : {std::pair<const char*, std::vector<double>*>{"multi_fidelity", &mf},
+                            {"measured_bo", &bo},
+                            {"random", &rnd}}) {
+      std::printf("# %s %s: runs to within %.0f%%: median %.1f, quartiles %.1f-%.1f, mean %.2f, "
+                  "max %.0f over %d seeds\n",
+                  grid.label.c_str(), label, 100 * options.within, tuner::bench::Median(*v),
+                  Quantile(*v, 0.25), Quantile(*v, 0.75),
+                  std::accumulate(v->begin(), v->end(), 0.0) / v->size(),
+                  *std::max_element(v->begin(), v->end()), options.seeds);
+    }
+    const double mf_median = tuner::bench::Median(mf), bo_median = tuner::bench::Median(bo),
+                 random_median = tuner::bench::Median(rnd);
+    tuner::bench::PrintFigure("tuner_real_task", name + "_multi_fidelity_runs", mf_median, "runs",
+                              "target", 8, "<= 8", mf_median <= 8);
+    tuner::bench::PrintFigure("tuner_real_task", name + "_multi_fidelity_vs_measured_bo", mf_median,
+                              "runs", "measured_bo_runs", bo_median, target,
+                              mf_median <= 8 && mf_median <= 0.5 * bo_median);
+    tuner::bench::PrintFigure("tuner_real_task", name + "_measured_bo_vs_random", bo_median, "runs",
+                              "random_runs", random_median, "< 1 (information)",
+                              bo_median < random_median);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace autotune
+
+int main(int argc, char** argv) { return autotune::Main(argc, argv); }
