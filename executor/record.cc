@@ -100,6 +100,7 @@ Status EndSample(Session* s, int64_t run_id, TuningSample& sample, bool* done) {
   decision.next = s->knobs;
   Status st;
   if (s->root()) {
+    sample.run_id = run_id;
     st = s->options.tuning ? s->options.tuning(sample, &decision)
                            : Status::InvalidArgument("online tuning without a tuner");
     if (st.ok() && !SameExceptRuntimeKnobs(s->knobs, decision.next)) {

@@ -38,6 +38,7 @@ namespace autotune::executor {
 
 // One sample of online tuning: steps_per_sample consecutive measured steps under one setting.
 struct TuningSample {
+  int64_t run_id = 0;  // the run being recorded (its steps so far are in the database)
   int index = 0;       // 0, 1, ... in play order
   int first_step = 0;  // measured-step index of its first step
   int steps = 0;

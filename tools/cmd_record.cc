@@ -121,6 +121,7 @@ int RunRecordCommand(RecordFlags& flags) {
   if (st.ok() && rank == 0 && flags.autotune.enabled) {
     OnlineTuningFlags autotune = flags.autotune;
     autotune.steps_given = flags.steps_option->count() > 0;
+    autotune.db = flags.record.db_path;
     st = OnlineTuner::Create(autotune, knobs, constants, flags.record.backend, &tuner);
   }
   st = executor::AgreeOnStatus(MPI_COMM_WORLD, st);

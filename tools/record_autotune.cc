@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "simulator/simulation.h"
 #include "traces/config_file.h"
+#include "traces/store.h"
 #include "tuner/knob_space.h"
 
 namespace autotune::cli {
@@ -80,6 +82,52 @@ void OnlineTuner::MapTimeFlags(const executor::TuningSample& probe,
                step_s * 1e3, steps_per_sample, steps_per_sample * step_s, warmup);
 }
 
+void OnlineTuner::AddSimulatorPrior(int64_t run_id) {
+  auto skip = [](const std::string& why) {
+    std::fprintf(stderr, "record --autotune: no simulator prior (%s); measured samples only\n",
+                 why.c_str());
+  };
+  std::unique_ptr<Store> store;
+  Status st = Store::Open(flags_.db, Store::Mode::kReadOnly, &store);
+  Trace trace;
+  if (st.ok()) st = store->LoadTrace(run_id, &trace);
+  if (!st.ok()) return skip(st.message());
+  Calibration calibration;
+  st = store->FindCalibration(trace.run.topology, trace.run.backend, &calibration);
+  if (st.code() == Status::Code::kNotFound) {
+    return skip("no calibration of " + trace.run.topology.key() + " (" + trace.run.backend +
+                ") in " + flags_.db + "; `autotune calibrate` adds one");
+  }
+  sim::Simulation simulation;
+  if (st.ok()) st = sim::Simulation::Build(trace, calibration, std::nullopt, &simulation);
+  if (!st.ok()) return skip(st.message());
+  auto simulate = [&](const tuner::Point& point) -> Status {
+    Knobs knobs;
+    AUTOTUNE_RETURN_IF_ERROR(PointToKnobs(space_, point, start_, &knobs));
+    const double score = simulation.Evaluate(knobs).score_bytes_per_s;
+    log_.Write(knobs, "simulated", score);
+    ++simulated_;
+    return search_.Observe({point, tuner::Fidelity::kSimulated, score});
+  };
+  tuner::Point start;
+  st = KnobsToPoint(space_, start_, &start);
+  if (st.ok()) st = simulate(start);  // nested designs: the measured start is simulated too
+  for (int i = 0; st.ok() && i < flags_.sim_budget; ++i) {
+    StatusOr<tuner::Suggestion> next = search_.Suggest(tuner::Fidelity::kSimulated);
+    st = next.ok() ? simulate(next->point) : next.status();
+  }
+  if (!st.ok()) return skip("simulator: " + st.message());
+  StatusOr<tuner::Incumbent> best = search_.Best(tuner::Fidelity::kSimulated);
+  tuner::Point best_point = best.ok() ? best->point : start;
+  Knobs best_knobs;
+  (void)PointToKnobs(space_, best_point, start_, &best_knobs);
+  std::fprintf(stderr,
+               "record --autotune: simulator prior: %d settings simulated on this run's %zu "
+               "steps (calibration %lld); predicted best %s at %.4g GB/s\n",
+               simulated_, trace.steps.size(), static_cast<long long>(calibration.id),
+               KnobsShort(best_knobs).c_str(), best.ok() ? best->prediction.mean / 1e9 : 0.0);
+}
+
 Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningDecision* decision) {
   decision->next = sample.knobs;
   if (sample.index == 0) {
@@ -98,6 +146,9 @@ Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningD
       search_.Observe({point, tuner::Fidelity::kMeasured, sample.score_bytes_per_s}));
   log_.Write(sample.knobs, "measured", sample.score_bytes_per_s);
   if (observed() == 1) default_score_ = sample.score_bytes_per_s;
+  if (observed() == 1 && flags_.sim_budget > 0 && !flags_.db.empty()) {
+    AddSimulatorPrior(sample.run_id);
+  }
   std::fprintf(stderr, "record --autotune: sample %d/%d: %s: %.4g GB/s\n", observed(),
                flags_.max_samples, KnobsShort(sample.knobs).c_str(),
                sample.score_bytes_per_s / 1e9);
@@ -193,6 +244,12 @@ void AddOnlineTuningFlags(CLI::App* app, OnlineTuningFlags* a) {
                   "of the probe sample)")
       ->check(CLI::PositiveNumber);
   app->add_option("--autotune-seed", a->seed, "--autotune: random seed of the tuner. Default 1");
+  app->add_option("--autotune-sim-budget", a->sim_budget,
+                  "--autotune: settings simulated after the first observed sample, on this "
+                  "run's trace so far, when the database holds a calibration of the run's "
+                  "topology: the tuner's prior (co-kriging with the measured samples). 0 = "
+                  "measured samples only. Default 60")
+      ->check(CLI::NonNegativeNumber);
 }
 
 }  // namespace autotune::cli

@@ -29,6 +29,12 @@ struct OnlineTuningFlags {
   std::string log_file;       // --autotune-log-file
   std::string out;            // --autotune-out
   uint64_t seed = 1;          // --autotune-seed
+  // The simulator as the tuner's prior (--autotune-sim-budget): after the first observed
+  // sample, when the database holds a calibration of this run's topology and backend, this
+  // many settings are simulated on the run's own trace so far (all at the starting knobs)
+  // and the tuner blends them with the measured samples (co-kriging). 0: measured only.
+  int sim_budget = 60;
+  std::string db;             // the run's database (record's --db)
   // Bagua's time-based flags, in seconds (< 0: not given). With either, the first sample
   // (--autotune-steps-per-sample steps) is a discarded probe of the step time that maps them:
   // steps per sample = ceil(confidence time / step time), warm-up samples after the probe =
@@ -70,10 +76,15 @@ class OnlineTuner {
   tuner::BayesSearch search_;
   // Maps the time-based flags from the probe sample (sample 0).
   void MapTimeFlags(const executor::TuningSample& probe, executor::TuningDecision* decision);
+  // Simulates flags_.sim_budget settings chosen by the tuner on run_id's trace so far and
+  // observes them as simulated samples. A missing calibration or a failing simulator is not
+  // an error: the run goes on with measured samples only, saying why on stderr.
+  void AddSimulatorPrior(int64_t run_id);
 
   SampleLog log_;
   int warmup_samples_ = 0;      // samples discarded before the first observed one
   double default_score_ = 0.0;  // the first observed sample: the run's starting setting
+  int simulated_ = 0;           // settings simulated for the prior
 };
 
 }  // namespace autotune::cli

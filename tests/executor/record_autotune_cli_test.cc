@@ -131,6 +131,64 @@ TEST_F(RecordAutotuneTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
   ASSERT_TRUE(autotune::LoadConfigFile(best.string(), &config).ok());
   EXPECT_EQ(config.knobs.cycle_time_ms, 2.0);
   EXPECT_NE(r.err.find("autotune: best of 5 samples"), std::string::npos) << r.err;
+  // No calibration in the database: no simulator prior, and the run says so.
+  EXPECT_NE(r.err.find("no simulator prior (no calibration of"), std::string::npos) << r.err;
+}
+
+// With a calibration of the topology in the database, the simulator replays the run's own
+// trace after the first observed sample: --autotune-sim-budget simulated settings (plus the
+// starting one) join the tuner as its prior, logged as such; only measured samples are stored.
+TEST_F(RecordAutotuneTest, SimulatorIsThePriorWhenACalibrationExists) {
+  const fs::path db = dir_ / "runs.db", log = dir_ / "log.csv";
+  Result cal = RunCommand({Bin(), "calibrate", "--np", "4", "--db", db.string(), "--repetitions",
+                           "3", "--max-bytes", "4194304"},
+                          dir_);
+  ASSERT_EQ(cal.code, 0) << cal.err;
+  constexpr int kSimBudget = 12;
+  Result r = RunCommand({Bin(), "record", "--np", "4", "--workload", "resnet50", "--scale", "0.02",
+                         "--warmup-steps", "1", "--db", db.string(), "--json", "--autotune",
+                         "--autotune-warmup-samples", "0", "--autotune-steps-per-sample", "2",
+                         "--autotune-bayes-opt-max-samples", "3", "--autotune-sim-budget",
+                         std::to_string(kSimBudget), "--autotune-log-file", log.string()},
+                        dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("simulator prior: " + std::to_string(kSimBudget + 1) +
+                       " settings simulated on this run's 2 steps"),
+            std::string::npos)
+      << r.err;
+  std::istringstream csv(ReadFile(log));
+  std::string line;
+  std::getline(csv, line);  // header
+  int simulated = 0, measured = 0;
+  std::vector<std::string> order;
+  while (std::getline(csv, line)) {
+    if (line.find(",simulated,") != std::string::npos) {
+      ++simulated;
+      order.push_back("s");
+    } else if (line.find(",measured,") != std::string::npos) {
+      ++measured;
+      order.push_back("m");
+    }
+  }
+  EXPECT_EQ(simulated, kSimBudget + 1);
+  EXPECT_EQ(measured, 3);
+  // The first measured sample comes before the prior (its trace is what is replayed).
+  ASSERT_FALSE(order.empty());
+  EXPECT_EQ(order.front(), "m");
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  std::unique_ptr<autotune::Store> store;
+  ASSERT_TRUE(autotune::Store::Open(db.string(), autotune::Store::Mode::kReadOnly, &store).ok());
+  autotune::RunInfo run;
+  ASSERT_TRUE(store->GetRun(j["run"].get<int64_t>(), &run).ok());
+  std::vector<autotune::Sample> all;
+  ASSERT_TRUE(store->ListSamples("resnet50", run.topology, &all).ok());
+  int stored = 0;
+  for (const autotune::Sample& s : all) {
+    if (s.run_id != run.id) continue;
+    EXPECT_EQ(s.fidelity, "measured");
+    ++stored;
+  }
+  EXPECT_EQ(stored, 3);
 }
 
 // Bagua's time-based flags: the probe sample's step time maps them to sample counts.
