@@ -12,7 +12,8 @@
 #   MAPE of the step time, Spearman rank correlation of predicted vs measured, whether the
 #   measured best setting is in the predicted top 3, and the measurement noise (spread of a
 #   setting's rounds: (max - min) / median, and coefficient of variation; medians over the
-#   settings).
+#   settings; and the Spearman rho of one round's measured times against another's, the
+#   ranking a perfect model could show against single measurements).
 # Targets (issue 3): MAPE <= 10% (goal 5%, and no worse than the noise), rho >= 0.9, best in
 # top 3. Result lines use the benchmarks' fixed format:
 #   bench=simulator_accuracy figure=<what> value=<v> unit=<u> anchor=target anchor_value=<a>
@@ -183,9 +184,9 @@ def spearman(a, b):
     den = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
     return cov / den if den > 0 else 0.0
 
-def figure(name, value, unit, anchor, target, met):
+def figure(name, value, unit, anchor, target, met, anchor_name="target"):
     ratio = value / anchor if anchor else 0.0
-    print(f"bench=simulator_accuracy figure={name} value={value:.4g} unit={unit} anchor=target "
+    print(f"bench=simulator_accuracy figure={name} value={value:.4g} unit={unit} anchor={anchor_name} "
           f"anchor_value={anchor:.4g} ratio={ratio:.4g} target=\"{target}\" met={met}")
 
 all_measured, all_predicted, all_ape = [], [], []
@@ -225,9 +226,24 @@ for workload in dict.fromkeys(r[0] for r in rows):
     figure(f"{workload}_measured_best_in_predicted_top3", 1.0 if best in top3 else 0.0, "bool", 1,
            "yes", "yes" if best in top3 else "no")
     figure(f"{workload}_noise_range", noise, "%", mape if mape else 1,
-           "median over settings of (max - min) / median of the rounds' step times", "info")
+           "median over settings of (max - min) / median of the rounds' step times", "info",
+           anchor_name="model_mape")
     figure(f"{workload}_noise_cv", cv, "%", mape if mape else 1,
-           "median over settings of the rounds' coefficient of variation", "info")
+           "median over settings of the rounds' coefficient of variation", "info",
+           anchor_name="model_mape")
+    # How well one measured round ranks the settings of another: what a perfect model could
+    # show against single measurements (the anchor is the model's rho against the medians).
+    by_round = {}
+    for r in rows:
+        if r[0] == workload and r[1] == "measured" and r[2] in names:
+            by_round.setdefault(r[4], {})[r[2]] = float(r[3])
+    complete = [v for v in by_round.values() if len(v) == len(names)]
+    pairs = [spearman([a[n] for n in names], [b[n] for n in names])
+             for i, a in enumerate(complete) for b in complete[i + 1:]]
+    if pairs:
+        figure(f"{workload}_noise_spearman_round_vs_round", statistics.median(pairs), "1", rho,
+               "median over pairs of rounds of the Spearman rho between their measured times",
+               "info", anchor_name="model_spearman_rho")
 if all_ape:
     mape = 100 * statistics.mean(all_ape)
     rho = spearman(all_predicted, all_measured)
