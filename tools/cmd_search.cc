@@ -413,7 +413,8 @@ void AddSearchCommand(CLI::App& root, Action* action) {
                   "bytes/us), then the other knobs, fidelity, score_bytes_per_s");
   app->add_option("--autotune-gaussian-process-noise", flags->gp_noise,
                   "Fixed noise standard deviation of measured scores, in units of their spread "
-                  "(Horovod's meaning). Default: learned from the data");
+                  "(Horovod's meaning); a negative value learns it from the data. Default 0.8 "
+                  "(Horovod's)");
   app->add_option("--min-expected-improvement", flags->min_ei_ratio,
                   "Stop proposing when the expected improvement is below this fraction of the "
                   "best predicted score. Default 0.002");

@@ -5,13 +5,14 @@
 //   multi-fidelity search: the simulator replays the default setting's trace (fitted to the
 //     calibration in the same database), the tuner spends --sim-budget simulations, then
 //     co-kriging picks the runs to measure (what `autotune search` does);
-//   measured-only BO: the same GP and expected improvement on measured runs alone (Horovod's
-//     way);
+//   measured-only BO: the same GP (noise fixed at --gp-noise, Horovod's 0.8, for both) and
+//     expected improvement on measured runs alone (Horovod's way);
 //   random: the grid in random order.
 // Every method starts from the default setting, already measured (it is the baseline run the
 // simulator replays), which counts as run 1. All methods pick only grid settings (the tuner's
 // candidate list), so no run is repeated while the grid has unmeasured settings. Median over
-// --seeds seeds. Groups of runs (workload, scale, topology, backend) with fewer than 8 settings
+// --seeds seeds. A setting measured more than once (real_task.sh --passes) scores the mean of
+// its runs. Groups of runs (workload, scale, topology, backend) with fewer than 8 settings
 // are skipped.
 #include <algorithm>
 #include <atomic>
@@ -46,6 +47,10 @@ struct Options {
   int sim_budget = 40;
   double within = 0.03;
   int threads = 0;
+  bool show = false;  // --show: print each method's measured runs for the first seed
+  // --gp-noise: fixed noise of the measured fidelity, as `autotune search` and Horovod (0.8);
+  // < 0: learned.
+  double gp_noise = 0.8;
 };
 
 // The runtime knobs the grid spans; the search space frees those that vary in the grid.
@@ -55,6 +60,8 @@ const char* const kGridKnobs[] = {"fusion_threshold_mb", "cycle_time_ms", "cache
 struct Grid {
   std::string label;          // "resnet50 x0.1 2x2 mpi"
   std::vector<RunInfo> runs;  // one per distinct setting (repeats: the median-score run)
+  std::vector<double> scores;  // per setting: the mean score of its runs, bytes/s
+  int repeats = 0;             // the fewest runs of any setting
   int default_index = -1;     // the run at the default knobs: the simulator's baseline
 };
 
@@ -115,6 +122,11 @@ Status LoadGrids(Store& store, std::vector<Grid>* grids) {
         return a.score_bytes_per_s < b.score_bytes_per_s;
       });
       grid.runs.push_back(repeats[repeats.size() / 2]);
+      double sum = 0.0;
+      for (const RunInfo& run : repeats) sum += run.score_bytes_per_s;
+      grid.scores.push_back(sum / repeats.size());
+      const int count = static_cast<int>(repeats.size());
+      grid.repeats = grid.repeats == 0 ? count : std::min(grid.repeats, count);
       if (repeats.front().knobs == defaults) grid.default_index = static_cast<int>(grid.runs.size()) - 1;
     }
     if (grid.runs.size() < 8) continue;
@@ -170,6 +182,7 @@ int RunBayes(const Task& task, const Options& options, uint64_t seed, bool multi
   search.seed = seed;
   search.model.simulated_gp.seed = seed;
   search.model.residual_gp.seed = seed;
+  search.model.residual_gp.fixed_noise_stddev = options.gp_noise;
   search.candidates = task.points;
   search.max_measured_samples = n - 1;
   search.simulated_budget = multi_fidelity ? std::min(options.sim_budget, n) : 0;
@@ -179,6 +192,12 @@ int RunBayes(const Task& task, const Options& options, uint64_t seed, bool multi
     const int i = task.IndexOf(p);
     if (i < 0) return Status::Internal("suggestion off the grid: " + task.space.Describe(p));
     ++runs;
+    if (options.show && seed == 1000) {
+      std::printf("#   %s run %d: %s measured %.4g GB/s (best %.4g)\n",
+                  multi_fidelity ? "multi_fidelity" : "measured_bo", runs,
+                  KnobsShort(task.grid->runs[i].knobs).c_str(), task.measured[i] / 1e9,
+                  task.best / 1e9);
+    }
     if (task.Hit(i, options.within)) {
       reached = true;
       return Status::Aborted("reached");
@@ -249,9 +268,9 @@ Status BuildTask(Store& store, const Grid& grid, const Options& options, Task* t
     AUTOTUNE_RETURN_IF_ERROR(cli::KnobsToPoint(task->space, run.knobs, &point));
     AUTOTUNE_RETURN_IF_ERROR(task->space.Validate(point).WithPrefix("run " + std::to_string(run.id)));
     task->points.push_back(point);
-    task->measured.push_back(run.score_bytes_per_s);
     settings.push_back(run.knobs);
   }
+  task->measured = grid.scores;
   task->best = *std::max_element(task->measured.begin(), task->measured.end());
   Trace trace;
   AUTOTUNE_RETURN_IF_ERROR(store.LoadTrace(grid.runs[grid.default_index].id, &trace));
@@ -266,8 +285,9 @@ Status BuildTask(Store& store, const Grid& grid, const Options& options, Task* t
   }
   std::string names;
   for (const std::string& v : varying) names += (names.empty() ? "" : ", ") + v;
-  std::printf("# %s: %zu settings over %s; baseline run %lld; best measured %.4g GB/s (%s)\n",
-              grid.label.c_str(), grid.runs.size(), names.c_str(),
+  std::printf("# %s: %zu settings over %s, measured %d+ times each (score: the mean); "
+              "baseline run %lld; best measured %.4g GB/s (%s)\n",
+              grid.label.c_str(), grid.runs.size(), names.c_str(), grid.repeats,
               static_cast<long long>(grid.runs[grid.default_index].id), task->best / 1e9,
               KnobsShort(grid.runs[std::max_element(task->measured.begin(),
                                                          task->measured.end()) -
@@ -306,10 +326,14 @@ int Main(int argc, char** argv) {
       options.within = std::atof(value().c_str());
     } else if (arg == "--threads") {
       options.threads = std::atoi(value().c_str());
+    } else if (arg == "--gp-noise") {
+      options.gp_noise = std::atof(value().c_str());
+    } else if (arg == "--show") {
+      options.show = true;
     } else {
       std::fprintf(stderr,
                    "bench_tuner_real_task: unknown argument %s (usage: --db DB [--seeds 30] "
-                   "[--sim-budget 40] [--within 0.03] [--threads N])\n",
+                   "[--sim-budget 40] [--within 0.03] [--threads N] [--gp-noise 0.8] [--show])\n",
                    arg.c_str());
       return 2;
     }

@@ -5,13 +5,15 @@
 # small tensors; vgg16: few large ones) the exhaustive grid of the runtime knobs
 #   fusion threshold {0, 1, 4, 16, 64, 128} MB x cycle time {0.5, 1, 5, 20} ms
 #   x response cache {0, 1024} x hierarchical allreduce {off, on}   (96 settings, the default
-#   setting among them), in a shuffled order (fixed seed) so a drift of the machine does not
-#   line up with a knob,
+#   setting among them), in a shuffled order (fixed seed per pass) so a drift of the machine
+#   does not line up with a knob; --passes P records the grid P times (a setting's score is
+#   then the mean over its runs),
 # into DIR/real_task.db, and runs bench_tuner_real_task on it: the measured runs each method
 # (multi-fidelity search, measured-only BO, random) needs to come within 3% of the grid's best.
 #
 # Usage: real_task.sh [--out DIR] [--autotune BIN] [--bench BIN] [--steps N] [--rate RATE]
 #                     [--resnet-scale X] [--vgg-scale Y] [--workloads "a b"] [--seeds S]
+#                     [--passes P]
 #        real_task.sh --analyze DIR [--bench BIN] [--seeds S]   (re-scores DIR's grid, no cluster)
 # Needs root (network namespaces) and python3; exits 77 when the cluster cannot be hosted.
 set -euo pipefail
@@ -27,6 +29,7 @@ resnet_scale=0.1
 vgg_scale=0.02
 workloads="resnet50 vgg16"
 seeds=30
+passes=1
 analyze=""
 
 while [[ $# -gt 0 ]]; do
@@ -40,8 +43,9 @@ while [[ $# -gt 0 ]]; do
     --vgg-scale) vgg_scale=$2; shift 2 ;;
     --workloads) workloads=$2; shift 2 ;;
     --seeds) seeds=$2; shift 2 ;;
+    --passes) passes=$2; shift 2 ;;
     --analyze) analyze=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "real_task.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -70,33 +74,37 @@ on_cluster() {
   fi
 }
 
-# The 96 settings, shuffled with a fixed seed; the default setting (128 MB, 1 ms, cache 1024,
-# flat) is among them and is the simulator's baseline.
-mapfile -t settings < <(python3 - <<'EOF'
-import itertools, random
+# The 96 settings of pass $1, shuffled with a fixed seed per pass; the default setting (128 MB,
+# 1 ms, cache 1024, flat) is among them and is the simulator's baseline.
+grid_settings() {
+  python3 - "$1" <<'EOF'
+import itertools, random, sys
 grid = []
 for mb, cycle, cache, hier in itertools.product([0, 1, 4, 16, 64, 128], [0.5, 1, 5, 20],
                                                 [0, 1024], [False, True]):
     flags = f"--fusion-threshold-mb {mb} --cycle-time-ms {cycle} --cache-capacity {cache}"
     grid.append(flags + (" --hierarchical-allreduce" if hier else ""))
-random.Random(4).shuffle(grid)
+random.Random(3 + int(sys.argv[1])).shuffle(grid)
 print("\n".join(grid))
 EOF
-)
+}
 
 start=$(date +%s)
 log "calibrating 2x2 at $rate into $db"
 on_cluster calibrate --repetitions 10 --max-bytes $((16 << 20))
-for workload in $workloads; do
-  scale=$resnet_scale
-  [[ $workload == vgg16 ]] && scale=$vgg_scale
-  log "$workload (scale $scale): ${#settings[@]} settings, $steps steps each"
-  n=0
-  for s in "${settings[@]}"; do
-    # shellcheck disable=SC2086  # a setting is a list of flags
-    on_cluster record --workload "$workload" --scale "$scale" --steps "$steps" --warmup-steps 2 $s
-    n=$((n + 1))
-    (( n % 16 == 0 )) && log "$workload: $n of ${#settings[@]} recorded"
+for ((pass = 1; pass <= passes; pass++)); do
+  mapfile -t settings < <(grid_settings "$pass")
+  for workload in $workloads; do
+    scale=$resnet_scale
+    [[ $workload == vgg16 ]] && scale=$vgg_scale
+    log "pass $pass of $passes: $workload (scale $scale): ${#settings[@]} settings, $steps steps each"
+    n=0
+    for s in "${settings[@]}"; do
+      # shellcheck disable=SC2086  # a setting is a list of flags
+      on_cluster record --workload "$workload" --scale "$scale" --steps "$steps" --warmup-steps 2 $s
+      n=$((n + 1))
+      (( n % 16 == 0 )) && log "$workload: $n of ${#settings[@]} recorded"
+    done
   done
 done
 log "grid recorded in $(( $(date +%s) - start )) s into $db"
