@@ -11,8 +11,9 @@
 // Every method starts from the default setting, already measured (it is the baseline run the
 // simulator replays), which counts as run 1. All methods pick only grid settings (the tuner's
 // candidate list), so no run is repeated while the grid has unmeasured settings. Median over
-// --seeds seeds. A setting measured more than once (real_task.sh --passes) scores the mean of
-// its runs. Groups of runs (workload, scale, topology, backend) with fewer than 8 settings
+// --seeds seeds. A setting measured more than once (real_task.sh --passes, or other recordings
+// of the same grid given with --also DB, whose runs only add to the mean scores; the baseline
+// trace and calibration stay --db's) scores the mean of its runs. Groups of runs (workload, scale, topology, backend) with fewer than 8 settings
 // are skipped.
 #include <algorithm>
 #include <atomic>
@@ -43,6 +44,7 @@ using tuner::Point;
 
 struct Options {
   std::string db;
+  std::vector<std::string> also;  // --also DB: more recordings of the same grids
   int seeds = 30;
   int sim_budget = 40;
   double within = 0.03;
@@ -61,6 +63,7 @@ struct Grid {
   std::string label;          // "resnet50 x0.1 2x2 mpi"
   std::vector<RunInfo> runs;  // one per distinct setting (repeats: the median-score run)
   std::vector<double> scores;  // per setting: the mean score of its runs, bytes/s
+  std::vector<int> counts;     // per setting: its runs
   int repeats = 0;             // the fewest runs of any setting
   int default_index = -1;     // the run at the default knobs: the simulator's baseline
 };
@@ -91,16 +94,46 @@ double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b) {
   return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : 0.0;
 }
 
+bool IsGridRun(const RunInfo& run) {
+  return run.kind == "measured" && run.complete && run.score_bytes_per_s > 0;
+}
+
+std::string GroupLabel(const RunInfo& run) {
+  char label[256];
+  std::snprintf(label, sizeof(label), "%s x%g %s %s", run.workload.name.c_str(), run.scale,
+                run.topology.key().c_str(), run.backend.c_str());
+  return label;
+}
+
+// Adds the runs of another recording of the same grids (--also DB): each run of a setting in
+// a grid joins that setting's mean score. Returns the runs added.
+StatusOr<int> AddRecording(Store& store, std::vector<Grid>* grids) {
+  std::vector<RunInfo> runs;
+  AUTOTUNE_RETURN_IF_ERROR(store.ListRuns(&runs));
+  int added = 0;
+  for (const RunInfo& run : runs) {
+    if (!IsGridRun(run)) continue;
+    for (Grid& grid : *grids) {
+      if (grid.label != GroupLabel(run)) continue;
+      for (size_t i = 0; i < grid.runs.size(); ++i) {
+        if (grid.runs[i].knobs != run.knobs) continue;
+        grid.scores[i] = (grid.scores[i] * grid.counts[i] + run.score_bytes_per_s) /
+                         (grid.counts[i] + 1);
+        ++grid.counts[i];
+        ++added;
+      }
+    }
+  }
+  for (Grid& grid : *grids) grid.repeats = *std::min_element(grid.counts.begin(), grid.counts.end());
+  return added;
+}
+
 Status LoadGrids(Store& store, std::vector<Grid>* grids) {
   std::vector<RunInfo> runs;
   AUTOTUNE_RETURN_IF_ERROR(store.ListRuns(&runs));
   std::map<std::string, std::vector<RunInfo>> groups;
   for (const RunInfo& run : runs) {
-    if (run.kind != "measured" || !run.complete || run.score_bytes_per_s <= 0) continue;
-    char label[256];
-    std::snprintf(label, sizeof(label), "%s x%g %s %s", run.workload.name.c_str(), run.scale,
-                  run.topology.key().c_str(), run.backend.c_str());
-    groups[label].push_back(run);
+    if (IsGridRun(run)) groups[GroupLabel(run)].push_back(run);
   }
   const Knobs defaults;
   for (auto& [label, members] : groups) {
@@ -126,6 +159,7 @@ Status LoadGrids(Store& store, std::vector<Grid>* grids) {
       for (const RunInfo& run : repeats) sum += run.score_bytes_per_s;
       grid.scores.push_back(sum / repeats.size());
       const int count = static_cast<int>(repeats.size());
+      grid.counts.push_back(count);
       grid.repeats = grid.repeats == 0 ? count : std::min(grid.repeats, count);
       if (repeats.front().knobs == defaults) grid.default_index = static_cast<int>(grid.runs.size()) - 1;
     }
@@ -318,6 +352,8 @@ int Main(int argc, char** argv) {
     };
     if (arg == "--db") {
       options.db = value();
+    } else if (arg == "--also") {
+      options.also.push_back(value());
     } else if (arg == "--seeds") {
       options.seeds = std::atoi(value().c_str());
     } else if (arg == "--sim-budget") {
@@ -333,7 +369,8 @@ int Main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "bench_tuner_real_task: unknown argument %s (usage: --db DB [--seeds 30] "
-                   "[--sim-budget 40] [--within 0.03] [--threads N] [--gp-noise 0.8] [--show])\n",
+                   "[--also DB ...] [--sim-budget 40] [--within 0.03] [--threads N] [--gp-noise 0.8] "
+                   "[--show])\n",
                    arg.c_str());
       return 2;
     }
@@ -347,6 +384,17 @@ int Main(int argc, char** argv) {
   Status status = Store::Open(options.db, Store::Mode::kReadOnly, &store);
   std::vector<Grid> grids;
   if (status.ok()) status = LoadGrids(*store, &grids);
+  for (size_t i = 0; status.ok() && i < options.also.size(); ++i) {
+    std::unique_ptr<Store> other;
+    status = Store::Open(options.also[i], Store::Mode::kReadOnly, &other);
+    StatusOr<int> added = status.ok() ? AddRecording(*other, &grids) : StatusOr<int>(status);
+    if (!added.ok()) {
+      status = added.status().WithPrefix(options.also[i]);
+    } else {
+      std::printf("# %s: %d runs of the same grids added to the mean scores\n",
+                  options.also[i].c_str(), *added);
+    }
+  }
   if (!status.ok()) {
     std::fprintf(stderr, "bench_tuner_real_task: %s\n", status.message().c_str());
     return 1;
