@@ -19,7 +19,6 @@ double MedianOf(std::vector<double> v) {
 
 struct Line {
   double intercept = 0.0;        // trimmed mean residual: what cycles cost on average
-  double quick_intercept = 0.0;  // 10th-percentile residual: a cycle no rank kept waiting
   double slope = 0.0;
 };
 
@@ -51,8 +50,6 @@ Line RobustLine(const std::vector<double>& x, const std::vector<double>& y) {
   std::vector<double> residual(n);
   for (size_t i = 0; i < n; ++i) residual[i] = y[i] - line.slope * x[i];
   line.intercept = std::max(0.0, TrimmedMean(residual, 0.1));
-  std::sort(residual.begin(), residual.end());
-  line.quick_intercept = std::max(0.0, residual[residual.size() / 10]);
   return line;
 }
 
@@ -103,7 +100,6 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
     const Line line = RobustLine(bits_x, bits_y);
     p.bits_fixed_us = line.intercept;
     p.cached_per_tensor_us = line.slope;
-    model.quick_fixed_us_ = line.quick_intercept;
     bits_fitted = true;
   }
   if (round_x.size() >= kMinCycles) {
@@ -114,7 +110,6 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
     const Line line = RobustLine(round_x, round_y);
     p.round_fixed_us = line.intercept;
     p.uncached_per_tensor_us = std::max(line.slope, 0.0);
-    if (!bits_fitted) model.quick_fixed_us_ = line.quick_intercept;
     round_fitted = true;
   }
   // A kind of cycle the trace never ran keeps its prior, scaled like the fitted kind.
@@ -132,14 +127,6 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
   model.provenance_ = std::string("bits ") + (bits_fitted ? "fitted" : "prior") + ", round " +
                       (round_fitted ? "fitted" : "prior");
   return model;
-}
-
-double NegotiationModel::LatencyScale() const {
-  if (bits_fitted_ && prior_.bits_fixed_us > 0.0) return quick_fixed_us_ / prior_.bits_fixed_us;
-  if (round_fitted_ && prior_.round_fixed_us > 0.0) {
-    return quick_fixed_us_ / prior_.round_fixed_us;
-  }
-  return 1.0;
 }
 
 NegotiationModel NegotiationModel::Retarget(const NetworkModel& from,

@@ -55,19 +55,12 @@ class NegotiationModel {
   }
 
   const NegotiationParams& params() const { return params_; }
-  // Quick (10th-percentile) fitted over prior fixed cost of the kind of cycle the trace ran
-  // (1 when nothing was fitted): how much a tiny collective costs inside the run against
-  // what the calibration measured in isolation. The bit-vector AND is itself a tiny world
-  // allreduce; the quick cycles are those where no rank arrived late. (Chosen over the
-  // median and the lower quartile on three emulated-cluster data sets, bench/simulator.)
-  double LatencyScale() const;
   // Which terms came from the trace ("fitted") and which from the network ("prior").
   const std::string& provenance() const { return provenance_; }
 
  private:
   NegotiationParams params_;
   NegotiationParams prior_;
-  double quick_fixed_us_ = 0.0;  // 10th-percentile cost of the fitted kind of cycle
   bool bits_fitted_ = false;
   bool round_fitted_ = false;
   std::string provenance_ = "given";

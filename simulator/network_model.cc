@@ -103,7 +103,7 @@ void NetworkModel::Bind() {
   if (copy_.curve < 0) copy_.curve = FindCurve(Op::kAllgather, Scope::kCopy, 1);
 }
 
-double NetworkModel::Eval(const BoundLevel& level, double bytes, double latency_scale) const {
+double NetworkModel::Eval(const BoundLevel& level, double bytes) const {
   double us = level.cost.At(bytes);
   if (level.curve >= 0) {
     const MeasuredCurve& c = curves_[level.curve].curve;
@@ -115,16 +115,11 @@ double NetworkModel::Eval(const BoundLevel& level, double bytes, double latency_
       if (at_edge > 0.0) us = c.TimeUs(edge) * (us / at_edge);
     }
   }
-  // Scale the latency share of the cost; a measured value keeps its ratio to the model.
-  const double model_us = level.cost.At(bytes);
-  if (latency_scale != 1.0 && model_us > 0.0) {
-    us *= (model_us - (1.0 - latency_scale) * level.cost.fixed_us) / model_us;
-  }
   return us;
 }
 
 double NetworkModel::LevelUs(Op op, Level level, double message_bytes) const {
-  return Eval(bound_[OpIndex(op)][static_cast<int>(level)], message_bytes, latency_scale_);
+  return Eval(bound_[OpIndex(op)][static_cast<int>(level)], message_bytes);
 }
 
 double NetworkModel::FlatUs(Op op, int64_t fusion_bytes) const {
@@ -136,25 +131,25 @@ double NetworkModel::FlatUs(Op op, int64_t fusion_bytes) const {
 HierarchicalSteps NetworkModel::Hierarchical(Op op, int64_t fusion_bytes) const {
   const double m = topology_.ranks_per_node;
   const double n = topology_.nodes;
-  auto level = [&](Op level_op, Level l, double bytes, double latency_scale) {
-    return Eval(bound_[OpIndex(level_op)][static_cast<int>(l)], bytes, latency_scale);
+  auto level = [&](Op level_op, Level l, double bytes) {
+    return Eval(bound_[OpIndex(level_op)][static_cast<int>(l)], bytes);
   };
-  auto compose = [&](double bytes, double latency_scale) {
+  auto compose = [&](double bytes) {
     HierarchicalSteps s;
     if (op == Op::kAllreduce) {
-      s.intra_first_us = 0.5 * level(Op::kAllreduce, Level::kIntra, bytes, latency_scale);
-      s.cross_us = level(Op::kAllreduce, Level::kCross, bytes / m, latency_scale);
-      s.intra_last_us = level(Op::kAllgather, Level::kIntra, bytes / m, latency_scale);
+      s.intra_first_us = 0.5 * level(Op::kAllreduce, Level::kIntra, bytes);
+      s.cross_us = level(Op::kAllreduce, Level::kCross, bytes / m);
+      s.intra_last_us = level(Op::kAllgather, Level::kIntra, bytes / m);
     } else {
       const double per_rank = bytes / (m * n);
-      s.intra_first_us = level(Op::kAllgather, Level::kIntra, per_rank, latency_scale);
-      s.cross_us = level(Op::kAllgather, Level::kCross, m * per_rank, latency_scale);
-      s.intra_last_us = level(Op::kAllgather, Level::kIntra, n * per_rank, latency_scale);
+      s.intra_first_us = level(Op::kAllgather, Level::kIntra, per_rank);
+      s.cross_us = level(Op::kAllgather, Level::kCross, m * per_rank);
+      s.intra_last_us = level(Op::kAllgather, Level::kIntra, n * per_rank);
     }
     return s;
   };
   const double bytes = static_cast<double>(fusion_bytes);
-  HierarchicalSteps steps = compose(bytes, latency_scale_);
+  HierarchicalSteps steps = compose(bytes);
   const int curve = hierarchical_curve_[OpIndex(op)];
   if (curve < 0) {
     steps.factor = params_.hierarchical_factor[OpIndex(op)];
@@ -165,14 +160,14 @@ HierarchicalSteps NetworkModel::Hierarchical(Op op, int64_t fusion_bytes) const 
   const MeasuredCurve& c = curves_[curve].curve;
   const double curve_bytes = op == Op::kAllgather ? bytes / (m * n) : bytes;
   const double edge = std::clamp(curve_bytes, c.min_bytes(), c.max_bytes());
-  const HierarchicalSteps at_edge = compose(op == Op::kAllgather ? edge * m * n : edge, 1.0);
+  const HierarchicalSteps at_edge = compose(op == Op::kAllgather ? edge * m * n : edge);
   const double composed = at_edge.intra_first_us + at_edge.cross_us + at_edge.intra_last_us;
   steps.factor = composed > 0.0 ? c.TimeUs(edge) / composed : 1.0;
   return steps;
 }
 
 double NetworkModel::CopyUs(int64_t bytes) const {
-  return Eval(copy_, static_cast<double>(bytes), 1.0);
+  return Eval(copy_, static_cast<double>(bytes));
 }
 
 std::string NetworkModel::Describe() const {

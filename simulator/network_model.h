@@ -119,14 +119,6 @@ class NetworkModel {
   // Copying bytes into (or out of) the fusion buffer on one rank.
   double CopyUs(int64_t bytes) const;
 
-  // Scales the latency part of every collective by s: a level's cost (measured or
-  // parametric) is multiplied by (fixed * s + bytes part) / (fixed + bytes part) of its
-  // parametric cost, so a tiny message scales by s and a large one barely changes. Copies
-  // are not affected. Set from the trace, where tiny collectives inside a run can cost
-  // quite differently from the isolated calibration.
-  void set_latency_scale(double s) { latency_scale_ = s; }
-  double latency_scale() const { return latency_scale_; }
-
   // One line per level and op: latency, bandwidth, measured range used.
   std::string Describe() const;
 
@@ -145,13 +137,12 @@ class NetworkModel {
 
   void Bind();
   int FindCurve(Op op, Scope scope, int ranks) const;
-  double Eval(const BoundLevel& level, double bytes, double latency_scale) const;
+  double Eval(const BoundLevel& level, double bytes) const;
 
   NetworkParams params_;
   Topology topology_;
   Topology calibrated_;
   int64_t calibration_id_ = 0;
-  double latency_scale_ = 1.0;
   std::vector<CurveEntry> curves_;
   // Bound for topology_, [op][level]; plus the world hierarchical curves and the copy.
   std::array<std::array<BoundLevel, kNumLevels>, kNumOps> bound_;

@@ -48,11 +48,11 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(calibration, &recorded_network));
   const NegotiationModel recorded_negotiation = NegotiationModel::Fit(trace, recorded_network);
   // The latency part of every collective is the calibration's, unscaled. Scaling it by the
-  // negotiation's tiny in-run collectives (NegotiationModel::LatencyScale, shown by --explain)
-  // was tried: that estimate swung from 0.005 to 1.7 between runs of the same setting and made
-  // threshold 0 (161 separate allreduces for resnet50) look best when it measured 10% slower
-  // than 1 MB; on two measured 96-setting grids the unscaled calibration predicted better
-  // (resnet50 step-time error 7.4-8.4% vs 8.2-10.9%; bench/tuner/real_task.sh).
+  // negotiation's tiny in-run collectives (their 10th-percentile cycle) was tried and removed:
+  // that estimate swung from 0.005 to 1.7 between runs of the same setting and made threshold
+  // 0 (161 separate allreduces for resnet50) look best when it measured 10% slower than 1 MB;
+  // on two measured 96-setting grids the unscaled calibration predicted better (resnet50
+  // step-time error 7.4-8.4% vs 8.2-10.9%; bench/tuner/real_task.sh).
   sim.options_ = CalibrateOptions(trace, recorded_network, recorded_negotiation);
   const Topology to = target.value_or(recorded);
   AUTOTUNE_RETURN_IF_ERROR(recorded_network.Retarget(to, &sim.network_));
@@ -107,15 +107,14 @@ std::string Simulation::Describe() const {
   std::snprintf(line, sizeof(line),
                 "trace: run %lld, %s on %s, %zu steps; predicting %s\n"
                 "negotiation (%s): bits %.1f us + %.3f us/tensor, round %.1f us + %.3f "
-                "us/tensor, in-run latency estimate %.3f x calibration (not applied)\nreplay: "
-                "latency scale %.3f, comm scale %.3f, copy scale %.3f, first "
-                "negotiation >= %.1f us, "
+                "us/tensor\nreplay: comm scale %.3f, copy scale %.3f, first negotiation >= "
+                "%.1f us, "
                 "wake delay %.1f us, one-tensor copy-out %s, %s cycles\n",
                 static_cast<long long>(trace_.run().id), trace_.workload().name.c_str(),
                 trace_.run().topology.key().c_str(), trace_.steps().size(),
                 topology().key().c_str(), negotiation_.provenance().c_str(), n.bits_fixed_us,
                 n.cached_per_tensor_us, n.round_fixed_us, n.uncached_per_tensor_us,
-                negotiation_.LatencyScale(), network_.latency_scale(), options_.comm_scale, options_.copy_scale,
+                options_.comm_scale, options_.copy_scale,
                 options_.first_negotiation_us, options_.wake_delay_us,
                 options_.single_tensor_copy_out ? "yes" : "no",
                 options_.cycle_waits_for_collectives ? "blocking" : "streamed");

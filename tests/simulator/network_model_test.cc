@@ -82,21 +82,6 @@ TEST(NetworkModelTest, CopyIsLatencyPlusBytesOverBandwidth) {
   EXPECT_DOUBLE_EQ(m.CopyUs(5000000), 2.0 + 1000.0);
 }
 
-TEST(NetworkModelTest, LatencyScaleShrinksOnlyTheLatencyPart) {
-  NetworkModel m = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 4));
-  const HierarchicalSteps before = m.Hierarchical(Op::kAllreduce, 8000000);
-  m.set_latency_scale(0.5);
-  // Flat: 2*log2(8) steps * 50 us halved; the bytes part unchanged.
-  EXPECT_DOUBLE_EQ(m.FlatUs(Op::kAllreduce, 8000000), 0.5 * 300.0 + 2.0 * 7 / 8 * 8e6 / 100.0);
-  const HierarchicalSteps after = m.Hierarchical(Op::kAllreduce, 8000000);
-  EXPECT_DOUBLE_EQ(after.cross_us, before.cross_us - 0.5 * 100.0);
-  EXPECT_DOUBLE_EQ(after.intra_first_us, before.intra_first_us - 0.5 * 0.5 * 4.0);
-  EXPECT_DOUBLE_EQ(m.CopyUs(5000000), 2.0 + 1000.0);  // copies keep their latency
-  // Never below zero: a tiny message that is all latency scales with it.
-  m.set_latency_scale(0.1);
-  EXPECT_NEAR(m.FlatUs(Op::kAllreduce, 8), 0.1 * 300.0 + 2.0 * 7 / 8 * 8 / 100.0, 1e-9);
-}
-
 TEST(MeasuredCurveTest, InterpolatesLinearlyInBytesAndIsMonotone) {
   MeasuredCurve c({{1000, 10}, {4000, 40}, {2000, 25}, {2000, 15}, {8000, 30}});
   // 2000 B: median of 25 and 15 = 20; 8000 B (30) below 4000 B (40): both pooled to 35.
