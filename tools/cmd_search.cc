@@ -333,12 +333,8 @@ int RunSearch(const SearchFlags& flags, Round* round) {
   options.model.simulated_gp.seed = flags.seed;
   options.model.residual_gp.seed = flags.seed;
   BayesSearch search(space, options);
-  auto simulate = [&](const Point& point) -> Status {
-    Knobs knobs;
-    AUTOTUNE_RETURN_IF_ERROR(PointToKnobs(space, point, in.base, &knobs));
-    const double score = in.simulation->Evaluate(knobs).score_bytes_per_s;
-    log.Write(knobs, "simulated", score);
-    return search.Observe({point, Fidelity::kSimulated, score});
+  auto simulate = [&](const Point& point) {
+    return ObserveSimulated(*in.simulation, in.base, &log, &search, point);
   };
   // Measured samples first, each simulated too (co-kriging wants nested designs); the default
   // is always simulated.

@@ -101,13 +101,9 @@ void OnlineTuner::AddSimulatorPrior(int64_t run_id) {
   sim::Simulation simulation;
   if (st.ok()) st = sim::Simulation::Build(trace, calibration, std::nullopt, &simulation);
   if (!st.ok()) return skip(st.message());
-  auto simulate = [&](const tuner::Point& point) -> Status {
-    Knobs knobs;
-    AUTOTUNE_RETURN_IF_ERROR(PointToKnobs(space_, point, start_, &knobs));
-    const double score = simulation.Evaluate(knobs).score_bytes_per_s;
-    log_.Write(knobs, "simulated", score);
+  auto simulate = [&](const tuner::Point& point) {
     ++simulated_;
-    return search_.Observe({point, tuner::Fidelity::kSimulated, score});
+    return ObserveSimulated(simulation, start_, &log_, &search_, point);
   };
   tuner::Point start;
   st = KnobsToPoint(space_, start_, &start);

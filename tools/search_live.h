@@ -22,7 +22,8 @@ struct SearchFlags {
   std::string log_file;
   // Fixed noise of measured scores in units of their spread (Horovod's default 0.8); < 0:
   // learned. Fixed by default: with a handful of noisy runs a learned noise reads the noise
-  // as signal (bench/tuner/real_task.sh: 13 runs to 3% of the grid's best learned, 4 fixed).
+  // as signal (bench/tuner/real_task.sh, first grid, mean of 2 passes: 15 runs to 3% of the
+  // grid's best learned, 4 fixed).
   double gp_noise = 0.8;
   double min_ei_ratio = 0.002;
   uint64_t seed = 1;

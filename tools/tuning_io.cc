@@ -43,4 +43,13 @@ void SampleLog::Write(const Knobs& k, const std::string& fidelity, double score_
   file_.flush();
 }
 
+Status ObserveSimulated(const sim::Simulation& simulation, const Knobs& base, SampleLog* log,
+                        tuner::BayesSearch* search, const tuner::Point& point) {
+  Knobs knobs;
+  AUTOTUNE_RETURN_IF_ERROR(PointToKnobs(search->space(), point, base, &knobs));
+  const double score = simulation.Evaluate(knobs).score_bytes_per_s;
+  log->Write(knobs, "simulated", score);
+  return search->Observe({point, tuner::Fidelity::kSimulated, score});
+}
+
 }  // namespace autotune::cli

@@ -6,8 +6,10 @@
 #include <fstream>
 #include <string>
 
+#include "simulator/simulation.h"
 #include "traces/knobs.h"
 #include "traces/status.h"
+#include "tuner/bayes_search.h"
 #include "tuner/space.h"
 
 namespace autotune::cli {
@@ -33,5 +35,10 @@ class SampleLog {
  private:
   std::ofstream file_;
 };
+
+// Simulates `point` (its knobs over `base`), writes it to `log` and observes it in `search` as
+// a simulated sample: one step of the simulated phase of `search` and `record --autotune`.
+Status ObserveSimulated(const sim::Simulation& simulation, const Knobs& base, SampleLog* log,
+                        tuner::BayesSearch* search, const tuner::Point& point);
 
 }  // namespace autotune::cli

@@ -64,7 +64,6 @@ struct Grid {
   std::vector<RunInfo> runs;  // one per distinct setting (repeats: the median-score run)
   std::vector<double> scores;  // per setting: the mean score of its runs, bytes/s
   std::vector<int> counts;     // per setting: its runs
-  int repeats = 0;             // the fewest runs of any setting
   int default_index = -1;     // the run at the default knobs: the simulator's baseline
 };
 
@@ -124,7 +123,6 @@ StatusOr<int> AddRecording(Store& store, std::vector<Grid>* grids) {
       }
     }
   }
-  for (Grid& grid : *grids) grid.repeats = *std::min_element(grid.counts.begin(), grid.counts.end());
   return added;
 }
 
@@ -158,9 +156,7 @@ Status LoadGrids(Store& store, std::vector<Grid>* grids) {
       double sum = 0.0;
       for (const RunInfo& run : repeats) sum += run.score_bytes_per_s;
       grid.scores.push_back(sum / repeats.size());
-      const int count = static_cast<int>(repeats.size());
-      grid.counts.push_back(count);
-      grid.repeats = grid.repeats == 0 ? count : std::min(grid.repeats, count);
+      grid.counts.push_back(static_cast<int>(repeats.size()));
       if (repeats.front().knobs == defaults) grid.default_index = static_cast<int>(grid.runs.size()) - 1;
     }
     if (grid.runs.size() < 8) continue;
@@ -321,7 +317,8 @@ Status BuildTask(Store& store, const Grid& grid, const Options& options, Task* t
   for (const std::string& v : varying) names += (names.empty() ? "" : ", ") + v;
   std::printf("# %s: %zu settings over %s, measured %d+ times each (score: the mean); "
               "baseline run %lld; best measured %.4g GB/s (%s)\n",
-              grid.label.c_str(), grid.runs.size(), names.c_str(), grid.repeats,
+              grid.label.c_str(), grid.runs.size(), names.c_str(),
+              *std::min_element(grid.counts.begin(), grid.counts.end()),
               static_cast<long long>(grid.runs[grid.default_index].id), task->best / 1e9,
               KnobsShort(grid.runs[std::max_element(task->measured.begin(),
                                                          task->measured.end()) -
