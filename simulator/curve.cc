@@ -35,6 +35,22 @@ std::vector<double> Isotonic(const std::vector<double>& y) {
   return out;
 }
 
+// An interior point more than this factor above the log-log interpolation of its two
+// neighbours is a spike (the calibration's repetitions of that size all ran while
+// something else held the cores), not the shape of the curve: a real change of algorithm
+// moves the following sizes too.
+constexpr double kSpikeFactor = 1.5;
+
+// Replaces each spike by its neighbours' interpolation; judged against the raw neighbours.
+void RemoveSpikes(const std::vector<double>& bytes, std::vector<double>* time_us) {
+  const std::vector<double> raw = *time_us;
+  for (size_t i = 1; i + 1 < raw.size(); ++i) {
+    const double f = std::log(bytes[i] / bytes[i - 1]) / std::log(bytes[i + 1] / bytes[i - 1]);
+    const double expected = raw[i - 1] * std::pow(raw[i + 1] / raw[i - 1], f);
+    if (raw[i] > kSpikeFactor * expected) (*time_us)[i] = expected;
+  }
+}
+
 }  // namespace
 
 MeasuredCurve::MeasuredCurve(std::vector<Point> points) {
@@ -58,6 +74,7 @@ MeasuredCurve::MeasuredCurve(std::vector<Point> points) {
     max_bytes_ = points[i].bytes;
     i = j;
   }
+  RemoveSpikes(bytes_, &times_by_size);
   time_us_ = Isotonic(times_by_size);
   min_bytes_ = points.front().bytes;
 }

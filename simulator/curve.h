@@ -18,9 +18,10 @@ class MeasuredCurve {
 
   MeasuredCurve() = default;
   // Builds the curve from points in any order. Repeated sizes are merged (median time);
-  // points with bytes <= 0 or time_us <= 0 are dropped. The times are then made
-  // non-decreasing in size (isotonic regression): a bigger message never costs less,
-  // whatever the measurement noise said.
+  // points with bytes <= 0 or time_us <= 0 are dropped. A size that took more than 1.5x
+  // the log-log interpolation of its two neighbours is a spike and gets that
+  // interpolation. The times are then made non-decreasing in size (isotonic regression):
+  // a bigger message never costs less, whatever the measurement noise said.
   explicit MeasuredCurve(std::vector<Point> points);
 
   bool empty() const { return bytes_.empty(); }

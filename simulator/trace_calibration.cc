@@ -16,17 +16,31 @@ double MedianOf(std::vector<double> v) { return Median(std::move(v)); }
 }  // namespace
 
 double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
-  std::vector<double> ratios;
+  struct Ratio {
+    double ratio;
+    double model_us;
+  };
+  std::vector<Ratio> ratios;
+  double total_model_us = 0.0;
   for (const StepTrace& step : trace.steps) {
     for (const CollectiveRecord& c : step.collectives) {
       const double measured = c.comm_end_us - c.copy_in_end_us;
       const double model = network.CollectiveUs(c.op, c.algorithm, c.bytes);
       if (std::isfinite(measured) && measured > 0.0 && model > 0.0) {
-        ratios.push_back(measured / model);
+        ratios.push_back({measured / model, model});
+        total_model_us += model;
       }
     }
   }
-  return ratios.size() < kMinEvidence ? 1.0 : MedianOf(std::move(ratios));
+  if (ratios.size() < kMinEvidence) return 1.0;
+  std::sort(ratios.begin(), ratios.end(),
+            [](const Ratio& a, const Ratio& b) { return a.ratio < b.ratio; });
+  double below_us = 0.0;
+  for (const Ratio& r : ratios) {
+    below_us += r.model_us;
+    if (below_us >= 0.5 * total_model_us) return r.ratio;
+  }
+  return ratios.back().ratio;
 }
 
 ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,

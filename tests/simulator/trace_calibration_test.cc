@@ -88,6 +88,26 @@ TEST(TraceCalibrationTest, WakeDelayBlockingCyclesAndScales) {
   EXPECT_FALSE(o.single_tensor_copy_out);
 }
 
+TEST(TraceCalibrationTest, CommScaleWeighsCollectivesByTheirTime) {
+  Trace t = BaseTrace(4);
+  for (StepTrace& st : t.steps) {
+    // Three small collectives at 2x the model (15 us each) and one large one at 1x
+    // (2010 us): a plain median of the ratios says 2, the time-weighted one 1.
+    st.collectives = {Collective(1, {0}, 1000, 1000.0, 1.0, 2.0 * 15.0, 0.0),
+                      Collective(1, {0}, 1000, 1100.0, 1.0, 2.0 * 15.0, 0.0),
+                      Collective(1, {0}, 1000, 1200.0, 1.0, 2.0 * 15.0, 0.0),
+                      Collective(2, {1}, 400000, 2100.0, 400.0, 2010.0, 0.0)};
+  }
+  EXPECT_NEAR(MeasuredCommRatio(t, Net()), 1.0, 1e-9);
+  EXPECT_NEAR(CalibrateOptions(t, Net(), NegotiationModel()).comm_scale, 1.0, 1e-9);
+  // With the large one at 1.5x the weighted median follows it.
+  for (StepTrace& st : t.steps) {
+    CollectiveRecord& big = st.collectives.back();
+    big.comm_end_us = big.copy_in_end_us + 1.5 * 2010.0;
+  }
+  EXPECT_NEAR(MeasuredCommRatio(t, Net()), 1.5, 1e-9);
+}
+
 TEST(TraceCalibrationTest, SilentTraceKeepsTheDefaults) {
   const ReplayOptions o = CalibrateOptions(BaseTrace(2), Net(), NegotiationModel());
   const ReplayOptions defaults;
