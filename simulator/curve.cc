@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "traces/trace.h"
+
 namespace autotune::sim {
 namespace {
-
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Pool-adjacent-violators: the non-decreasing sequence closest to y in least squares.
 std::vector<double> Isotonic(const std::vector<double>& y) {
@@ -70,7 +66,7 @@ MeasuredCurve::MeasuredCurve(std::vector<Point> points) {
       ++j;
     }
     bytes_.push_back(points[i].bytes);
-    times_by_size.push_back(MedianOf(std::move(times)));
+    times_by_size.push_back(Median(std::move(times)));
     max_bytes_ = points[i].bytes;
     i = j;
   }

@@ -10,13 +10,6 @@ namespace {
 constexpr double kRequestBytes = 8.0;
 constexpr int64_t kSmallMessageBytes = 64;
 
-double MedianOf(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 struct Line {
   double intercept = 0.0;        // trimmed mean residual: what cycles cost on average
   double slope = 0.0;
@@ -46,7 +39,7 @@ Line RobustLine(const std::vector<double>& x, const std::vector<double>& y) {
     }
   }
   Line line;
-  line.slope = std::max(0.0, MedianOf(std::move(slopes)));
+  line.slope = std::max(0.0, Median(std::move(slopes)));
   std::vector<double> residual(n);
   for (size_t i = 0; i < n; ++i) residual[i] = y[i] - line.slope * x[i];
   line.intercept = std::max(0.0, TrimmedMean(residual, 0.1));
@@ -121,9 +114,6 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
     p.bits_fixed_us = prior.bits_fixed_us * scale;
   }
   model.params_ = p;
-  model.prior_ = prior;
-  model.bits_fitted_ = bits_fitted;
-  model.round_fitted_ = round_fitted;
   model.provenance_ = std::string("bits ") + (bits_fitted ? "fitted" : "prior") + ", round " +
                       (round_fitted ? "fitted" : "prior");
   return model;

@@ -60,9 +60,6 @@ class NegotiationModel {
 
  private:
   NegotiationParams params_;
-  NegotiationParams prior_;
-  bool bits_fitted_ = false;
-  bool round_fitted_ = false;
   std::string provenance_ = "given";
 };
 

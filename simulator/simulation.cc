@@ -8,10 +8,6 @@
 #include "simulator/trace_calibration.h"
 
 namespace autotune::sim {
-namespace {
-
-
-}  // namespace
 
 SettingResult Summarize(const Knobs& knobs, const std::vector<StepPrediction>& steps) {
   SettingResult r;
@@ -47,12 +43,8 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   NetworkModel recorded_network;
   AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(calibration, &recorded_network));
   const NegotiationModel recorded_negotiation = NegotiationModel::Fit(trace, recorded_network);
-  // The latency part of every collective is the calibration's, unscaled. Scaling it by the
-  // negotiation's tiny in-run collectives (their 10th-percentile cycle) was tried and removed:
-  // that estimate swung from 0.005 to 1.7 between runs of the same setting and made threshold
-  // 0 (161 separate allreduces for resnet50) look best when it measured 10% slower than 1 MB;
-  // on two measured 96-setting grids the unscaled calibration predicted better (resnet50
-  // step-time error 7.4-8.4% vs 8.2-10.9%; bench/tuner/real_task.sh).
+  // The latency part of every collective is the calibration's, unscaled (simulator/README.md
+  // says why an in-run latency scale was removed).
   sim.options_ = CalibrateOptions(trace, recorded_network, recorded_negotiation);
   const Topology to = target.value_or(recorded);
   AUTOTUNE_RETURN_IF_ERROR(recorded_network.Retarget(to, &sim.network_));

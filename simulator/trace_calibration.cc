@@ -11,8 +11,6 @@ constexpr size_t kMinEvidence = 3;
 // Copies smaller than this are dominated by per-tensor overheads, not bandwidth.
 constexpr int64_t kMinCopyBytes = 64 * 1024;
 
-double MedianOf(std::vector<double> v) { return Median(std::move(v)); }
-
 }  // namespace
 
 double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
@@ -94,14 +92,14 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
     }
   }
   if (single_copy_out.size() >= kMinEvidence) {
-    const double model = MedianOf(model_copy_out);
-    options.single_tensor_copy_out = model > 1.0 && MedianOf(single_copy_out) >= 0.5 * model;
+    const double model = Median(model_copy_out);
+    options.single_tensor_copy_out = model > 1.0 && Median(single_copy_out) >= 0.5 * model;
   }
   if (overlapped + sequential >= static_cast<int>(kMinEvidence)) {
     options.cycle_waits_for_collectives = sequential >= overlapped;
   }
   if (wake_delays.size() >= kMinEvidence) {
-    options.wake_delay_us = std::clamp(MedianOf(std::move(wake_delays)), 0.0, cycle_us);
+    options.wake_delay_us = std::clamp(Median(std::move(wake_delays)), 0.0, cycle_us);
   }
   // The step's first cycle with work shows when negotiation could first complete: it is
   // cycle 0 itself (its thread started late), or cycle c >= 1 starting well after c idle
@@ -117,10 +115,10 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
       floors.push_back(blocked ? start_us - std::max(0, index - 1) * period_us : 0.0);
     }
     options.step_first_negotiation_us = floors;
-    options.first_negotiation_us = MedianOf(std::move(floors));
+    options.first_negotiation_us = Median(std::move(floors));
   }
   if (copy_ratios.size() >= kMinEvidence) {
-    options.copy_scale = std::clamp(MedianOf(std::move(copy_ratios)), 0.25, 20.0);
+    options.copy_scale = std::clamp(Median(std::move(copy_ratios)), 0.25, 20.0);
   }
   return options;
 }

@@ -13,8 +13,8 @@
 // candidate list), so no run is repeated while the grid has unmeasured settings. Median over
 // --seeds seeds. A setting measured more than once (real_task.sh --passes, or other recordings
 // of the same grid given with --also DB, whose runs only add to the mean scores; the baseline
-// trace and calibration stay --db's) scores the mean of its runs. Groups of runs (workload, scale, topology, backend) with fewer than 8 settings
-// are skipped.
+// trace and calibration stay --db's) scores the mean of its runs. Groups of runs (workload,
+// scale, topology, backend) with fewer than 8 settings are skipped.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -61,7 +61,8 @@ const char* const kGridKnobs[] = {"fusion_threshold_mb", "cycle_time_ms", "cache
 
 struct Grid {
   std::string label;          // "resnet50 x0.1 2x2 mpi"
-  std::vector<RunInfo> runs;  // one per distinct setting (repeats: the median-score run)
+  std::vector<RunInfo> runs;  // one per distinct setting (repeats: the median-score run,
+                              // whose knobs, and for the default its trace, are used)
   std::vector<double> scores;  // per setting: the mean score of its runs, bytes/s
   std::vector<int> counts;     // per setting: its runs
   int default_index = -1;     // the run at the default knobs: the simulator's baseline
@@ -120,6 +121,7 @@ StatusOr<int> AddRecording(Store& store, std::vector<Grid>* grids) {
                          (grid.counts[i] + 1);
         ++grid.counts[i];
         ++added;
+        break;  // a grid holds each setting once
       }
     }
   }

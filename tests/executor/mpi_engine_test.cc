@@ -5,8 +5,8 @@
 // really cross nodes) and =2:cyclic (ranks not placed by node).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
