@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <csignal>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "executor/backend_choice.h"
 #include "executor/fusion_engine.h"
@@ -14,6 +16,7 @@
 #include "executor/pattern.h"
 #include "executor/step_player.h"
 #include "executor/stop_signal.h"
+#include "traces/knob_table.h"
 #include "traces/store.h"
 
 namespace autotune::executor {
@@ -123,25 +126,19 @@ Status EndSample(Session* s, int64_t run_id, TuningSample& sample, bool* done) {
   }
   AUTOTUNE_RETURN_IF_ERROR(
       AgreeOnStatus(world, st.WithPrefix("sample " + std::to_string(sample.index))));
-  const Knobs& k = decision.next;
-  double wire[8] = {k.fusion_threshold_mb,
-                    static_cast<double>(k.cache_capacity),
-                    k.cycle_time_ms,
-                    k.hierarchical_allreduce ? 1.0 : 0.0,
-                    k.hierarchical_allgather ? 1.0 : 0.0,
-                    decision.done ? 1.0 : 0.0,
-                    static_cast<double>(decision.steps_per_sample),
-                    static_cast<double>(decision.steps)};
-  MPI_Bcast(wire, 8, MPI_DOUBLE, 0, world);
-  Knobs next = s->knobs;
-  next.fusion_threshold_mb = wire[0];
-  next.cache_capacity = static_cast<int>(wire[1]);
-  next.cycle_time_ms = wire[2];
-  next.hierarchical_allreduce = wire[3] != 0.0;
-  next.hierarchical_allgather = wire[4] != 0.0;
-  *done = wire[5] != 0.0;
-  if (wire[6] > 0) s->steps_per_sample = static_cast<int>(wire[6]);
-  if (wire[7] > 0) s->steps = std::max(static_cast<int>(wire[7]), sample.first_step + sample.steps);
+  // The runtime knobs (knob table order), then the loop's own control values.
+  std::vector<double> wire = EncodeRuntimeKnobs(decision.next);
+  const size_t knob_count = wire.size();
+  wire.push_back(decision.done ? 1.0 : 0.0);
+  wire.push_back(static_cast<double>(decision.steps_per_sample));
+  wire.push_back(static_cast<double>(decision.steps));
+  MPI_Bcast(wire.data(), static_cast<int>(wire.size()), MPI_DOUBLE, 0, world);
+  const Knobs next = DecodeRuntimeKnobs(std::span(wire).first(knob_count), s->knobs);
+  *done = wire[knob_count] != 0.0;
+  if (wire[knob_count + 1] > 0) s->steps_per_sample = static_cast<int>(wire[knob_count + 1]);
+  if (wire[knob_count + 2] > 0) {
+    s->steps = std::max(static_cast<int>(wire[knob_count + 2]), sample.first_step + sample.steps);
+  }
   sample = TuningSample();
   if (next == s->knobs) return Status::Ok();
   s->engine.reset();
@@ -269,16 +266,6 @@ Status PlaySteps(Session* s, RecordResult* result) {
 }
 
 }  // namespace
-
-bool SameExceptRuntimeKnobs(const Knobs& a, const Knobs& b) {
-  Knobs runtime_of_a = b;
-  runtime_of_a.fusion_threshold_mb = a.fusion_threshold_mb;
-  runtime_of_a.cycle_time_ms = a.cycle_time_ms;
-  runtime_of_a.cache_capacity = a.cache_capacity;
-  runtime_of_a.hierarchical_allreduce = a.hierarchical_allreduce;
-  runtime_of_a.hierarchical_allgather = a.hierarchical_allgather;
-  return runtime_of_a == a;
-}
 
 Status ResolveRecordInputs(const RecordOptions& options, Workload* workload) {
   if (options.steps < 1) {

@@ -61,10 +61,6 @@ struct TuningDecision {
 // Called on rank 0 only, after each sample; a non-OK status stops every rank.
 using TuningStep = std::function<Status(const TuningSample& sample, TuningDecision* decision)>;
 
-// True when a and b differ at most in the knobs that may change inside one run
-// (fusion_threshold_mb, cycle_time_ms, cache_capacity, hierarchical_allreduce/allgather).
-bool SameExceptRuntimeKnobs(const Knobs& a, const Knobs& b);
-
 struct RecordOptions {
   std::string workload = "resnet50";    // built-in name or path to a workload JSON file
   double scale = 1.0;                   // tensor and compute scale, (0, 1]. Default 1.

@@ -14,36 +14,23 @@
 #include <utility>
 #include <vector>
 
-#include "executor/nccl_tuner_csv.h"
 #include "tools/command.h"
 #include "traces/config_file.h"
+#include "traces/knob_table.h"
+#include "traces/nccl_tuner_csv.h"
 
 namespace autotune::cli {
 namespace {
 
 using Environment = std::vector<std::pair<std::string, std::string>>;
 
-// The variables for a config, in a fixed order. Horovod's knobs are always exported (the file's
-// value or autotune's default, which is Horovod's), so the run gets exactly the validated
-// setting; backend variables only when the file sets them.
+// The variables for a config, in knob-table order: every knob's variables that have a value
+// (Horovod's knobs always do, so the run gets exactly the validated setting; a backend knob
+// at its library default has none), then horovodrun's own autotune section.
 Environment EnvironmentFor(const ConfigFile& config) {
-  const Knobs& k = config.knobs;
-  Environment env = {
-      {"HOROVOD_FUSION_THRESHOLD", std::to_string(k.threshold_bytes())},
-      {"HOROVOD_CYCLE_TIME", KnobValue(k, "cycle_time_ms")},
-      {"HOROVOD_CACHE_CAPACITY", std::to_string(k.cache_capacity)},
-      {"HOROVOD_HIERARCHICAL_ALLREDUCE", k.hierarchical_allreduce ? "1" : "0"},
-      {"HOROVOD_HIERARCHICAL_ALLGATHER", k.hierarchical_allgather ? "1" : "0"},
-  };
-  if (!k.nccl_algo.empty()) env.emplace_back("NCCL_ALGO", k.nccl_algo);
-  if (!k.nccl_proto.empty()) env.emplace_back("NCCL_PROTO", k.nccl_proto);
-  if (k.nccl_max_nchannels > 0) {
-    env.emplace_back("NCCL_MAX_NCHANNELS", std::to_string(k.nccl_max_nchannels));
-  }
-  if (k.mpi_allreduce_algorithm > 0) {
-    env.emplace_back("OMPI_MCA_coll_tuned_use_dynamic_rules", "1");
-    env.emplace_back("OMPI_MCA_coll_tuned_allreduce_algorithm",
-                     std::to_string(k.mpi_allreduce_algorithm));
+  Environment env;
+  for (EnvVar& var : KnobEnvironment(config.knobs)) {
+    if (!var.second.empty()) env.push_back(std::move(var));
   }
   const TunerSettings& t = config.autotune;
   if (t.enabled) {  // horovodrun's own autotune section, passed on as horovodrun would
@@ -58,6 +45,20 @@ Environment EnvironmentFor(const ConfigFile& config) {
     env.emplace_back("HOROVOD_AUTOTUNE_GAUSSIAN_PROCESS_NOISE", noise);
   }
   return env;
+}
+
+// apply --help's list of the variables, from the knob table.
+std::string EnvironmentHelp() {
+  std::string out = "Exports, for each knob (backend knobs only when the file sets them):\n";
+  for (const KnobSpec& spec : KnobTable()) {
+    if (spec.environment == nullptr) continue;
+    std::string names;
+    for (const EnvVar& var : spec.environment(Knobs{})) {
+      names += (names.empty() ? "" : ", ") + var.first;
+    }
+    out += "  " + std::string(spec.name) + ": " + names + " (" + spec.environment_help + ")\n";
+  }
+  return out + "Example: autotune apply --config-file best.yaml -- horovodrun -np 16 python train.py";
 }
 
 // Single-quotes a value for a POSIX shell unless it is plain.
@@ -75,11 +76,11 @@ std::string ShellQuote(const std::string& value) {
 // Writes the NCCL example tuner plugin's CSV for the config's NCCL knobs (allreduce and
 // allgather, every size, any topology) and adds NCCL_TUNER_CONFIG_FILE to env.
 Status WriteTunerCsv(const ConfigFile& config, const std::string& path, Environment* env) {
-  std::vector<executor::NcclTunerRule> rules;
+  std::vector<NcclTunerRule> rules;
   const std::vector<std::string> collectives = {"allreduce", "allgather"};
-  Status s = executor::NcclTunerRulesFromKnobs(config.knobs, collectives, -1, -1, &rules);
+  Status s = NcclTunerRulesFromKnobs(config.knobs, collectives, -1, -1, &rules);
   if (!s.ok()) return s.WithPrefix("--nccl-tuner-csv");
-  AUTOTUNE_RETURN_IF_ERROR(executor::WriteNcclTunerCsvFile(
+  AUTOTUNE_RETURN_IF_ERROR(WriteNcclTunerCsvFile(
       path, rules, "written by autotune apply from its --config-file"));
   std::error_code ec;
   std::filesystem::path absolute = std::filesystem::absolute(path, ec);
@@ -101,11 +102,7 @@ void AddApplyCommand(CLI::App& root, Action* action) {
       "apply",
       "Run a production command with a config file's knobs as environment variables "
       "(HOROVOD_*, NCCL_*, OMPI_MCA_*)");
-  app->footer(
-      "Exports HOROVOD_FUSION_THRESHOLD (bytes: 32 MB -> 33554432), HOROVOD_CYCLE_TIME (ms),\n"
-      "HOROVOD_CACHE_CAPACITY, HOROVOD_HIERARCHICAL_ALLREDUCE/ALLGATHER (1/0); NCCL_ALGO,\n"
-      "NCCL_PROTO, NCCL_MAX_NCHANNELS and OMPI_MCA_coll_tuned_* only when the file sets them.\n"
-      "Example: autotune apply --config-file best.yaml -- horovodrun -np 16 python train.py");
+  app->footer(EnvironmentHelp());
   app->add_option("--config-file", opts->config_file,
                   "Config file (YAML of DESIGN.md, horovodrun's --config-file superset); "
                   "validated before anything runs")

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "executor/knob_environment.h"
 #include "executor/mpi_runtime.h"
 #include "executor/record.h"
 #include "executor/stop_signal.h"
@@ -38,15 +39,6 @@ void ApplyAutotuneFlags(const RecordFlags& flags, executor::RecordOptions* optio
   if (flags.steps_option->count() == 0) {
     options->steps = (flags.autotune.warmup_samples + flags.autotune.max_samples) *
                      flags.autotune.steps_per_sample;
-  }
-}
-
-// Per-launch MPI knobs become Open MPI's environment before MPI_Init reads it.
-void ExportPerLaunchKnobs(const Knobs& knobs) {
-  if (knobs.mpi_allreduce_algorithm > 0) {
-    setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
-    setenv("OMPI_MCA_coll_tuned_allreduce_algorithm",
-           std::to_string(knobs.mpi_allreduce_algorithm).c_str(), 1);
   }
 }
 
@@ -110,7 +102,10 @@ int RunRecordCommand(RecordFlags& flags) {
   Knobs knobs;
   std::set<std::string> constants;
   const Status resolved = flags.knobs.Resolve(&knobs, &constants);
-  if (resolved.ok()) ExportPerLaunchKnobs(knobs);
+  if (resolved.ok()) {  // Open MPI reads its knobs' environment in MPI_Init, just below
+    const Status env = executor::ApplyKnobEnvironment(knobs, KnobLibrary::kOpenMpi);
+    if (!env.ok()) return Fail(env);
+  }
   executor::MpiSession mpi(nullptr, nullptr);
   if (!mpi.status().ok()) return Fail(mpi.status());
   int rank = 0;

@@ -15,10 +15,8 @@ namespace autotune::cli {
 
 class KnobFlags {
  public:
-  // Adds --fusion-threshold-mb, --cycle-time-ms, --cache-capacity,
-  // --[no-]hierarchical-allreduce, --[no-]hierarchical-allgather, --num-groups, the backend
-  // knobs (--nccl-algo, --nccl-proto, --nccl-max-nchannels, --nccl-cross,
-  // --mpi-allreduce-algorithm) and, when with_config_file, --config-file.
+  // Adds every knob's flag from the knob table (a boolean as --x and --no-x; help text with
+  // its range and default) and, when with_config_file, --config-file.
   void Add(CLI::App* app, bool with_config_file = true);
 
   // Knobs = defaults, overridden by --config-file, overridden by flags given. Validates.

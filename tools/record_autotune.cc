@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "simulator/simulation.h"
+#include "traces/knob_table.h"
 #include "traces/config_file.h"
 #include "traces/store.h"
 #include "tuner/knob_space.h"
@@ -27,8 +28,8 @@ tuner::SearchOptions MakeOptions(const OnlineTuningFlags& flags) {
 
 // The runtime knobs the online tuner moves; everything else is fixed at its starting value.
 bool IsOnlineKnob(const std::string& name) {
-  return name == "fusion_threshold_mb" || name == "cycle_time_ms" || name == "cache_capacity" ||
-         name == "hierarchical_allreduce" || name == "hierarchical_allgather";
+  const KnobSpec* spec = FindKnob(name);
+  return spec != nullptr && spec->lifetime == KnobLifetime::kRuntime;
 }
 
 }  // namespace

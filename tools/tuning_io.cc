@@ -1,5 +1,10 @@
 #include "tools/tuning_io.h"
 
+#include <algorithm>
+#include <vector>
+
+#include "traces/knob_table.h"
+
 namespace autotune::cli {
 
 Status KnobsToPoint(const tuner::Space& space, const Knobs& knobs, tuner::Point* point) {
@@ -21,25 +26,42 @@ Status PointToKnobs(const tuner::Space& space, const tuner::Point& point, const 
   return knobs->Validate();
 }
 
+namespace {
+
+// The knobs of Horovod's autotune log, in its column order (hierarchical allreduce, allgather,
+// cycle time, fusion threshold in MB), then the other knobs in table order.
+std::vector<const KnobSpec*> LogColumns(bool horovod) {
+  std::vector<const KnobSpec*> out;
+  for (const KnobSpec& spec : KnobTable()) {
+    if ((spec.horovod_log_column >= 0) == horovod) out.push_back(&spec);
+  }
+  if (horovod) {
+    std::sort(out.begin(), out.end(), [](const KnobSpec* a, const KnobSpec* b) {
+      return a->horovod_log_column < b->horovod_log_column;
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
 Status SampleLog::Open(const std::string& path) {
   if (path.empty()) return Status::Ok();
   file_.open(path, std::ios::trunc);
   if (!file_) return Status::IoError(path + ": cannot write the autotune log");
-  file_ << "hierarchical_allreduce,hierarchical_allgather,cycle_time_ms,tensor_"
-           "fusion_threshold,"
-           "score,cache_capacity,num_groups,nccl_algo,nccl_proto,nccl_max_"
-           "nchannels,nccl_cross,"
-           "mpi_allreduce_algorithm,fidelity,score_bytes_per_s\n";
+  for (const KnobSpec* spec : LogColumns(true)) file_ << spec->horovod_log_name << ',';
+  file_ << "score";
+  for (const KnobSpec* spec : LogColumns(false)) file_ << ',' << spec->name;
+  file_ << ",fidelity,score_bytes_per_s\n";
   return Status::Ok();
 }
 
 void SampleLog::Write(const Knobs& k, const std::string& fidelity, double score_bytes_per_s) {
   if (!file_.is_open()) return;
-  file_ << (k.hierarchical_allreduce ? 1 : 0) << ',' << (k.hierarchical_allgather ? 1 : 0) << ','
-        << KnobValue(k, "cycle_time_ms") << ',' << KnobValue(k, "fusion_threshold_mb") << ','
-        << score_bytes_per_s * 1e-6 << ',' << k.cache_capacity << ',' << k.num_groups << ','
-        << k.nccl_algo << ',' << k.nccl_proto << ',' << k.nccl_max_nchannels << ',' << k.nccl_cross
-        << ',' << k.mpi_allreduce_algorithm << ',' << fidelity << ',' << score_bytes_per_s << '\n';
+  for (const KnobSpec* spec : LogColumns(true)) file_ << KnobNumber(*spec, k) << ',';
+  file_ << score_bytes_per_s * 1e-6;  // Horovod's unit: bytes per microsecond
+  for (const KnobSpec* spec : LogColumns(false)) file_ << ',' << KnobText(*spec, k);
+  file_ << ',' << fidelity << ',' << score_bytes_per_s << '\n';
   file_.flush();
 }
 

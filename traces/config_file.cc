@@ -1,10 +1,13 @@
 #include "traces/config_file.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+
+#include "traces/knob_table.h"
 
 namespace autotune {
 namespace {
@@ -12,6 +15,20 @@ namespace {
 // horovodrun's sections that autotune reads nothing from but accepts.
 const std::set<std::string> kIgnoredSections = {"timeline", "stall_check", "library_options",
                                                 "logging"};
+
+const KnobSpec* FindKnobInYaml(const std::string& section, const std::string& key) {
+  for (const KnobSpec& spec : KnobTable()) {
+    if (section == spec.yaml_section && key == spec.yaml_key) return &spec;
+  }
+  return nullptr;
+}
+
+bool HasYamlSection(const std::string& section) {
+  for (const KnobSpec& spec : KnobTable()) {
+    if (section == spec.yaml_section) return true;
+  }
+  return false;
+}
 
 // A scalar's text, or an error naming source and key when the node is not a scalar.
 Status ScalarText(const YAML::Node& node, const std::string& where, std::string* out) {
@@ -22,13 +39,16 @@ Status ScalarText(const YAML::Node& node, const std::string& where, std::string*
   return Status::Ok();
 }
 
-Status SetParam(const YAML::Node& value, const std::string& where, const std::string& knob,
-                ConfigFile* config) {
+// Sets the knob whose YAML home is section.key from a scalar; unknown key: an error.
+Status SetParam(const YAML::Node& value, const std::string& where, const std::string& section,
+                const std::string& key, ConfigFile* config) {
+  const KnobSpec* spec = FindKnobInYaml(section, key);
+  if (spec == nullptr) return Status::InvalidArgument(where + ": unknown key");
   std::string text;
   AUTOTUNE_RETURN_IF_ERROR(ScalarText(value, where, &text));
-  Status s = SetKnob(&config->knobs, knob, text);
+  Status s = SetKnobText(*spec, text, &config->knobs);
   if (!s.ok()) return Status::InvalidArgument(where + ": \"" + text + "\" has the wrong type");
-  config->set_knobs.insert(knob);
+  config->set_knobs.insert(spec->name);
   return Status::Ok();
 }
 
@@ -70,15 +90,11 @@ nlohmann::json YamlToJson(const YAML::Node& node) {
 }
 
 Status ParseParams(const YAML::Node& params, const std::string& source, ConfigFile* config) {
-  static const std::set<std::string> kParams = {"fusion_threshold_mb", "cycle_time_ms",
-                                                "cache_capacity", "hierarchical_allreduce",
-                                                "hierarchical_allgather"};
   if (!params.IsMap()) return Status::InvalidArgument(source + ": params: expected a mapping");
   for (const auto& kv : params) {
     std::string key = kv.first.as<std::string>();
-    std::string where = source + ": params." + key;
-    if (!kParams.count(key)) return Status::InvalidArgument(where + ": unknown key");
-    AUTOTUNE_RETURN_IF_ERROR(SetParam(kv.second, where, key, config));
+    AUTOTUNE_RETURN_IF_ERROR(
+        SetParam(kv.second, source + ": params." + key, "params", key, config));
   }
   return Status::Ok();
 }
@@ -117,26 +133,22 @@ Status ParseExtra(const YAML::Node& node, const std::string& source, ConfigFile*
     return Status::InvalidArgument(source + ": autotune_extra: expected a mapping");
   }
   for (const auto& kv : node) {
-    std::string key = kv.first.as<std::string>();
-    std::string where = source + ": autotune_extra." + key;
-    if (key == "num_groups") {
-      AUTOTUNE_RETURN_IF_ERROR(SetParam(kv.second, where, key, config));
-    } else if (key == "nccl" || key == "mpi") {
-      if (!kv.second.IsMap()) return Status::InvalidArgument(where + ": expected a mapping");
-      for (const auto& sub : kv.second) {
-        std::string sub_key = sub.first.as<std::string>();
-        std::string knob = key + "_" + sub_key;
-        std::string sub_where = where + "." + sub_key;
-        bool known = (key == "nccl" && (sub_key == "algo" || sub_key == "proto" ||
-                                        sub_key == "max_nchannels" || sub_key == "cross")) ||
-                     (key == "mpi" && sub_key == "allreduce_algorithm");
-        if (!known) return Status::InvalidArgument(sub_where + ": unknown key");
-        AUTOTUNE_RETURN_IF_ERROR(SetParam(sub.second, sub_where, knob, config));
-      }
-    } else if (key == "provenance") {
+    const std::string key = kv.first.as<std::string>();
+    const std::string where = source + ": autotune_extra." + key;
+    if (key == "provenance") {
       config->provenance_json = YamlToJson(kv.second).dump();
+    } else if (kv.second.IsMap()) {  // a subsection of backend knobs: nccl, mpi
+      const std::string section = "autotune_extra." + key;
+      if (!HasYamlSection(section)) return Status::InvalidArgument(where + ": unknown key");
+      for (const auto& sub : kv.second) {
+        const std::string sub_key = sub.first.as<std::string>();
+        AUTOTUNE_RETURN_IF_ERROR(
+            SetParam(sub.second, where + "." + sub_key, section, sub_key, config));
+      }
+    } else if (HasYamlSection("autotune_extra." + key)) {
+      return Status::InvalidArgument(where + ": expected a mapping");
     } else {
-      return Status::InvalidArgument(where + ": unknown key");
+      AUTOTUNE_RETURN_IF_ERROR(SetParam(kv.second, where, "autotune_extra", key, config));
     }
   }
   return Status::Ok();
@@ -188,62 +200,95 @@ Status LoadConfigFile(const std::string& path, ConfigFile* out) {
   return ParseConfigYaml(buffer.str(), path, out);
 }
 
+namespace {
+
 // Shortest decimal form that reads back as the same value, so files stay readable.
-static std::string Number(double v) {
+std::string Number(double v) {
   std::ostringstream out;
   out.precision(15);
   out << v;
   return out.str();
 }
 
+void EmitKnobValue(const KnobSpec& spec, const Knobs& knobs, YAML::Emitter* out) {
+  std::visit(
+      [&](auto member) {
+        const auto& value = knobs.*member;
+        if constexpr (std::is_same_v<std::decay_t<decltype(value)>, double>) {
+          *out << Number(value);
+        } else {
+          *out << value;
+        }
+      },
+      spec.field);
+}
+
+// The knobs of one YAML section ("params", "autotune_extra.nccl"), knobs at their "library
+// default" value left out; subsections of `section` are emitted as nested mappings.
+void EmitKnobSection(const std::string& section, const Knobs& knobs, YAML::Emitter* out) {
+  std::vector<std::string> subsections;
+  for (const KnobSpec& spec : KnobTable()) {
+    const std::string home = spec.yaml_section;
+    if (home == section) {
+      if (KnobIsUnset(spec, knobs)) continue;
+      *out << YAML::Key << spec.yaml_key << YAML::Value;
+      EmitKnobValue(spec, knobs, out);
+    } else if (home.rfind(section + ".", 0) == 0 &&
+               std::find(subsections.begin(), subsections.end(), home) == subsections.end()) {
+      subsections.push_back(home);
+    }
+  }
+  for (const std::string& sub : subsections) {
+    bool any = false;
+    for (const KnobSpec& spec : KnobTable()) {
+      any = any || (sub == spec.yaml_section && !KnobIsUnset(spec, knobs));
+    }
+    if (!any) continue;
+    *out << YAML::Key << sub.substr(section.size() + 1) << YAML::Value << YAML::BeginMap;
+    EmitKnobSection(sub, knobs, out);
+    *out << YAML::EndMap;
+  }
+}
+
+void EmitTunerSettings(const TunerSettings& t, YAML::Emitter* out) {
+  *out << YAML::Key << "autotune" << YAML::Value << YAML::BeginMap;
+  *out << YAML::Key << "enabled" << YAML::Value << t.enabled;
+  if (!t.log_file.empty()) *out << YAML::Key << "log_file" << YAML::Value << t.log_file;
+  *out << YAML::Key << "warmup_samples" << YAML::Value << t.warmup_samples;
+  *out << YAML::Key << "steps_per_sample" << YAML::Value << t.steps_per_sample;
+  *out << YAML::Key << "bayes_opt_max_samples" << YAML::Value << t.bayes_opt_max_samples;
+  *out << YAML::Key << "gaussian_process_noise" << YAML::Value
+       << Number(t.gaussian_process_noise);
+  *out << YAML::EndMap;
+}
+
+void EmitProvenance(const std::string& provenance_json, YAML::Emitter* out) {
+  nlohmann::json provenance = nlohmann::json::parse(provenance_json, nullptr, false);
+  if (!provenance.is_object() || provenance.empty()) return;
+  *out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
+  for (const auto& [key, value] : provenance.items()) {
+    *out << YAML::Key << key << YAML::Value;
+    if (value.is_string()) {
+      *out << value.get<std::string>();
+    } else {
+      *out << value.dump();
+    }
+  }
+  *out << YAML::EndMap;
+}
+
+}  // namespace
+
 std::string ConfigToYaml(const ConfigFile& config) {
-  const Knobs& k = config.knobs;
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "fusion_threshold_mb" << YAML::Value << Number(k.fusion_threshold_mb);
-  out << YAML::Key << "cycle_time_ms" << YAML::Value << Number(k.cycle_time_ms);
-  out << YAML::Key << "cache_capacity" << YAML::Value << k.cache_capacity;
-  out << YAML::Key << "hierarchical_allreduce" << YAML::Value << k.hierarchical_allreduce;
-  out << YAML::Key << "hierarchical_allgather" << YAML::Value << k.hierarchical_allgather;
+  EmitKnobSection("params", config.knobs, &out);
   out << YAML::EndMap;
-  const TunerSettings& t = config.autotune;
-  out << YAML::Key << "autotune" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "enabled" << YAML::Value << t.enabled;
-  if (!t.log_file.empty()) out << YAML::Key << "log_file" << YAML::Value << t.log_file;
-  out << YAML::Key << "warmup_samples" << YAML::Value << t.warmup_samples;
-  out << YAML::Key << "steps_per_sample" << YAML::Value << t.steps_per_sample;
-  out << YAML::Key << "bayes_opt_max_samples" << YAML::Value << t.bayes_opt_max_samples;
-  out << YAML::Key << "gaussian_process_noise" << YAML::Value
-      << Number(t.gaussian_process_noise);
-  out << YAML::EndMap;
+  EmitTunerSettings(config.autotune, &out);
   out << YAML::Key << "autotune_extra" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "num_groups" << YAML::Value << k.num_groups;
-  out << YAML::Key << "nccl" << YAML::Value << YAML::BeginMap;
-  if (!k.nccl_algo.empty()) out << YAML::Key << "algo" << YAML::Value << k.nccl_algo;
-  if (!k.nccl_proto.empty()) out << YAML::Key << "proto" << YAML::Value << k.nccl_proto;
-  if (k.nccl_max_nchannels != 0) {
-    out << YAML::Key << "max_nchannels" << YAML::Value << k.nccl_max_nchannels;
-  }
-  out << YAML::Key << "cross" << YAML::Value << k.nccl_cross;
-  out << YAML::EndMap;
-  if (k.mpi_allreduce_algorithm != 0) {
-    out << YAML::Key << "mpi" << YAML::Value << YAML::BeginMap << YAML::Key
-        << "allreduce_algorithm" << YAML::Value << k.mpi_allreduce_algorithm << YAML::EndMap;
-  }
-  nlohmann::json provenance = nlohmann::json::parse(config.provenance_json, nullptr, false);
-  if (provenance.is_object() && !provenance.empty()) {
-    out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
-    for (const auto& [key, value] : provenance.items()) {
-      out << YAML::Key << key << YAML::Value;
-      if (value.is_string()) {
-        out << value.get<std::string>();
-      } else {
-        out << value.dump();
-      }
-    }
-    out << YAML::EndMap;
-  }
+  EmitKnobSection("autotune_extra", config.knobs, &out);
+  EmitProvenance(config.provenance_json, &out);
   out << YAML::EndMap;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";

@@ -1,41 +1,74 @@
 #include "tuner/knob_space.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+
+#include "traces/knob_table.h"
+#include "traces/knobs.h"
 
 namespace autotune::tuner {
 namespace {
 
 void MustAdd(Space* space, Dimension dimension) {
   Status status = space->AddDimension(std::move(dimension));
-  if (!status.ok()) {  // A defect in the table below, not a user error.
+  if (!status.ok()) {  // A defect in the knob table, not a user error.
     std::cerr << "autotune: internal error in the knob space: " << status.message() << "\n";
     std::abort();
   }
+}
+
+Scale ScaleOf(KnobScale scale) {
+  switch (scale) {
+    case KnobScale::kLog:
+      return Scale::kLog;
+    case KnobScale::kLog1p:
+      return Scale::kLog1p;
+    default:
+      return Scale::kLinear;
+  }
+}
+
+bool InScope(KnobBackendScope scope, KnobBackend backend) {
+  return scope == KnobBackendScope::kAll ||
+         (scope == KnobBackendScope::kMpi && backend == KnobBackend::kMpi) ||
+         (scope == KnobBackendScope::kNccl && backend == KnobBackend::kNccl);
+}
+
+Dimension DimensionOf(const KnobSpec& spec) {
+  const Knobs defaults;
+  const Lifetime lifetime =
+      spec.lifetime == KnobLifetime::kPerLaunch ? Lifetime::kPerLaunch : Lifetime::kRuntime;
+  const double default_value = KnobNumber(spec, defaults);
+  if (spec.type == KnobType::kBool) return Dimension::Boolean(spec.name, default_value != 0);
+  if (spec.type == KnobType::kReal) {
+    return Dimension::Continuous(spec.name, spec.min, spec.max, ScaleOf(spec.scale),
+                                 default_value, lifetime);
+  }
+  std::vector<std::string> categories;
+  if (spec.type == KnobType::kInteger && spec.scale != KnobScale::kCategorical) {
+    return Dimension::Integer(spec.name, spec.min, spec.max, ScaleOf(spec.scale), default_value,
+                              lifetime);
+  }
+  if (spec.type == KnobType::kInteger) {
+    for (int v = static_cast<int>(spec.min); v <= static_cast<int>(spec.max); ++v) {
+      categories.push_back(std::to_string(v));
+    }
+  } else {
+    categories = spec.search_choices.empty() ? spec.choices : spec.search_choices;
+  }
+  const std::string default_text = KnobText(spec, defaults);
+  const auto it = std::find(categories.begin(), categories.end(), default_text);
+  return Dimension::Categorical(spec.name, categories,
+                                static_cast<int>(it - categories.begin()), lifetime);
 }
 
 }  // namespace
 
 Space KnobSearchSpace(KnobBackend backend) {
   Space space;
-  MustAdd(&space, Dimension::Continuous("fusion_threshold_mb", 0.0, 512.0, Scale::kLog1p, 128.0));
-  MustAdd(&space, Dimension::Continuous("cycle_time_ms", 0.1, 100.0, Scale::kLog, 1.0));
-  MustAdd(&space, Dimension::Integer("cache_capacity", 0.0, 4096.0, Scale::kLog1p, 1024.0));
-  MustAdd(&space, Dimension::Boolean("hierarchical_allreduce", false));
-  MustAdd(&space, Dimension::Boolean("hierarchical_allgather", false));
-  MustAdd(&space, Dimension::Integer("num_groups", 0.0, 64.0, Scale::kLog1p, 0.0));
-  if (backend == KnobBackend::kMpi) {
-    MustAdd(&space,
-            Dimension::Categorical("mpi_allreduce_algorithm", {"0", "1", "2", "3", "4", "5", "6"},
-                                   0, Lifetime::kPerLaunch));
-  } else {
-    MustAdd(&space,
-            Dimension::Categorical("nccl_algo", {"", "ring", "tree"}, 0, Lifetime::kPerLaunch));
-    MustAdd(&space, Dimension::Categorical("nccl_proto", {"", "simple", "ll", "ll128"}, 0,
-                                           Lifetime::kPerLaunch));
-    MustAdd(&space, Dimension::Integer("nccl_max_nchannels", 0.0, 64.0, Scale::kLog1p, 0.0,
-                                       Lifetime::kPerLaunch));
-    MustAdd(&space, Dimension::Categorical("nccl_cross", {"nccl", "mpi"}, 0, Lifetime::kPerLaunch));
+  for (const KnobSpec& spec : KnobTable()) {
+    if (spec.searched && InScope(spec.scope, backend)) MustAdd(&space, DimensionOf(spec));
   }
   return space;
 }

@@ -7,7 +7,7 @@
 #include "executor/mpi_backend.h"
 #include "executor/mpi_runtime.h"
 #include "executor/nccl/cuda_status.h"
-#include "executor/nccl/nccl_env.h"
+#include "executor/knob_environment.h"
 #include "executor/nccl/nccl_factory.h"
 
 namespace autotune::executor {
@@ -120,7 +120,7 @@ Status NcclBackend::Init(MPI_Comm world, const NodeLayout& layout, const LayoutC
   if (knobs.nccl_cross == "mpi") mpi_cross_ = mpi_.get();
 
   // Local set-up; the environment before anything that could start NCCL.
-  if (st.ok()) st = ApplyNcclKnobEnvironment(knobs);
+  if (st.ok()) st = ApplyKnobEnvironment(knobs, KnobLibrary::kNccl);
   int device_count = 0;
   if (st.ok()) st = DeviceCount(&device_count);
   if (st.ok()) {

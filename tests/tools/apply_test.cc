@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "executor/nccl_tuner_csv.h"
+#include "traces/nccl_tuner_csv.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace autotune::testing {
@@ -58,11 +58,25 @@ TEST(ApplyTest, BackendVariablesOnlyWhenSet) {
             "export HOROVOD_CACHE_CAPACITY=1024\n"
             "export HOROVOD_HIERARCHICAL_ALLREDUCE=0\n"
             "export HOROVOD_HIERARCHICAL_ALLGATHER=0\n"
-            "export NCCL_ALGO=ring\n"
-            "export NCCL_PROTO=ll128\n"
+            "export NCCL_ALGO=Ring\n"
+            "export NCCL_PROTO=LL128\n"
             "export NCCL_MAX_NCHANNELS=8\n"
             "export OMPI_MCA_coll_tuned_use_dynamic_rules=1\n"
             "export OMPI_MCA_coll_tuned_allreduce_algorithm=4\n");
+}
+
+// apply exports NCCL's own spellings, the ones the executor sets for a run of the same knobs:
+// NCCL rejects "collnet" and takes both CollNet algorithms by name.
+TEST(ApplyTest, NcclAlgorithmInNcclsSpelling) {
+  TempDir dir;
+  std::string config = dir.File("collnet.yaml",
+                                "autotune_extra:\n"
+                                "  nccl: {algo: collnet, proto: simple}\n");
+  CommandResult r = RunAutotune("apply --config-file '" + config + "' --print-env");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("export NCCL_ALGO=CollNetDirect,CollNetChain\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("export NCCL_PROTO=Simple\n"), std::string::npos) << r.out;
 }
 
 TEST(ApplyTest, WritesNcclTunerCsvAndExportsItsPath) {
@@ -76,8 +90,8 @@ TEST(ApplyTest, WritesNcclTunerCsvAndExportsItsPath) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("export NCCL_TUNER_CONFIG_FILE=" + csv + "\n"), std::string::npos)
       << r.out;
-  std::vector<executor::NcclTunerRule> rules;
-  Status parsed = executor::ParseNcclTunerCsv(ReadText(csv), csv, &rules);
+  std::vector<NcclTunerRule> rules;
+  Status parsed = ParseNcclTunerCsv(ReadText(csv), csv, &rules);
   ASSERT_TRUE(parsed.ok()) << parsed.message();
   ASSERT_EQ(rules.size(), 2u);
 

@@ -1,6 +1,4 @@
-// NCCL's vocabularies for autotune's knobs, in plain C++ (no CUDA): the environment that
-// the per-launch NCCL knobs become (NCCL_ALGO, NCCL_PROTO, NCCL_MAX_NCHANNELS), and the
-// CSV file read by NCCL's example tuner plugin (ext-tuner/example in NVIDIA/nccl, loaded
+// The CSV file read by NCCL's example tuner plugin (ext-tuner/example in NVIDIA/nccl, loaded
 // with NCCL_TUNER_PLUGIN and pointed at the file by NCCL_TUNER_CONFIG_FILE).
 //
 // Tuner CSV, one rule per line, no header line ('#' starts a comment line):
@@ -22,7 +20,7 @@
 #include "traces/knobs.h"
 #include "traces/status.h"
 
-namespace autotune::executor {
+namespace autotune {
 
 // The largest max_bytes the plugin reads (it parses size_t); the example uses 4294967295
 // for "every size", which misses messages of 4 GiB and more.
@@ -73,10 +71,4 @@ Status NcclTunerAlgorithm(const std::string& knob_algo, std::string* csv_name);
 Status NcclTunerRulesFromKnobs(const Knobs& knobs, std::span<const std::string> collectives,
                                int nodes, int ranks, std::vector<NcclTunerRule>* rules);
 
-// The environment the per-launch NCCL knobs set, as (name, value) for NCCL_ALGO,
-// NCCL_PROTO and NCCL_MAX_NCHANNELS in that order. value "" means "unset: NCCL's default"
-// (the knob is at its default). NCCL's spellings: ring -> Ring, nvlstree -> NVLSTree,
-// collnet -> CollNetDirect,CollNetChain, ll128 -> LL128, simple -> Simple.
-std::vector<std::pair<std::string, std::string>> NcclKnobEnvironment(const Knobs& knobs);
-
-}  // namespace autotune::executor
+}  // namespace autotune

@@ -1,4 +1,4 @@
-#include "executor/nccl_tuner_csv.h"
+#include "traces/nccl_tuner_csv.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace autotune::executor {
+namespace autotune {
 namespace {
 
 NcclTunerRule Rule(const std::string& coll, int64_t lo, int64_t hi, const std::string& algo,
@@ -203,26 +203,5 @@ TEST(NcclTunerCsv, RulesFromKnobsCoverEverySize) {
   EXPECT_FALSE(NcclTunerRulesFromKnobs(k, colls, -1, -1, &rules).ok());
 }
 
-TEST(NcclKnobEnvironment, DefaultsMeanUnsetAndValuesUseNcclsSpelling) {
-  Knobs k;
-  auto env = NcclKnobEnvironment(k);
-  ASSERT_EQ(env.size(), 3u);
-  EXPECT_EQ(env[0], std::make_pair(std::string("NCCL_ALGO"), std::string()));
-  EXPECT_EQ(env[1], std::make_pair(std::string("NCCL_PROTO"), std::string()));
-  EXPECT_EQ(env[2], std::make_pair(std::string("NCCL_MAX_NCHANNELS"), std::string()));
-  k.nccl_algo = "nvlstree";
-  k.nccl_proto = "ll128";
-  k.nccl_max_nchannels = 12;
-  env = NcclKnobEnvironment(k);
-  EXPECT_EQ(env[0].second, "NVLSTree");
-  EXPECT_EQ(env[1].second, "LL128");
-  EXPECT_EQ(env[2].second, "12");
-  k.nccl_algo = "collnet";
-  k.nccl_proto = "simple";
-  env = NcclKnobEnvironment(k);
-  EXPECT_EQ(env[0].second, "CollNetDirect,CollNetChain");
-  EXPECT_EQ(env[1].second, "Simple");
-}
-
 }  // namespace
-}  // namespace autotune::executor
+}  // namespace autotune

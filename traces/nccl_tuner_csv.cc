@@ -1,4 +1,4 @@
-#include "executor/nccl_tuner_csv.h"
+#include "traces/nccl_tuner_csv.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace autotune::executor {
+namespace autotune {
 
 namespace {
 
@@ -237,28 +237,4 @@ Status NcclTunerRulesFromKnobs(const Knobs& knobs, std::span<const std::string> 
   return Status::Ok();
 }
 
-std::vector<std::pair<std::string, std::string>> NcclKnobEnvironment(const Knobs& knobs) {
-  static const std::vector<std::pair<std::string, std::string>> kAlgo = {
-      {"ring", "Ring"},
-      {"tree", "Tree"},
-      {"collnet", "CollNetDirect,CollNetChain"},
-      {"collnetdirect", "CollNetDirect"},
-      {"collnetchain", "CollNetChain"},
-      {"nvls", "NVLS"},
-      {"nvlstree", "NVLSTree"},
-      {"pat", "PAT"}};
-  static const std::vector<std::pair<std::string, std::string>> kProto = {
-      {"simple", "Simple"}, {"ll", "LL"}, {"ll128", "LL128"}};
-  auto lookup = [](const auto& table, const std::string& key) {
-    for (const auto& [k, v] : table) {
-      if (k == key) return v;
-    }
-    return key;  // not a knob value Validate() accepts: passed through for NCCL to judge
-  };
-  return {{"NCCL_ALGO", knobs.nccl_algo.empty() ? "" : lookup(kAlgo, knobs.nccl_algo)},
-          {"NCCL_PROTO", knobs.nccl_proto.empty() ? "" : lookup(kProto, knobs.nccl_proto)},
-          {"NCCL_MAX_NCHANNELS",
-           knobs.nccl_max_nchannels > 0 ? std::to_string(knobs.nccl_max_nchannels) : ""}};
-}
-
-}  // namespace autotune::executor
+}  // namespace autotune

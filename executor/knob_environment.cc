@@ -1,14 +1,12 @@
-#include "executor/nccl/nccl_env.h"
+#include "executor/knob_environment.h"
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
-#include "executor/nccl_tuner_csv.h"
-
 namespace autotune::executor {
 
-Status ApplyEnvironment(const std::vector<std::pair<std::string, std::string>>& vars) {
+Status ApplyEnvironment(const std::vector<EnvVar>& vars) {
   for (const auto& [name, value] : vars) {
     const int rc = value.empty() ? unsetenv(name.c_str()) : setenv(name.c_str(), value.c_str(), 1);
     if (rc != 0) {
@@ -20,8 +18,8 @@ Status ApplyEnvironment(const std::vector<std::pair<std::string, std::string>>& 
   return Status::Ok();
 }
 
-Status ApplyNcclKnobEnvironment(const Knobs& knobs) {
-  return ApplyEnvironment(NcclKnobEnvironment(knobs));
+Status ApplyKnobEnvironment(const Knobs& knobs, KnobLibrary library) {
+  return ApplyEnvironment(KnobEnvironment(knobs, library));
 }
 
 }  // namespace autotune::executor

@@ -1,0 +1,194 @@
+// Walks the knob table and round-trips every knob through everything derived from it: its
+// CLI flag, YAML, JSON, the environment, the tuning log's CSV, the tuner's search space and
+// the in-run broadcast. The expected spellings are written out here, independently of the
+// table, one row per knob: a knob added to the table without a row here fails the test.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli/cli_test_util.h"
+#include "tools/knob_flags.h"
+#include "tools/tuning_io.h"
+#include "traces/config_file.h"
+#include "traces/knob_table.h"
+#include "tuner/knob_space.h"
+
+namespace autotune {
+namespace {
+
+struct Expected {
+  std::vector<std::string> flag_args;  // the command line that sets `value`
+  std::string value;                   // a valid value other than the default, as text
+  std::string env;                     // "NAME=VALUE" lines it exports ("" = none)
+  bool runtime;                        // may change inside one run
+};
+
+// One row per knob, written from Horovod's, NCCL's and Open MPI's documentation.
+const std::map<std::string, Expected>& Rows() {
+  static const std::map<std::string, Expected> k = {
+      {"fusion_threshold_mb",
+       {{"--fusion-threshold-mb", "32"}, "32", "HOROVOD_FUSION_THRESHOLD=33554432", true}},
+      {"cycle_time_ms", {{"--cycle-time-ms", "2.5"}, "2.5", "HOROVOD_CYCLE_TIME=2.5", true}},
+      {"cache_capacity", {{"--cache-capacity", "0"}, "0", "HOROVOD_CACHE_CAPACITY=0", true}},
+      {"hierarchical_allreduce",
+       {{"--hierarchical-allreduce"}, "true", "HOROVOD_HIERARCHICAL_ALLREDUCE=1", true}},
+      {"hierarchical_allgather",
+       {{"--hierarchical-allgather"}, "true", "HOROVOD_HIERARCHICAL_ALLGATHER=1", true}},
+      {"num_groups", {{"--num-groups", "4"}, "4", "", false}},
+      {"nccl_algo", {{"--nccl-algo", "tree"}, "tree", "NCCL_ALGO=Tree", false}},
+      {"nccl_proto", {{"--nccl-proto", "ll128"}, "ll128", "NCCL_PROTO=LL128", false}},
+      {"nccl_max_nchannels",
+       {{"--nccl-max-nchannels", "8"}, "8", "NCCL_MAX_NCHANNELS=8", false}},
+      {"nccl_cross", {{"--nccl-cross", "mpi"}, "mpi", "", false}},
+      {"mpi_allreduce_algorithm",
+       {{"--mpi-allreduce-algorithm", "4"},
+        "4",
+        "OMPI_MCA_coll_tuned_use_dynamic_rules=1\nOMPI_MCA_coll_tuned_allreduce_algorithm=4",
+        false}},
+  };
+  return k;
+}
+
+Knobs WithValue(const std::string& name, const std::string& value) {
+  Knobs knobs;
+  EXPECT_TRUE(SetKnob(&knobs, name, value).ok()) << name;
+  EXPECT_TRUE(knobs.Validate().ok()) << name << " = " << value;
+  EXPECT_FALSE(knobs == Knobs()) << name << ": the test value must not be the default";
+  return knobs;
+}
+
+std::string ExportedLines(const Knobs& knobs, KnobLibrary library = KnobLibrary::kNone) {
+  std::string out;
+  for (const auto& [name, value] : KnobEnvironment(knobs, library)) {
+    if (!value.empty()) out += (out.empty() ? "" : "\n") + name + "=" + value;
+  }
+  return out;
+}
+
+TEST(KnobTable, EveryKnobHasARowInThisTest) {
+  ASSERT_EQ(KnobTable().size(), Rows().size());
+  for (const KnobSpec& spec : KnobTable()) EXPECT_TRUE(Rows().count(spec.name)) << spec.name;
+}
+
+TEST(KnobTable, FlagSetsTheKnobAndMakesItAConstant) {
+  for (const auto& [name, row] : Rows()) {
+    CLI::App app;
+    cli::KnobFlags flags;
+    flags.Add(&app);
+    std::vector<std::string> args(row.flag_args.rbegin(), row.flag_args.rend());
+    ASSERT_NO_THROW(app.parse(args)) << name;
+    Knobs knobs;
+    std::set<std::string> constants;
+    ASSERT_TRUE(flags.Resolve(&knobs, &constants).ok()) << name;
+    EXPECT_EQ(knobs, WithValue(name, row.value)) << name;
+    EXPECT_EQ(constants, std::set<std::string>{name}) << name;
+  }
+}
+
+TEST(KnobTable, YamlAndJsonRoundTrip) {
+  for (const auto& [name, row] : Rows()) {
+    ConfigFile config;
+    config.knobs = WithValue(name, row.value);
+    ConfigFile back;
+    ASSERT_TRUE(ParseConfigYaml(ConfigToYaml(config), "t.yaml", &back).ok()) << name;
+    EXPECT_EQ(back.knobs, config.knobs) << name << "\n" << ConfigToYaml(config);
+    EXPECT_TRUE(back.set_knobs.count(name)) << name;
+    Knobs from_json;
+    ASSERT_TRUE(KnobsFromJson(KnobsToJson(config.knobs), &from_json).ok()) << name;
+    EXPECT_EQ(from_json, config.knobs) << name;
+  }
+}
+
+TEST(KnobTable, EnvironmentInTheLibrariesSpelling) {
+  const std::string defaults = ExportedLines(Knobs());
+  EXPECT_EQ(defaults,
+            "HOROVOD_FUSION_THRESHOLD=134217728\nHOROVOD_CYCLE_TIME=1\n"
+            "HOROVOD_CACHE_CAPACITY=1024\nHOROVOD_HIERARCHICAL_ALLREDUCE=0\n"
+            "HOROVOD_HIERARCHICAL_ALLGATHER=0");
+  for (const auto& [name, row] : Rows()) {
+    const Knobs knobs = WithValue(name, row.value);
+    const std::string backend = ExportedLines(knobs, FindKnob(name)->library);
+    if (row.env.empty()) {
+      EXPECT_EQ(ExportedLines(knobs), defaults) << name;
+    } else if (row.env.rfind("HOROVOD_", 0) == 0) {
+      EXPECT_NE(backend.find(row.env), std::string::npos) << name << ": " << backend;
+    } else {
+      EXPECT_EQ(backend, row.env) << name;
+    }
+  }
+}
+
+TEST(KnobTable, TuningLogHasOneColumnPerKnob) {
+  testing::TempDir dir;
+  const std::string path = dir.File("log.csv");
+  for (const auto& [name, row] : Rows()) {
+    cli::SampleLog log;
+    ASSERT_TRUE(log.Open(path).ok());
+    log.Write(WithValue(name, row.value), "measured", 2e6);
+    log = cli::SampleLog();  // closes the file
+    std::ifstream in(path);
+    std::string header, line, cell;
+    std::getline(in, header);
+    std::getline(in, line);
+    std::vector<std::string> columns, cells;
+    for (std::stringstream h(header); std::getline(h, cell, ',');) columns.push_back(cell);
+    for (std::stringstream l(line); std::getline(l, cell, ',');) cells.push_back(cell);
+    ASSERT_EQ(columns.size(), cells.size()) << line;
+    std::map<std::string, std::string> by_column;
+    for (size_t i = 0; i < columns.size(); ++i) by_column[columns[i]] = cells[i];
+    EXPECT_EQ(by_column["score"], "2") << "Horovod's unit: bytes per microsecond";
+    std::string expected = row.value;
+    if (expected == "true") expected = "1";  // Horovod's log writes booleans as 0/1
+    const std::string column = name == "fusion_threshold_mb" ? "tensor_fusion_threshold" : name;
+    EXPECT_EQ(by_column[column], expected) << name << ": " << header << "\n" << line;
+  }
+}
+
+TEST(KnobTable, SearchSpaceHoldsTheKnobsOfTheBackendWithTheirLifetime) {
+  for (auto backend : {tuner::KnobBackend::kMpi, tuner::KnobBackend::kNccl}) {
+    const tuner::Space space = tuner::KnobSearchSpace(backend);
+    for (const auto& [name, row] : Rows()) {
+      const bool nccl_only = name.rfind("nccl_", 0) == 0;
+      const bool mpi_only = name.rfind("mpi_", 0) == 0;
+      const bool expected = backend == tuner::KnobBackend::kNccl ? !mpi_only : !nccl_only;
+      const int i = space.IndexOf(name);
+      ASSERT_EQ(i >= 0, expected) << name;
+      if (i < 0) continue;
+      EXPECT_EQ(space.dimension(i).lifetime == tuner::Lifetime::kRuntime, row.runtime) << name;
+      const Knobs knobs = WithValue(name, row.value);
+      tuner::Point point;
+      ASSERT_TRUE(cli::KnobsToPoint(space, knobs, &point).ok()) << name;
+      Knobs back;
+      ASSERT_TRUE(cli::PointToKnobs(space, point, Knobs(), &back).ok()) << name;
+      EXPECT_EQ(back, knobs) << name;
+    }
+  }
+}
+
+// The executor's in-run broadcast, the online tuner and the search space agree on which knobs
+// may change inside a run (they once disagreed about num_groups).
+TEST(KnobTable, RuntimeKnobsAreTheOnesTheBroadcastCarries) {
+  for (const auto& [name, row] : Rows()) {
+    const Knobs changed = WithValue(name, row.value);
+    EXPECT_EQ(SameExceptRuntimeKnobs(Knobs(), changed), row.runtime) << name;
+    const Knobs received = DecodeRuntimeKnobs(EncodeRuntimeKnobs(changed), Knobs());
+    EXPECT_EQ(received == changed, row.runtime) << name;
+  }
+}
+
+TEST(KnobTable, ValidationNamesKnobValueAndRange) {
+  Knobs k;
+  k.cycle_time_ms = 0.05;
+  EXPECT_EQ(k.Validate().message(), "knob cycle_time_ms = 0.05 is out of range [0.1, 100] ms");
+  k = Knobs();
+  k.nccl_proto = "fast";
+  EXPECT_EQ(k.Validate().message(), "knob nccl_proto = fast is out of range {simple, ll, ll128}");
+}
+
+}  // namespace
+}  // namespace autotune

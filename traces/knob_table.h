@@ -1,0 +1,117 @@
+// The knob table: every fact about every knob, once (DESIGN.md, "Knobs"). Validation, text,
+// JSON and YAML I/O, CLI flags and their help, the tuner's search space, the set of knobs
+// that can change inside a run, the environment that `apply` exports and the executor sets,
+// log columns and the MPI broadcast of a setting are all derived from it. Adding a knob is
+// one field in Knobs (traces/knobs.h), one row in kKnobTable (knob_table.cc) and the code
+// that uses it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "traces/status.h"
+
+namespace autotune {
+
+struct Knobs;
+
+enum class KnobType { kReal, kInteger, kBool, kChoice };
+
+// Runtime knobs can change between samples inside one run; per-launch knobs are read once
+// (library environment at init, a training-script argument) and change only between runs.
+enum class KnobLifetime { kRuntime, kPerLaunch };
+
+// How the tuner spaces a numeric knob: linear, log, log(1 + x) (a range that includes 0), or
+// as unordered categories (ids such as Open MPI's algorithm numbers).
+enum class KnobScale { kLinear, kLog, kLog1p, kCategorical };
+
+// Which runs a knob exists for: every run, or only runs of one backend.
+enum class KnobBackendScope { kAll, kMpi, kNccl };
+
+// The library that reads a knob's environment variable(s).
+enum class KnobLibrary { kNone, kHorovod, kNccl, kOpenMpi };
+
+// A pointer to the Knobs field that holds the knob's value.
+using KnobField =
+    std::variant<double Knobs::*, int Knobs::*, bool Knobs::*, std::string Knobs::*>;
+
+// One environment variable and its value; value "" means "unset: the library's default".
+using EnvVar = std::pair<std::string, std::string>;
+
+struct KnobSpec {
+  const char* name = "";  // "fusion_threshold_mb": the key in JSON, CSV and the tuner's space
+  KnobType type = KnobType::kReal;
+  KnobField field{};
+  const char* unit = "";  // "MB", "ms", "entries", "" (none)
+  double min = 0;      // numeric range, inclusive (kReal, kInteger)
+  double max = 0;
+  std::vector<std::string> choices = {};  // accepted values (kChoice); "" = the library's default
+  // The text that means "leave the library's own default" (not exported, not written to
+  // YAML, not shown in summaries); nullptr when every value is set explicitly.
+  const char* unset_value = nullptr;
+  KnobLifetime lifetime = KnobLifetime::kRuntime;
+  KnobBackendScope scope = KnobBackendScope::kAll;
+  const char* flag = "";  // "--fusion-threshold-mb" (a boolean also gets --no-...)
+  const char* help = "";  // what the knob does; range and default are appended from the row
+  const char* flag_group = "Knobs";  // the --help section: "Knobs" or "Backend knobs"
+  const char* yaml_section = "";  // "params", "autotune_extra", "autotune_extra.nccl", ...
+  const char* yaml_key = "";  // the key inside that section
+  KnobLibrary library = KnobLibrary::kNone;
+  // The variables the knob becomes, from its value (empty: none; value "": unset).
+  std::vector<EnvVar> (*environment)(const Knobs&) = nullptr;
+  const char* environment_help = "";  // how the value is encoded, for `apply --help`
+  const char* summary_label = nullptr;  // "threshold" in KnobsShort; nullptr: not shown
+  const char* summary_unit = "";        // "MB" in "threshold=128MB"
+  int horovod_log_column = -1;  // its column in Horovod's autotune log (0-3); -1: none
+  const char* horovod_log_name = nullptr;  // that column's name ("tensor_fusion_threshold")
+  // The tuner's search space: whether it searches the knob, how, and which choices.
+  bool searched = true;
+  KnobScale scale = KnobScale::kLinear;
+  std::vector<std::string> search_choices = {};  // kChoice: the subset searched ({} = all)
+  // The values `simulate --grid` sweeps ({} = the knob keeps the base setting's value).
+  std::vector<std::string> grid_values = {};
+  // Hierarchical knobs: only meaningful with more than one node and more than one rank per
+  // node (and, for allgather, when the workload has allgather tensors).
+  bool needs_hierarchy = false;
+  bool needs_allgather = false;
+};
+
+// Every knob, in the order tables, CSV files and the search space show them.
+std::span<const KnobSpec> KnobTable();
+// The row of `name`; nullptr when no knob has that name.
+const KnobSpec* FindKnob(const std::string& name);
+
+// Parses `text` for the knob (type checked, range NOT checked) into knobs.
+Status SetKnobText(const KnobSpec& spec, const std::string& text, Knobs* knobs);
+// The knob's value as text ("128", "0.5", "true", "ring").
+std::string KnobText(const KnobSpec& spec, const Knobs& knobs);
+// The knob's numeric value (bool: 0/1; kChoice: the index in choices). REQUIRES a known value.
+double KnobNumber(const KnobSpec& spec, const Knobs& knobs);
+// OK when the knob's value is inside its range / choices, else names knob, value and range.
+Status ValidateKnob(const KnobSpec& spec, const Knobs& knobs);
+// True when the knob's value is its unset_value (the library decides).
+bool KnobIsUnset(const KnobSpec& spec, const Knobs& knobs);
+// "Range 0-512 MB. Default 128" / "One of ring, tree, .... Default: the library's".
+std::string KnobRangeText(const KnobSpec& spec);
+
+// The environment of a setting for one library (kNone: every library), in table order. A
+// knob at its unset_value gives its variable(s) with value "" (unset). `apply` exports the
+// variables with a value; the executor sets them all (unsetting the "" ones, so a run really
+// uses the library's default it records).
+std::vector<EnvVar> KnobEnvironment(const Knobs& knobs, KnobLibrary library = KnobLibrary::kNone);
+
+// The runtime knobs as numbers, in table order: what rank 0 broadcasts when a run's setting
+// changes inside the run (record --autotune).
+std::vector<double> EncodeRuntimeKnobs(const Knobs& knobs);
+// The inverse of EncodeRuntimeKnobs over `base` (per-launch knobs kept). REQUIRES
+// values.size() == the number of runtime knobs.
+Knobs DecodeRuntimeKnobs(std::span<const double> values, const Knobs& base);
+
+// True when a and b differ at most in runtime knobs (those that may change inside one run).
+bool SameExceptRuntimeKnobs(const Knobs& a, const Knobs& b);
+
+}  // namespace autotune
