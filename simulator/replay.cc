@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 namespace autotune::sim {
 
@@ -17,23 +16,22 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
   const int64_t predicted = trace.FusionBytesPerStep(world_size_);
   bytes_scale_ = recorded > 0 ? static_cast<double>(predicted) / recorded : 1.0;
   newly_ready_.reserve(trace.num_tensors());
-  released_.reserve(trace.num_tensors());
 }
 
 ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
-  ReplaySetting s;
-  s.knobs = knobs;
-  s.threshold_bytes = knobs.threshold_bytes();
-  s.cycle_us = knobs.cycle_time_ms * 1000.0;
-  s.cache_on = knobs.cache_capacity > 0;
-  s.all_cached = s.cache_on && knobs.cache_capacity >= trace_.num_tensors();
-  s.allreduce_algorithm =
-      knobs.hierarchical_allreduce ? Algorithm::kHierarchical : Algorithm::kFlat;
-  s.allgather_algorithm =
-      knobs.hierarchical_allgather ? Algorithm::kHierarchical : Algorithm::kFlat;
-  s.group_of = AssignGroups(trace_.workload(), knobs.num_groups);
-  s.grouped = knobs.num_groups > 0;
-  return s;
+  const bool cache_on = knobs.cache_capacity > 0;
+  return ReplaySetting{
+      .knobs = knobs,
+      .cycle_us = knobs.cycle_time_ms * 1000.0,
+      .cache_on = cache_on,
+      .all_cached = cache_on && knobs.cache_capacity >= trace_.num_tensors(),
+      .allreduce_algorithm =
+          knobs.hierarchical_allreduce ? Algorithm::kHierarchical : Algorithm::kFlat,
+      .allgather_algorithm =
+          knobs.hierarchical_allgather ? Algorithm::kHierarchical : Algorithm::kFlat,
+      .fusion =
+          FusionPolicy(trace_.workload(), knobs.threshold_bytes(), knobs.num_groups, world_size_),
+  };
 }
 
 double Replayer::Phase(int index) const {
@@ -44,7 +42,6 @@ double Replayer::Phase(int index) const {
 
 StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline) {
   const PreparedStep& step = trace_.steps()[index];
-  const Workload& workload = trace_.workload();
   const int n = trace_.num_tensors();
   const bool record = timeline != nullptr;
   if (record) {
@@ -52,8 +49,7 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
     timeline->step = step.step;
     timeline->backward_start_us = step.backward_start_us;
   }
-  std::optional<GroupGate> gate;
-  if (setting.grouped) gate.emplace(setting.group_of);
+  policy_ = setting.fusion;
 
   // An idle cycle still negotiates; when that outlasts the cycle time it sets the period,
   // else the thread sleeps out the cycle and wakes a little late.
@@ -84,24 +80,15 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
     while (next < n && step.ready_us[step.ready_order[next]] <= cycle_start_us) {
       newly_ready_.push_back(step.ready_order[next++]);
     }
-    std::sort(newly_ready_.begin(), newly_ready_.end());
     const int count = static_cast<int>(newly_ready_.size());
     const int cached = setting.all_cached ? count : 0;
     const double negotiate_end_us = std::max(
         cycle_start_us + negotiation_.CycleUs(setting.cache_on, cached, count - cached), floor_us);
 
-    std::span<const int> released(newly_ready_);
-    std::vector<int> gate_released;
-    if (gate) {
-      gate_released = gate->Admit(newly_ready_);
-      released = gate_released;
-    }
     double t = std::max(negotiate_end_us, stream_free_us);
     int launched = 0;
-    if (!released.empty()) {
-      const std::vector<ReadyTensor> responses =
-          MakeResponses(workload, released, setting.group_of, world_size_);
-      const std::vector<FusedCollective> fused = PackResponses(responses, setting.threshold_bytes);
+    const std::vector<FusedCollective> fused = policy_->Cycle(newly_ready_);
+    if (!fused.empty()) {
       for (const FusedCollective& f : fused) {
         const Algorithm algorithm =
             f.op == Op::kAllreduce ? setting.allreduce_algorithm : setting.allgather_algorithm;
