@@ -9,7 +9,9 @@
 // out); the next cycle starts cycle_time_ms after this one, or when it finished, whichever
 // is later. Communication overlaps the remaining backward compute; the step ends at
 // max(compute end, last collective done) plus the step's measured tail (optimizer,
-// barrier).
+// barrier). replay.cc keeps the two halves apart: cycle timing (when cycles run, what
+// they negotiate and at what cost) and collective costing (each fused collective's phases
+// on the stream).
 #pragma once
 
 #include <cstdint>
@@ -98,6 +100,8 @@ class Replayer {
 
  private:
   double Phase(int index) const;
+  // No negotiation of step index completes before this time (ReplayOptions).
+  double FirstNegotiationUs(int index) const;
 
   const PreparedTrace& trace_;
   const NetworkModel& network_;
