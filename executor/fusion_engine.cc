@@ -13,8 +13,7 @@ Status FusionEngine::Create(Backend* backend, const NodeLayout* layout, const Wo
   e->layout_ = layout;
   e->workload_ = workload;
   e->knobs_ = knobs;
-  e->threshold_bytes_ = knobs.threshold_bytes();
-  e->group_of_ = AssignGroups(*workload, knobs.num_groups);
+  const int64_t threshold_bytes = knobs.threshold_bytes();
 
   // The fusion buffer holds the largest multi-member collective: at most the threshold,
   // and never more than the whole workload. Hierarchical allgather without block placement
@@ -28,15 +27,15 @@ Status FusionEngine::Create(Backend* backend, const NodeLayout* layout, const Wo
       total_allgather += b;
     }
   }
-  const int64_t fusion_bytes = std::min(e->threshold_bytes_, total);
+  const int64_t fusion_bytes = std::min(threshold_bytes, total);
   const int64_t scratch_bytes =
-      std::max(largest_allgather, std::min(e->threshold_bytes_, total_allgather));
+      std::max(largest_allgather, std::min(threshold_bytes, total_allgather));
   AUTOTUNE_RETURN_IF_ERROR(FusedExecutor::Create(backend, layout, workload, memory, fusion_bytes,
                                                  knobs.hierarchical_allgather ? scratch_bytes : 0,
                                                  &e->executor_));
   const int n = static_cast<int>(workload->tensors.size());
   e->negotiator_ = std::make_unique<Negotiator>(n, knobs.cache_capacity, control);
-  e->gate_ = std::make_unique<GroupGate>(e->group_of_);
+  e->policy_.emplace(*workload, threshold_bytes, knobs.num_groups, layout->size);
   e->ready_us_.assign(n, 0.0);
   e->thread_ = std::thread([raw = e.get()] { raw->Loop(); });
   *out = std::move(e);
@@ -68,7 +67,7 @@ void FusionEngine::BeginStep(SteadyClock::time_point origin) {
     done_count_ = 0;
     collective_seq_ = 0;
     negotiator_->BeginStep();
-    gate_->Reset();
+    policy_->Reset();
     step_status_ = Status::Ok();
     step_finished_ = false;
   }
@@ -143,10 +142,7 @@ Status FusionEngine::RunCycle(int cycle, const std::vector<int>& newly_ready) {
   rec.cache_hits = outcome.cache_hits;
   rec.responses = static_cast<int>(outcome.responses.size());
 
-  const std::vector<int> released = gate_->Admit(outcome.responses);
-  const std::vector<ReadyTensor> responses =
-      MakeResponses(*workload_, released, group_of_, layout_->size);
-  const std::vector<FusedCollective> fused = PackResponses(responses, threshold_bytes_);
+  const std::vector<FusedCollective> fused = policy_->Cycle(outcome.responses);
   for (const FusedCollective& c : fused) {
     FusedTimes times;
     AUTOTUNE_RETURN_IF_ERROR(executor_->Run(c, knobs_.hierarchical_allreduce,

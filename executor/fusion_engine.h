@@ -3,8 +3,8 @@
 // Threading model: the engine owns one background thread. During a step (BeginStep ..
 // step finished) it is the only thread of the process that calls MPI: every cycle_time_ms
 // it takes the tensors marked ready, negotiates (executor/negotiation.h), lets the shared
-// fusion policy (traces/fusion_policy.h: GroupGate, MakeResponses, PackResponses) decide
-// the fused collectives, and runs them (executor/fused_executor.h). Between steps it
+// fusion policy (traces/fusion_policy.h, FusionPolicy::Cycle) decide the fused
+// collectives, and runs them (executor/fused_executor.h). Between steps it
 // sleeps, and the caller's thread may use MPI (MPI_THREAD_SERIALIZED is enough: the
 // hand-over goes through the engine's mutex, which orders the two threads' MPI calls).
 //
@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -68,11 +69,9 @@ class FusionEngine {
   const NodeLayout* layout_ = nullptr;
   const Workload* workload_ = nullptr;
   Knobs knobs_;
-  int64_t threshold_bytes_ = 0;
-  std::vector<int> group_of_;
   std::unique_ptr<FusedExecutor> executor_;
   std::unique_ptr<Negotiator> negotiator_;
-  std::unique_ptr<GroupGate> gate_;
+  std::optional<FusionPolicy> policy_;  // the background thread's during a step
 
   // Shared with the player thread, under mu_.
   std::mutex mu_;

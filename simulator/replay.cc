@@ -2,9 +2,180 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 namespace autotune::sim {
+namespace {
+
+// One cycle that takes tensors, as the cycle timing placed it.
+struct CycleTiming {
+  double start_us = 0.0;
+  double negotiate_end_us = 0.0;
+  int submitted = 0;   // tensors newly ready at its start (all of them negotiated)
+  int cache_hits = 0;  // of those, agreed through the response cache
+};
+
+// Cycle timing of one step: when the background cycles run, which tensors each one takes
+// and what its negotiation costs. Idle cycles between two that take tensors only move the
+// clock; they are skipped in one go.
+class CycleClock {
+ public:
+  // floor_us: no negotiation completes before it. phase: where the cycle grid sits at the
+  // step start, as a fraction of the idle period. Everything passed must outlive the clock.
+  CycleClock(const PreparedStep& step, const NegotiationModel& negotiation,
+             const ReplaySetting& setting, const ReplayOptions& options, double phase,
+             double floor_us)
+      : step_(step),
+        negotiation_(negotiation),
+        setting_(setting),
+        options_(options),
+        floor_us_(floor_us) {
+    // An idle cycle still negotiates; when that outlasts the cycle time it sets the period,
+    // else the thread sleeps out the cycle and wakes a little late.
+    const double idle_us = negotiation.CycleUs(setting.cache_on, 0, 0);
+    idle_period_us_ = std::max(
+        idle_us >= setting.cycle_us ? idle_us : setting.cycle_us + options.wake_delay_us, 1e-3);
+    next_cycle_us_ = phase * idle_period_us_;
+  }
+
+  // Moves to the next cycle that takes tensors; false when every tensor was taken. Else
+  // *newly_ready gets the tensors ready at its start and not taken before (ready order)
+  // and *cycle its timing. REQUIRES: Finish after each cycle returned.
+  bool Next(std::vector<int>* newly_ready, CycleTiming* cycle) {
+    const int n = static_cast<int>(step_.ready_order.size());
+    if (next_ >= n) return false;
+    // Skip the idle cycles; one still waiting for the slowest rank ends at the floor.
+    const double first_ready_us = step_.ready_us[step_.ready_order[next_]];
+    while (first_ready_us > next_cycle_us_) {
+      if (next_cycle_us_ < floor_us_) {
+        next_cycle_us_ = std::max(next_cycle_us_ + idle_period_us_, floor_us_);
+      } else {
+        next_cycle_us_ +=
+            std::ceil((first_ready_us - next_cycle_us_) / idle_period_us_) * idle_period_us_;
+      }
+    }
+    current_.start_us = next_cycle_us_;
+    newly_ready->clear();
+    while (next_ < n && step_.ready_us[step_.ready_order[next_]] <= current_.start_us) {
+      newly_ready->push_back(step_.ready_order[next_++]);
+    }
+    const int count = static_cast<int>(newly_ready->size());
+    const int cached = setting_.all_cached ? count : 0;
+    current_.submitted = count;
+    current_.cache_hits = cached;
+    current_.negotiate_end_us = std::max(
+        current_.start_us + negotiation_.CycleUs(setting_.cache_on, cached, count - cached),
+        floor_us_);
+    *cycle = current_;
+    return true;
+  }
+
+  // The current cycle is over and the communication stream is free at stream_free_us:
+  // places the next cycle.
+  void Finish(double stream_free_us) {
+    const double cycle_end_us = options_.cycle_waits_for_collectives
+                                    ? std::max(current_.negotiate_end_us, stream_free_us)
+                                    : current_.negotiate_end_us;
+    // The executor sets the next wake-up at this cycle's start plus the cycle time; a cycle
+    // that ran past it starts the next one at once (no sleep, no wake-up delay).
+    next_cycle_us_ = cycle_end_us < current_.start_us + setting_.cycle_us
+                         ? current_.start_us + setting_.cycle_us + options_.wake_delay_us
+                         : cycle_end_us;
+  }
+
+ private:
+  const PreparedStep& step_;
+  const NegotiationModel& negotiation_;
+  const ReplaySetting& setting_;
+  const ReplayOptions& options_;
+  const double floor_us_;
+  double idle_period_us_ = 0.0;
+  double next_cycle_us_ = 0.0;
+  int next_ = 0;  // position in ready_order of the first tensor not yet negotiated
+  CycleTiming current_;
+};
+
+// The phases of one fused collective on the stream, microseconds from the step start.
+struct CollectivePhases {
+  Algorithm algorithm = Algorithm::kFlat;
+  double start_us = 0.0;
+  double copy_in_end_us = 0.0;
+  double comm_end_us = 0.0;
+  double end_us = 0.0;  // copy-out finished (or the collective, without a copy-out)
+};
+
+// Collective costing: a step's fused collectives one after another on the one
+// communication stream, each a copy into the fusion buffer, the collective (NetworkModel,
+// hierarchical or flat per knob) and a copy out (not for a one-tensor collective, which
+// runs in place in its output, unless the options say so).
+class CommStream {
+ public:
+  // Everything passed must outlive the stream.
+  CommStream(const NetworkModel& network, const ReplaySetting& setting,
+             const ReplayOptions& options, int world_size)
+      : network_(network), setting_(setting), options_(options), world_size_(world_size) {}
+
+  // Runs c from earliest_us or when the stream is free, whichever is later.
+  CollectivePhases Run(const FusedCollective& c, double earliest_us) {
+    CollectivePhases p;
+    p.algorithm =
+        c.op == Op::kAllreduce ? setting_.allreduce_algorithm : setting_.allgather_algorithm;
+    const bool copy_out = c.tensors.size() > 1 || options_.single_tensor_copy_out;
+    const int64_t in_bytes = c.op == Op::kAllgather ? c.bytes / world_size_ : c.bytes;
+    double t = std::max(earliest_us, free_us_);
+    p.start_us = t;
+    t += options_.copy_scale * network_.CopyUs(in_bytes);
+    p.copy_in_end_us = t;
+    t += options_.comm_scale * network_.CollectiveUs(c.op, p.algorithm, c.bytes);
+    p.comm_end_us = t;
+    if (copy_out) t += options_.copy_scale * network_.CopyUs(c.bytes);
+    p.end_us = t;
+    free_us_ = t;
+    return p;
+  }
+
+  // When the last collective run so far ends; 0 before the first.
+  double free_us() const { return free_us_; }
+
+ private:
+  const NetworkModel& network_;
+  const ReplaySetting& setting_;
+  const ReplayOptions& options_;
+  const int world_size_;
+  double free_us_ = 0.0;
+};
+
+void RecordCollective(const PreparedStep& step, const FusedCollective& f, const CollectivePhases& p,
+                      int seq, int cycle, StepTrace* timeline) {
+  CollectiveRecord c;
+  c.seq = seq;
+  c.cycle = cycle;
+  c.op = f.op;
+  c.algorithm = p.algorithm;
+  c.bytes = f.bytes;
+  c.tensors = f.tensors;
+  c.start_us = p.start_us;
+  c.copy_in_end_us = p.copy_in_end_us;
+  c.comm_end_us = p.comm_end_us;
+  c.end_us = p.end_us;
+  timeline->collectives.push_back(std::move(c));
+  for (int tensor : f.tensors) {
+    timeline->tensors.push_back({0, tensor, step.ready_us[tensor], p.end_us});
+  }
+}
+
+void RecordCycle(const CycleTiming& timing, int cycle, int collectives, StepTrace* timeline) {
+  CycleRecord c;
+  c.cycle = cycle;
+  c.start_us = timing.start_us;
+  c.negotiate_end_us = timing.negotiate_end_us;
+  c.submitted = timing.submitted;
+  c.cache_hits = timing.cache_hits;
+  c.responses = timing.submitted;
+  c.collectives = collectives;
+  timeline->cycles.push_back(c);
+}
+
+}  // namespace
 
 Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
                    const NegotiationModel& negotiation, const ReplayOptions& options)
@@ -17,23 +188,22 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
   const int64_t predicted = trace.FusionBytesPerStep(world_size_);
   bytes_scale_ = recorded > 0 ? static_cast<double>(predicted) / recorded : 1.0;
   newly_ready_.reserve(trace.num_tensors());
-  released_.reserve(trace.num_tensors());
 }
 
 ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
-  ReplaySetting s;
-  s.knobs = knobs;
-  s.threshold_bytes = knobs.threshold_bytes();
-  s.cycle_us = knobs.cycle_time_ms * 1000.0;
-  s.cache_on = knobs.cache_capacity > 0;
-  s.all_cached = s.cache_on && knobs.cache_capacity >= trace_.num_tensors();
-  s.allreduce_algorithm =
-      knobs.hierarchical_allreduce ? Algorithm::kHierarchical : Algorithm::kFlat;
-  s.allgather_algorithm =
-      knobs.hierarchical_allgather ? Algorithm::kHierarchical : Algorithm::kFlat;
-  s.group_of = AssignGroups(trace_.workload(), knobs.num_groups);
-  s.grouped = knobs.num_groups > 0;
-  return s;
+  const bool cache_on = knobs.cache_capacity > 0;
+  return ReplaySetting{
+      .knobs = knobs,
+      .cycle_us = knobs.cycle_time_ms * 1000.0,
+      .cache_on = cache_on,
+      .all_cached = cache_on && knobs.cache_capacity >= trace_.num_tensors(),
+      .allreduce_algorithm =
+          knobs.hierarchical_allreduce ? Algorithm::kHierarchical : Algorithm::kFlat,
+      .allgather_algorithm =
+          knobs.hierarchical_allgather ? Algorithm::kHierarchical : Algorithm::kFlat,
+      .fusion =
+          FusionPolicy(trace_.workload(), knobs.threshold_bytes(), knobs.num_groups, world_size_),
+  };
 }
 
 double Replayer::Phase(int index) const {
@@ -42,125 +212,43 @@ double Replayer::Phase(int index) const {
   return (index + 0.5) / steps;
 }
 
+double Replayer::FirstNegotiationUs(int index) const {
+  return index < static_cast<int>(options_.step_first_negotiation_us.size())
+             ? options_.step_first_negotiation_us[index]
+             : options_.first_negotiation_us;
+}
+
 StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline) {
   const PreparedStep& step = trace_.steps()[index];
-  const Workload& workload = trace_.workload();
-  const int n = trace_.num_tensors();
-  const bool record = timeline != nullptr;
-  if (record) {
+  if (timeline != nullptr) {
     *timeline = StepTrace();
     timeline->step = step.step;
     timeline->backward_start_us = step.backward_start_us;
   }
-  std::optional<GroupGate> gate;
-  if (setting.grouped) gate.emplace(setting.group_of);
-
-  // An idle cycle still negotiates; when that outlasts the cycle time it sets the period,
-  // else the thread sleeps out the cycle and wakes a little late.
-  const double idle_us = negotiation_.CycleUs(setting.cache_on, 0, 0);
-  const double idle_period_us = std::max(
-      idle_us >= setting.cycle_us ? idle_us : setting.cycle_us + options_.wake_delay_us, 1e-3);
-  double next_cycle_us = Phase(index) * idle_period_us;
-  const double floor_us = index < static_cast<int>(options_.step_first_negotiation_us.size())
-                              ? options_.step_first_negotiation_us[index]
-                              : options_.first_negotiation_us;
-  double stream_free_us = 0.0;
-  double last_done_us = 0.0;
+  policy_ = setting.fusion;
+  CycleClock clock(step, negotiation_, setting, options_, Phase(index), FirstNegotiationUs(index));
+  CommStream stream(network_, setting, options_, world_size_);
   StepPrediction out;
-  int next = 0;  // position in ready_order of the first tensor not yet negotiated
-  while (next < n) {
-    // Skip the idle cycles; one still waiting for the slowest rank ends at the floor.
-    const double first_ready_us = step.ready_us[step.ready_order[next]];
-    while (first_ready_us > next_cycle_us) {
-      if (next_cycle_us < floor_us) {
-        next_cycle_us = std::max(next_cycle_us + idle_period_us, floor_us);
-      } else {
-        next_cycle_us +=
-            std::ceil((first_ready_us - next_cycle_us) / idle_period_us) * idle_period_us;
+  CycleTiming cycle;
+  while (clock.Next(&newly_ready_, &cycle)) {
+    const std::vector<FusedCollective> fused = policy_->Cycle(newly_ready_);
+    for (const FusedCollective& f : fused) {
+      const CollectivePhases phases = stream.Run(f, cycle.negotiate_end_us);
+      if (timeline != nullptr) {
+        RecordCollective(step, f, phases, out.collectives, out.cycles, timeline);
       }
+      ++out.collectives;
     }
-    const double cycle_start_us = next_cycle_us;
-    newly_ready_.clear();
-    while (next < n && step.ready_us[step.ready_order[next]] <= cycle_start_us) {
-      newly_ready_.push_back(step.ready_order[next++]);
-    }
-    std::sort(newly_ready_.begin(), newly_ready_.end());
-    const int count = static_cast<int>(newly_ready_.size());
-    const int cached = setting.all_cached ? count : 0;
-    const double negotiate_end_us = std::max(
-        cycle_start_us + negotiation_.CycleUs(setting.cache_on, cached, count - cached), floor_us);
-
-    std::span<const int> released(newly_ready_);
-    std::vector<int> gate_released;
-    if (gate) {
-      gate_released = gate->Admit(newly_ready_);
-      released = gate_released;
-    }
-    double t = std::max(negotiate_end_us, stream_free_us);
-    int launched = 0;
-    if (!released.empty()) {
-      const std::vector<ReadyTensor> responses =
-          MakeResponses(workload, released, setting.group_of, world_size_);
-      const std::vector<FusedCollective> fused = PackResponses(responses, setting.threshold_bytes);
-      for (const FusedCollective& f : fused) {
-        const Algorithm algorithm =
-            f.op == Op::kAllreduce ? setting.allreduce_algorithm : setting.allgather_algorithm;
-        const bool copy_out = f.tensors.size() > 1 || options_.single_tensor_copy_out;
-        const int64_t in_bytes = f.op == Op::kAllgather ? f.bytes / world_size_ : f.bytes;
-        const double start_us = t;
-        t += options_.copy_scale * network_.CopyUs(in_bytes);
-        const double copy_in_end_us = t;
-        t += options_.comm_scale * network_.CollectiveUs(f.op, algorithm, f.bytes);
-        const double comm_end_us = t;
-        if (copy_out) t += options_.copy_scale * network_.CopyUs(f.bytes);
-        if (record) {
-          CollectiveRecord c;
-          c.seq = out.collectives;
-          c.cycle = out.cycles;
-          c.op = f.op;
-          c.algorithm = algorithm;
-          c.bytes = f.bytes;
-          c.tensors = f.tensors;
-          c.start_us = start_us;
-          c.copy_in_end_us = copy_in_end_us;
-          c.comm_end_us = comm_end_us;
-          c.end_us = t;
-          timeline->collectives.push_back(std::move(c));
-          for (int tensor : f.tensors) {
-            timeline->tensors.push_back({0, tensor, step.ready_us[tensor], t});
-          }
-        }
-        ++out.collectives;
-        ++launched;
-      }
-      stream_free_us = t;
-      last_done_us = std::max(last_done_us, t);
-    }
-    if (record) {
-      CycleRecord c;
-      c.cycle = out.cycles;
-      c.start_us = cycle_start_us;
-      c.negotiate_end_us = negotiate_end_us;
-      c.submitted = count;
-      c.cache_hits = cached;
-      c.responses = count;
-      c.collectives = launched;
-      timeline->cycles.push_back(c);
+    if (timeline != nullptr) {
+      RecordCycle(cycle, out.cycles, static_cast<int>(fused.size()), timeline);
     }
     ++out.cycles;
-    const double cycle_end_us = options_.cycle_waits_for_collectives
-                                    ? std::max(negotiate_end_us, stream_free_us)
-                                    : negotiate_end_us;
-    // The executor sets the next wake-up at this cycle's start plus the cycle time; a cycle
-    // that ran past it starts the next one at once (no sleep, no wake-up delay).
-    next_cycle_us = cycle_end_us < cycle_start_us + setting.cycle_us
-                        ? cycle_start_us + setting.cycle_us + options_.wake_delay_us
-                        : cycle_end_us;
+    clock.Finish(stream.free_us());
   }
-  out.last_done_us = last_done_us;
-  out.step_ms = (std::max(step.compute_end_us, last_done_us) + step.tail_us) * 1e-3;
+  out.last_done_us = stream.free_us();
+  out.step_ms = (std::max(step.compute_end_us, out.last_done_us) + step.tail_us) * 1e-3;
   out.bytes = static_cast<int64_t>(std::llround(step.bytes * bytes_scale_));
-  if (record) {
+  if (timeline != nullptr) {
     std::sort(timeline->tensors.begin(), timeline->tensors.end(),
               [](const TensorEvent& a, const TensorEvent& b) { return a.tensor < b.tensor; });
     timeline->step_ms = out.step_ms;

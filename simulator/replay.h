@@ -3,17 +3,19 @@
 // Per step, what the executor does: gradients become ready at the slowest rank's recorded
 // ready time (independent of the comm knobs); the background cycle runs every
 // cycle_time_ms (an idle cycle still negotiates); a cycle takes the tensors ready at its
-// start, negotiates them (NegotiationModel), lets the fusion policy of
-// traces/fusion_policy.h (AssignGroups, GroupGate, MakeResponses, PackResponses) form the
-// fused collectives, and runs them one after another on one communication stream (copy in,
-// collective from the NetworkModel, copy out); the next cycle starts cycle_time_ms after
-// this one, or when it finished, whichever is later. Communication overlaps the remaining
-// backward compute; the step ends at max(compute end, last collective done) plus the
-// step's measured tail (optimizer, barrier).
+// start, negotiates them (NegotiationModel) and hands them to the shared fusion policy
+// (traces/fusion_policy.h, FusionPolicy::Cycle), whose fused collectives run one after
+// another on one communication stream (copy in, collective from the NetworkModel, copy
+// out); the next cycle starts cycle_time_ms after this one, or when it finished, whichever
+// is later. Communication overlaps the remaining backward compute; the step ends at
+// max(compute end, last collective done) plus the step's measured tail (optimizer,
+// barrier). replay.cc keeps the two halves apart: cycle timing (when cycles run, what
+// they negotiate and at what cost) and collective costing (each fused collective's phases
+// on the stream).
 #pragma once
 
 #include <cstdint>
-#include <span>
+#include <optional>
 #include <vector>
 
 #include "simulator/negotiation_model.h"
@@ -62,17 +64,17 @@ struct StepPrediction {
   double score_bytes_per_s() const { return step_ms > 0.0 ? bytes / (step_ms * 1e-3) : 0.0; }
 };
 
-// A knob setting turned into what a replay reads; build once per setting.
+// A knob setting turned into what a replay reads; build once per setting with
+// Replayer::MakeSetting (it keeps no reference to the trace).
 struct ReplaySetting {
   Knobs knobs;
-  int64_t threshold_bytes = 0;
   double cycle_us = 0.0;
   bool cache_on = false;    // capacity > 0: the bit-vector allreduce runs
   bool all_cached = false;  // capacity >= tensors: in steady state every tensor hits
   Algorithm allreduce_algorithm = Algorithm::kFlat;
   Algorithm allgather_algorithm = Algorithm::kFlat;
-  std::vector<int> group_of;  // AssignGroups(workload, num_groups)
-  bool grouped = false;
+  // The fusion policy for these knobs at the start of a step; each step replays a copy.
+  FusionPolicy fusion;
 };
 
 class Replayer {
@@ -82,6 +84,7 @@ class Replayer {
   Replayer(const PreparedTrace& trace, const NetworkModel& network,
            const NegotiationModel& negotiation, const ReplayOptions& options = {});
 
+  // The setting for knobs on the replayer's trace and predicted world size.
   ReplaySetting MakeSetting(const Knobs& knobs) const;
 
   // Predicts step `index` of the trace. When timeline is given it receives the predicted
@@ -97,6 +100,8 @@ class Replayer {
 
  private:
   double Phase(int index) const;
+  // No negotiation of step index completes before this time (ReplayOptions).
+  double FirstNegotiationUs(int index) const;
 
   const PreparedTrace& trace_;
   const NetworkModel& network_;
@@ -106,7 +111,7 @@ class Replayer {
   double bytes_scale_;  // predicted topology's step bytes over the recorded one's
   // Scratch reused across steps (no allocation in the loop beyond the fusion policy's).
   std::vector<int> newly_ready_;
-  std::vector<int> released_;
+  std::optional<FusionPolicy> policy_;
 };
 
 }  // namespace autotune::sim

@@ -8,6 +8,8 @@ int64_t FusionBytes(const TensorSpec& t, int world_size) {
   return t.op == Op::kAllgather ? t.bytes() * world_size : t.bytes();
 }
 
+namespace fusion_internal {
+
 std::vector<FusedCollective> PackResponses(std::span<const ReadyTensor> responses,
                                            int64_t threshold_bytes) {
   std::vector<FusedCollective> out;
@@ -63,39 +65,54 @@ void GroupGate::Reset() {
   held_.assign(group_size_.size(), {});
 }
 
-std::vector<int> GroupGate::Admit(std::span<const int> newly_ready) {
-  std::vector<int> released;
+void GroupGate::Admit(std::span<const int> newly_ready, std::vector<int>* released) {
+  released->clear();
   for (int t : newly_ready) {
     int g = group_of_[t];
     if (g < 0) {
-      released.push_back(t);
+      released->push_back(t);
       continue;
     }
     held_[g].push_back(t);
     if (++group_ready_[g] == group_size_[g]) {
-      released.insert(released.end(), held_[g].begin(), held_[g].end());
+      released->insert(released->end(), held_[g].begin(), held_[g].end());
       held_[g].clear();
     }
   }
-  std::sort(released.begin(), released.end());
-  return released;
+  std::sort(released->begin(), released->end());
 }
 
-std::vector<ReadyTensor> MakeResponses(const Workload& w, std::span<const int> tensors,
-                                       std::span<const int> group_of, int world_size) {
-  std::vector<ReadyTensor> out;
-  out.reserve(tensors.size());
-  for (int t : tensors) {
-    const TensorSpec& spec = w.tensors[t];
-    ReadyTensor r;
+}  // namespace fusion_internal
+
+using fusion_internal::AssignGroups;
+using fusion_internal::PackResponses;
+using fusion_internal::ReadyTensor;
+
+FusionPolicy::FusionPolicy(const Workload& workload, int64_t threshold_bytes, int num_groups,
+                           int world_size)
+    : threshold_bytes_(threshold_bytes), gate_(AssignGroups(workload, num_groups)) {
+  const int n = static_cast<int>(workload.tensors.size());
+  response_of_.resize(n);
+  for (int t = 0; t < n; ++t) {
+    const TensorSpec& spec = workload.tensors[t];
+    ReadyTensor& r = response_of_[t];
     r.tensor = t;
     r.op = spec.op;
     r.dtype = spec.dtype;
     r.bytes = FusionBytes(spec, world_size);
-    r.group = group_of.empty() ? -1 : group_of[t];
-    out.push_back(r);
+    r.group = gate_.group_of(t);
   }
-  return out;
+  released_.reserve(n);
+  responses_.reserve(n);
 }
+
+std::vector<FusedCollective> FusionPolicy::Cycle(std::span<const int> newly_ready) {
+  gate_.Admit(newly_ready, &released_);
+  responses_.clear();
+  for (int t : released_) responses_.push_back(response_of_[t]);
+  return PackResponses(responses_, threshold_bytes_);
+}
+
+void FusionPolicy::Reset() { gate_.Reset(); }
 
 }  // namespace autotune

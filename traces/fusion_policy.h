@@ -1,5 +1,6 @@
-// The fusion policy: which ready tensors go into which fused collective. This is the
-// one piece of code shared by the executor and the simulator (DESIGN.md, "Layers").
+// The fusion policy: which ready tensors go into which fused collective. FusionPolicy is
+// the one piece of code the executor's background cycle and the simulator's replay both
+// call (DESIGN.md, "Layers"); neither assembles the decision from its parts.
 #pragma once
 
 #include <cstdint>
@@ -10,26 +11,30 @@
 
 namespace autotune {
 
-// One negotiated response: a tensor that is ready on every rank.
-struct ReadyTensor {
-  int tensor = 0;       // index into Workload::tensors
-  Op op = Op::kAllreduce;
-  DType dtype = DType::kFloat32;
-  int64_t bytes = 0;    // bytes it occupies in the fusion buffer (see FusionBytes)
-  int group = -1;       // fusion group, -1 = none
-};
-
 struct FusedCollective {
   Op op = Op::kAllreduce;
   DType dtype = DType::kFloat32;
   int group = -1;
-  int64_t bytes = 0;          // sum of the members' fusion bytes
-  std::vector<int> tensors;   // member tensor indices, in response order
+  int64_t bytes = 0;         // sum of the members' fusion bytes
+  std::vector<int> tensors;  // member tensor indices, in response order
 };
 
 // Bytes a tensor occupies in the fusion buffer: its own bytes for allreduce, its
 // gathered output (bytes * world_size) for allgather.
 int64_t FusionBytes(const TensorSpec& t, int world_size);
+
+// The parts FusionPolicy is made of, declared here for its own tests; callers use
+// FusionPolicy.
+namespace fusion_internal {
+
+// One negotiated response: a tensor that is ready on every rank.
+struct ReadyTensor {
+  int tensor = 0;  // index into Workload::tensors
+  Op op = Op::kAllreduce;
+  DType dtype = DType::kFloat32;
+  int64_t bytes = 0;  // bytes it occupies in the fusion buffer (see FusionBytes)
+  int group = -1;     // fusion group, -1 = none
+};
 
 // Packs responses (in response order) greedily into consecutive fused collectives of at
 // most threshold_bytes, never mixing op, dtype or group. A tensor larger than the
@@ -47,11 +52,13 @@ std::vector<int> AssignGroups(const Workload& w, int num_groups);
 class GroupGate {
  public:
   explicit GroupGate(std::vector<int> group_of);
-  // Adds tensors that became ready on every rank; returns those released now, in
-  // ascending tensor order.
-  std::vector<int> Admit(std::span<const int> newly_ready);
+  // Adds tensors that became ready on every rank; *released gets those released now, in
+  // ascending tensor order (its previous contents are dropped).
+  void Admit(std::span<const int> newly_ready, std::vector<int>* released);
   // Forgets all progress (start of a new step).
   void Reset();
+  // The group of tensor t, -1 = none.
+  int group_of(int t) const { return group_of_[t]; }
 
  private:
   std::vector<int> group_of_;
@@ -60,8 +67,39 @@ class GroupGate {
   std::vector<std::vector<int>> held_;
 };
 
-// Builds the ReadyTensor responses for the given tensor indices (ascending) of w.
-std::vector<ReadyTensor> MakeResponses(const Workload& w, std::span<const int> tensors,
-                                       std::span<const int> group_of, int world_size);
+}  // namespace fusion_internal
+
+// Horovod's fusion decision for one rank's step, cycle by cycle. Copyable: a copy carries
+// the progress of the step it was copied in.
+class FusionPolicy {
+ public:
+  // threshold_bytes: the fusion buffer's capacity (0 = one collective per tensor).
+  // num_groups: 0 = greedy fusion; > 0 = grouped allreduce (AssignGroups). world_size:
+  // ranks in the job (an allgather occupies its gathered bytes). Nothing of workload is
+  // kept beyond the constructor.
+  FusionPolicy(const Workload& workload, int64_t threshold_bytes, int num_groups, int world_size);
+
+  // One cycle: newly_ready holds the tensors that became ready on every rank since the
+  // last cycle (any order, each tensor at most once per step). Returns the fused
+  // collectives to run now, in order: the tensors released this cycle (with groups on, a
+  // group's members only once the whole group is ready) in ascending index order, packed
+  // greedily into buffers of at most threshold_bytes that never mix op, dtype or group.
+  // Empty when nothing is released.
+  std::vector<FusedCollective> Cycle(std::span<const int> newly_ready);
+  // Forgets every held tensor (start of a new step).
+  void Reset();
+
+  // The fusion group of tensor t, -1 = none (num_groups == 0).
+  int group_of(int t) const { return gate_.group_of(t); }
+  int64_t threshold_bytes() const { return threshold_bytes_; }
+
+ private:
+  int64_t threshold_bytes_ = 0;
+  std::vector<fusion_internal::ReadyTensor> response_of_;  // per tensor
+  fusion_internal::GroupGate gate_;
+  // Scratch reused across cycles.
+  std::vector<int> released_;
+  std::vector<fusion_internal::ReadyTensor> responses_;
+};
 
 }  // namespace autotune

@@ -111,8 +111,10 @@ TEST_P(EngineComboTest, ResultsAndFusionFollowTheKnobs) {
   EngineHarness h;
   ASSERT_TRUE(AllRanksOk(h.Init(MixedWorkload(), knobs)));
   const int n = static_cast<int>(h.workload.tensors.size());
-  const std::vector<int> group_of = AssignGroups(h.workload, groups);
   const int64_t threshold = knobs.threshold_bytes();
+  int world = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  FusionPolicy policy(h.workload, threshold, groups, world);
 
   for (int step = 0; step < 3; ++step) {
     PlayedStep played;
@@ -125,7 +127,7 @@ TEST_P(EngineComboTest, ResultsAndFusionFollowTheKnobs) {
         ++covered[t];
         EXPECT_EQ(h.workload.tensors[t].op, c.op);
         EXPECT_EQ(h.workload.tensors[t].dtype, h.workload.tensors[c.tensors[0]].dtype);
-        EXPECT_EQ(group_of[t], group_of[c.tensors[0]]);
+        EXPECT_EQ(policy.group_of(t), policy.group_of(c.tensors[0]));
       }
       if (threshold == 0) EXPECT_EQ(c.tensors.size(), 1u);
       if (c.tensors.size() > 1) EXPECT_LE(c.bytes, threshold);
@@ -139,21 +141,24 @@ TEST_P(EngineComboTest, ResultsAndFusionFollowTheKnobs) {
       EXPECT_GE(rec.tensors[t].done_us, rec.tensors[t].ready_us) << "tensor " << t;
     }
     // Each cycle fused what it released exactly as the shared fusion policy says. (Which
-    // tensors share a cycle is timing; this holds whatever it was.)
-    std::map<int, std::vector<int>> released_by_cycle;
-    std::map<int, size_t> collectives_by_cycle;
-    for (const CollectiveRecord& c : rec.collectives) {
-      auto& released = released_by_cycle[c.cycle];
-      released.insert(released.end(), c.tensors.begin(), c.tensors.end());
-      ++collectives_by_cycle[c.cycle];
-    }
-    int world = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &world);
-    for (auto& [cycle, released] : released_by_cycle) {
-      std::sort(released.begin(), released.end());
-      const size_t expected =
-          PackResponses(MakeResponses(h.workload, released, group_of, world), threshold).size();
-      EXPECT_EQ(collectives_by_cycle[cycle], expected) << "cycle " << cycle;
+    // tensors share a cycle is timing; this holds whatever it was.) A cycle releases whole
+    // groups only, so feeding the released sets in cycle order to a fresh policy releases
+    // each one in its own cycle again.
+    std::map<int, std::vector<const CollectiveRecord*>> collectives_by_cycle;
+    for (const CollectiveRecord& c : rec.collectives) collectives_by_cycle[c.cycle].push_back(&c);
+    policy.Reset();
+    for (const auto& [cycle, collectives] : collectives_by_cycle) {
+      std::vector<int> released;
+      for (const CollectiveRecord* c : collectives) {
+        released.insert(released.end(), c->tensors.begin(), c->tensors.end());
+      }
+      const std::vector<FusedCollective> expected = policy.Cycle(released);
+      // EXPECT, not ASSERT: every rank must go on to the next step's collectives.
+      EXPECT_EQ(collectives.size(), expected.size()) << "cycle " << cycle;
+      for (size_t i = 0; i < std::min(expected.size(), collectives.size()); ++i) {
+        EXPECT_EQ(collectives[i]->tensors, expected[i].tensors) << "cycle " << cycle;
+        EXPECT_EQ(collectives[i]->bytes, expected[i].bytes) << "cycle " << cycle;
+      }
     }
     int hits = 0, responses = 0;
     for (const CycleRecord& c : rec.cycles) {

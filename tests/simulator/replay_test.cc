@@ -1,11 +1,15 @@
 // Replay: exact analytic cases (one tensor, ranks, hierarchy, negotiation, fusion, cycles,
-// groups) and timeline rows.
+// groups), timeline rows, and agreement with the shared fusion policy.
 #include "simulator/replay.h"
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <vector>
+
 #include "simulator/simulation.h"
 #include "tests/simulator/sim_test_util.h"
+#include "traces/fusion_policy.h"
 
 namespace autotune::sim {
 namespace {
@@ -250,6 +254,73 @@ TEST(ReplayTimelineTest, RowsAreOrderedAndCoverEveryTensor) {
   }
   for (bool s : seen) EXPECT_TRUE(s);
   EXPECT_GT(tl.score_bytes_per_s, 0.0);
+}
+
+// Every cycle of a replay fuses exactly what FusionPolicy::Cycle makes of the tensors that
+// became ready since the previous cycle, with groups off and on: the replay runs the
+// executor's fusion decision, not a copy of it.
+TEST(ReplayFusionTest, EachCycleFusesWhatTheSharedPolicySays) {
+  std::vector<int64_t> bytes;
+  std::vector<double> ready;
+  for (int i = 0; i < 30; ++i) {
+    bytes.push_back(4000 * (1 + (i * 5) % 9));
+    ready.push_back(0.15 * i);
+  }
+  Workload w = MakeWorkload(bytes, ready, 1.0, 5.0, 1.0);
+  for (int i = 0; i < 30; ++i) {
+    if (i % 7 == 3) w.tensors[i].op = Op::kAllgather;
+    if (i % 5 == 1) {
+      w.tensors[i].dtype = DType::kFloat16;
+      w.tensors[i].shape = {bytes[i] / 2};
+    }
+  }
+  const Topology topo = Topo(2, 2);
+  const int world = topo.world_size();
+  const Simulation sim = MakeSimulation(MakeTrace(w, topo, PlainKnobs(64, 1), 9000, 10),
+                                        NetworkModel::FromParams(SimpleParams(4000), topo));
+  for (double threshold_mb : {0.0, 0.02, 64.0}) {
+    for (int groups : {0, 1, 4}) {
+      for (double cycle_ms : {0.5, 2.0}) {
+        Knobs knobs = PlainKnobs(threshold_mb, cycle_ms);
+        knobs.num_groups = groups;
+        SCOPED_TRACE(::testing::Message() << "threshold " << threshold_mb << " MB, groups "
+                                          << groups << ", cycle " << cycle_ms << " ms");
+        StepTrace tl;
+        PredictUs(sim, knobs, &tl);
+        ASSERT_EQ(tl.tensors.size(), 30u);
+        FusionPolicy policy(w, knobs.threshold_bytes(), groups, world);
+        double previous_start_us = -std::numeric_limits<double>::infinity();
+        size_t next_collective = 0;
+        int held_cycles = 0;  // cycles that negotiated tensors but released none
+        for (const CycleRecord& cycle : tl.cycles) {
+          std::vector<int> newly_ready;
+          for (const TensorEvent& t : tl.tensors) {
+            if (t.ready_us > previous_start_us && t.ready_us <= cycle.start_us) {
+              newly_ready.push_back(t.tensor);
+            }
+          }
+          previous_start_us = cycle.start_us;
+          EXPECT_EQ(cycle.submitted, static_cast<int>(newly_ready.size()));
+          const std::vector<FusedCollective> expected = policy.Cycle(newly_ready);
+          ASSERT_EQ(cycle.collectives, static_cast<int>(expected.size()));
+          if (cycle.submitted > 0 && expected.empty()) ++held_cycles;
+          for (const FusedCollective& f : expected) {
+            ASSERT_LT(next_collective, tl.collectives.size());
+            const CollectiveRecord& c = tl.collectives[next_collective++];
+            EXPECT_EQ(c.cycle, cycle.cycle);
+            EXPECT_EQ(c.tensors, f.tensors);
+            EXPECT_EQ(c.op, f.op);
+            EXPECT_EQ(c.bytes, f.bytes);
+          }
+        }
+        EXPECT_EQ(next_collective, tl.collectives.size());
+        // Four groups over 30 tensors ready across 4.5 ms: some cycle must hold its tensors.
+        if (groups == 4) {
+          EXPECT_GT(held_cycles, 0);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -2,8 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 namespace autotune {
 namespace {
+
+using fusion_internal::AssignGroups;
+using fusion_internal::GroupGate;
+using fusion_internal::PackResponses;
+using fusion_internal::ReadyTensor;
 
 std::vector<ReadyTensor> Responses(std::vector<int64_t> bytes, std::vector<int> groups = {}) {
   std::vector<ReadyTensor> out;
@@ -83,14 +92,19 @@ TEST(FusionPolicy, AssignGroupsUsesExplicitGroups) {
 
 TEST(FusionPolicy, GroupGateHoldsUntilGroupComplete) {
   GroupGate gate({0, 0, 1, -1});
+  std::vector<int> released = {99};
   std::vector<int> first = {0, 3};
-  EXPECT_EQ(gate.Admit(first), (std::vector<int>{3}));
+  gate.Admit(first, &released);
+  EXPECT_EQ(released, (std::vector<int>{3}));
   std::vector<int> second = {2};
-  EXPECT_EQ(gate.Admit(second), (std::vector<int>{2}));
+  gate.Admit(second, &released);
+  EXPECT_EQ(released, (std::vector<int>{2}));
   std::vector<int> third = {1};
-  EXPECT_EQ(gate.Admit(third), (std::vector<int>{0, 1}));
+  gate.Admit(third, &released);
+  EXPECT_EQ(released, (std::vector<int>{0, 1}));
   gate.Reset();
-  EXPECT_TRUE(gate.Admit(third).empty());
+  gate.Admit(third, &released);
+  EXPECT_TRUE(released.empty());
 }
 
 TEST(FusionPolicy, AllgatherOccupiesGatheredBytes) {
@@ -100,6 +114,110 @@ TEST(FusionPolicy, AllgatherOccupiesGatheredBytes) {
   EXPECT_EQ(FusionBytes(t, 4), 8 * 4 * 4);
   t.op = Op::kAllreduce;
   EXPECT_EQ(FusionBytes(t, 4), 8 * 4);
+}
+
+// Tensors of 100 bytes each (25 float32), all allreduce, ready in index order.
+Workload HundredByteTensors(int n) {
+  Workload w = MakeWorkload(n);
+  for (TensorSpec& t : w.tensors) t.shape = {25};
+  return w;
+}
+
+std::vector<std::vector<int>> Members(const std::vector<FusedCollective>& fused) {
+  std::vector<std::vector<int>> out;
+  for (const FusedCollective& f : fused) out.push_back(f.tensors);
+  return out;
+}
+
+TEST(FusionPolicy, CycleWithoutGroupsFusesWhatIsReadyInIndexOrder) {
+  // 100-byte tensors, threshold 250 bytes: two per buffer, whatever order they came in.
+  FusionPolicy policy(HundredByteTensors(6), 250, 0, 4);
+  const std::vector<int> first = {4, 1, 0};
+  EXPECT_EQ(Members(policy.Cycle(first)), (std::vector<std::vector<int>>{{0, 1}, {4}}));
+  EXPECT_TRUE(policy.Cycle(std::vector<int>{}).empty());
+  const std::vector<int> second = {5, 3, 2};
+  const std::vector<FusedCollective> fused = policy.Cycle(second);
+  EXPECT_EQ(Members(fused), (std::vector<std::vector<int>>{{2, 3}, {5}}));
+  EXPECT_EQ(fused[0].bytes, 200);
+  EXPECT_EQ(fused[0].group, -1);
+  EXPECT_EQ(policy.group_of(3), -1);
+  EXPECT_EQ(policy.threshold_bytes(), 250);
+}
+
+TEST(FusionPolicy, CycleWithGroupsReleasesWholeGroupsOnly) {
+  // 2 groups of 3: {0, 1, 2} and {3, 4, 5}; a threshold that fuses a whole group.
+  FusionPolicy policy(HundredByteTensors(6), 1000, 2, 4);
+  EXPECT_EQ(policy.group_of(2), 0);
+  EXPECT_EQ(policy.group_of(3), 1);
+  const std::vector<int> first = {0, 3, 1};
+  EXPECT_TRUE(policy.Cycle(first).empty());
+  const std::vector<int> second = {4, 2};
+  std::vector<FusedCollective> fused = policy.Cycle(second);
+  EXPECT_EQ(Members(fused), (std::vector<std::vector<int>>{{0, 1, 2}}));
+  EXPECT_EQ(fused[0].group, 0);
+  EXPECT_EQ(fused[0].bytes, 300);
+  const std::vector<int> third = {5};
+  fused = policy.Cycle(third);
+  EXPECT_EQ(Members(fused), (std::vector<std::vector<int>>{{3, 4, 5}}));
+  // A new step forgets what was held: group 1 needs all three members again.
+  policy.Reset();
+  const std::vector<int> two_of_group_1 = {3, 4};
+  EXPECT_TRUE(policy.Cycle(two_of_group_1).empty());
+  policy.Reset();
+  EXPECT_TRUE(policy.Cycle(third).empty());
+}
+
+TEST(FusionPolicy, CycleCountsAllgatherAtItsGatheredSize) {
+  // Tensor 1 is an allgather of 100 bytes on 4 ranks: 400 bytes in the buffer, its own
+  // collective; the allreduces on either side do not fuse across it.
+  Workload w = HundredByteTensors(3);
+  w.tensors[1].op = Op::kAllgather;
+  FusionPolicy policy(w, 1 << 20, 0, 4);
+  const std::vector<int> all = {0, 1, 2};
+  const std::vector<FusedCollective> fused = policy.Cycle(all);
+  ASSERT_EQ(fused.size(), 3u);
+  EXPECT_EQ(fused[1].op, Op::kAllgather);
+  EXPECT_EQ(fused[1].bytes, 400);
+  EXPECT_EQ(fused[2].bytes, 100);
+}
+
+// With groups off the group gate is a pass-through: the policy gives exactly the greedy
+// packing of each cycle's tensors in index order, for any sequence of cycles.
+TEST(FusionPolicy, WithoutGroupsTheGateChangesNothing) {
+  Workload w = MakeWorkload(40);
+  for (int i = 0; i < 40; ++i) {
+    w.tensors[i].shape = {1 + (i * 37) % 300};
+    w.tensors[i].op = i % 9 == 4 ? Op::kAllgather : Op::kAllreduce;
+    w.tensors[i].dtype = i % 7 == 3 ? DType::kFloat16 : DType::kFloat32;
+  }
+  for (int64_t threshold : {int64_t{0}, int64_t{900}, int64_t{1} << 20}) {
+    FusionPolicy policy(w, threshold, 0, 3);
+    uint32_t state = 12345;
+    std::vector<int> order(40);
+    for (int i = 0; i < 40; ++i) order[i] = i;
+    for (int i = 39; i > 0; --i) {  // a fixed shuffle (linear congruential)
+      state = state * 1664525u + 1013904223u;
+      std::swap(order[i], order[state % (i + 1)]);
+    }
+    for (size_t begin = 0; begin < order.size();) {
+      const size_t end = std::min(order.size(), begin + 1 + (begin * 7) % 6);
+      std::vector<int> cycle(order.begin() + begin, order.begin() + end);
+      std::vector<int> sorted = cycle;
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<ReadyTensor> responses;
+      for (int t : sorted) {
+        ReadyTensor r;
+        r.tensor = t;
+        r.op = w.tensors[t].op;
+        r.dtype = w.tensors[t].dtype;
+        r.bytes = FusionBytes(w.tensors[t], 3);
+        responses.push_back(r);
+      }
+      EXPECT_EQ(Members(policy.Cycle(cycle)), Members(PackResponses(responses, threshold)))
+          << "threshold " << threshold << " cycle at " << begin;
+      begin = end;
+    }
+  }
 }
 
 }  // namespace
