@@ -152,13 +152,13 @@ Status EndSample(Session* s, int64_t run_id, TuningSample& sample, bool* done) {
 }
 
 Status CreateRun(Session* s, RunInfo* run) {
-  run->kind = "measured";
+  run->kind = RunKind::kMeasured;
   run->command = s->options.command;
   run->workload = s->workload;
   run->scale = s->options.scale;
   run->knobs = s->knobs;
   run->topology = s->layout.ToTopology();
-  run->backend = s->backend->name();
+  run->backend = s->backend->kind();
   run->hardware = s->backend->hardware();
   run->steps_planned = s->options.steps;
   run->warmup_steps = s->options.warmup_steps;

@@ -34,9 +34,10 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
         calibration.topology.key() + ": use a calibration of the same topology");
   }
   if (trace.run.backend != calibration.backend) {
-    return Status::InvalidArgument(
-        "run " + std::to_string(trace.run.id) + " used backend " + trace.run.backend +
-        " but calibration " + std::to_string(calibration.id) + " measured " + calibration.backend);
+    return Status::InvalidArgument("run " + std::to_string(trace.run.id) + " used backend " +
+                                   BackendName(trace.run.backend) + " but calibration " +
+                                   std::to_string(calibration.id) + " measured " +
+                                   BackendName(calibration.backend));
   }
   Simulation sim;
   AUTOTUNE_RETURN_IF_ERROR(PreparedTrace::Prepare(trace, &sim.trace_));

@@ -130,13 +130,15 @@ Status Store::CreateRun(RunInfo* info) {
     VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
             ?, ?, ?, ?, ?, ?))sql");
   const Knobs& k = info->knobs;
-  insert.Bind(1, info->kind).Bind(2, info->command).Bind(3, info->workload.name)
+  insert.Bind(1, std::string(RunKindName(info->kind))).Bind(2, info->command)
+      .Bind(3, info->workload.name)
       .Bind(4, WorkloadToJson(info->workload).dump()).Bind(5, info->scale)
       .Bind(6, k.fusion_threshold_mb).Bind(7, k.cycle_time_ms).Bind(8, k.cache_capacity)
       .Bind(9, k.hierarchical_allreduce ? 1 : 0).Bind(10, k.hierarchical_allgather ? 1 : 0)
       .Bind(11, k.num_groups).Bind(12, KnobsToJson(k).dump())
       .Bind(13, info->topology.nodes).Bind(14, info->topology.ranks_per_node)
-      .Bind(15, nlohmann::json(info->topology.hosts).dump()).Bind(16, info->backend)
+      .Bind(15, nlohmann::json(info->topology.hosts).dump())
+      .Bind(16, std::string(BackendName(info->backend)))
       .Bind(17, info->hardware).Bind(18, info->steps_planned).Bind(19, info->warmup_steps);
   if (info->source_run > 0) {
     insert.Bind(20, info->source_run);
@@ -220,7 +222,7 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
     if (q.Step(&s)) own_samples = q.Int(0);
     AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
   }
-  if (complete && info.kind == "measured" && info.steps_recorded > 0 && own_samples == 0) {
+  if (complete && info.kind == RunKind::kMeasured && info.steps_recorded > 0 && own_samples == 0) {
     Sample sample;
     sample.fidelity = "measured";
     sample.run_id = run_id;

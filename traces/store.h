@@ -71,8 +71,7 @@ class Store {
   // --- calibrations -----------------------------------------------------------------
   Status SaveCalibration(Calibration* calibration);  // sets id and created_at
   // The newest calibration for the topology's shape and backend; NotFound if none.
-  Status FindCalibration(const Topology& topology, const std::string& backend,
-                         Calibration* out);
+  Status FindCalibration(const Topology& topology, BackendKind backend, Calibration* out);
   Status GetCalibration(int64_t id, Calibration* out);
   Status ListCalibrations(std::vector<Calibration>* out);  // points left empty
 

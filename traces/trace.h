@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "traces/backend_kind.h"
 #include "traces/knobs.h"
+#include "traces/status.h"
 #include "traces/topology.h"
 #include "traces/workload.h"
 
@@ -62,16 +64,24 @@ struct StepTrace {
   std::vector<CollectiveRecord> collectives;  // rank 0
 };
 
+enum class RunKind {
+  kMeasured,   // recorded by the executor or imported from a real job
+  kSimulated,  // a replay of a measured run's trace under other knobs
+};
+const char* RunKindName(RunKind kind);  // "measured" | "simulated"
+// Inverse of RunKindName; InvalidArgument naming the value otherwise.
+Status ParseRunKind(const std::string& name, RunKind* out);
+
 struct RunInfo {
   int64_t id = 0;
   std::string created_at;     // UTC, ISO 8601
-  std::string kind = "measured";  // measured | simulated
+  RunKind kind = RunKind::kMeasured;
   std::string command;        // the command line that made it
   Workload workload;
   double scale = 1.0;         // --scale the workload was played at (already applied)
   Knobs knobs;
   Topology topology;
-  std::string backend = "mpi";     // mpi | nccl
+  BackendKind backend = BackendKind::kMpi;
   std::string hardware;            // CPU / GPU model, library versions
   int steps_planned = 0;
   int warmup_steps = 0;

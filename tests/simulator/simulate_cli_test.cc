@@ -160,7 +160,7 @@ TEST_F(SimulateCliTest, PredictsStoresAndComparesWithTheMeasuredRun) {
   ASSERT_TRUE(Store::Open(db_, Store::Mode::kReadOnly, &store).ok());
   RunInfo info;
   ASSERT_TRUE(store->GetRun(simulated, &info).ok());
-  EXPECT_EQ(info.kind, "simulated");
+  EXPECT_EQ(info.kind, RunKind::kSimulated);
   EXPECT_EQ(info.source_run, run);
   EXPECT_TRUE(info.complete);
   EXPECT_NEAR(info.step_ms_median, j.at("step_ms_median").get<double>(), 1e-6);
