@@ -14,6 +14,7 @@
 #include "executor/pattern.h"
 #include "executor/step_player.h"
 #include "executor/stop_signal.h"
+#include "traces/score.h"
 #include "traces/store.h"
 
 namespace autotune::executor {
@@ -187,7 +188,8 @@ void CollectStep(Session* s, int step, PlayedStep& played, StepTrace* out) {
   out->step_ms = step_ms;
   out->backward_start_us = played.backward_start_us;
   out->bytes = s->step_bytes;
-  out->score_bytes_per_s = step_ms > 0 ? s->step_bytes / (step_ms / 1000.0) : 0.0;
+  out->score_bytes_per_s =
+      ScoreBytesPerSecond(static_cast<double>(s->step_bytes), step_ms / 1000.0);
   out->tensors.clear();
   out->tensors.reserve(static_cast<size_t>(n) * s->layout.size);
   for (int r = 0; r < s->layout.size; ++r) {
@@ -254,7 +256,7 @@ Status PlaySteps(Session* s, RecordResult* result) {
         sample_ms.push_back(trace.step_ms);
         if (sample.steps == s->steps_per_sample) {
           sample.index = result->samples++;
-          sample.score_bytes_per_s = sample.seconds > 0 ? sample.bytes / sample.seconds : 0.0;
+          sample.score_bytes_per_s = ScoreBytesPerSecond(sample.bytes, sample.seconds);
           sample.step_ms_median = Median(sample_ms);
           bool done = false;
           AUTOTUNE_RETURN_IF_ERROR(EndSample(s, result->run.id, sample, &done));

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "traces/schema_sql.h"
+#include "traces/score.h"
 #include "traces/sqlite_statement.h"
 #include "traces/store_rows.h"
 
@@ -186,16 +187,15 @@ Status Store::ListRuns(std::vector<RunInfo>* runs) {
 Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
   RunInfo info;
   AUTOTUNE_RETURN_IF_ERROR(GetRun(run_id, &info));
-  std::vector<double> step_ms, score;
-  AUTOTUNE_RETURN_IF_ERROR(GetStepSeries(run_id, &step_ms, &score));
-  double total_ms = 0, total_bytes = 0;
+  std::vector<double> step_ms;
+  std::vector<int64_t> step_bytes;
   {
-    Statement q(db_, "SELECT sum(step_ms), sum(bytes) FROM steps WHERE run_id = ?");
+    Statement q(db_, "SELECT step_ms, bytes FROM steps WHERE run_id = ? ORDER BY step");
     q.Bind(1, run_id);
     Status s;
-    if (q.Step(&s)) {
-      total_ms = q.Double(0);
-      total_bytes = q.Double(1);
+    while (q.Step(&s)) {
+      step_ms.push_back(q.Double(0));
+      step_bytes.push_back(q.Int(1));
     }
     AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
   }
@@ -203,7 +203,7 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
   info.steps_recorded = static_cast<int>(step_ms.size());
   info.step_ms_median = Median(step_ms);
   info.step_ms_p95 = Percentile(step_ms, 95);
-  info.score_bytes_per_s = total_ms > 0 ? total_bytes / (total_ms / 1000.0) : 0.0;
+  info.score_bytes_per_s = ScoreBytesPerSecond(step_bytes, step_ms);
 
   Transaction tx(db_);
   AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path_));

@@ -58,7 +58,7 @@ struct StepTrace {
   double step_ms = 0.0;         // wall time of the step, max over ranks
   double backward_start_us = 0.0;  // when backward compute started (rank 0)
   int64_t bytes = 0;            // bytes reduced + gathered in the step (score numerator)
-  double score_bytes_per_s = 0.0;
+  double score_bytes_per_s = 0.0;  // ScoreBytesPerSecond of this step alone
   std::vector<TensorEvent> tensors;       // all ranks
   std::vector<CycleRecord> cycles;        // rank 0
   std::vector<CollectiveRecord> collectives;  // rank 0
@@ -88,7 +88,7 @@ struct RunInfo {
   // Summary, filled when the run finishes (or is found incomplete).
   bool complete = false;
   int steps_recorded = 0;
-  double score_bytes_per_s = 0.0;
+  double score_bytes_per_s = 0.0;  // ScoreBytesPerSecond over the stored steps
   double step_ms_median = 0.0;
   double step_ms_p95 = 0.0;
   int64_t source_run = 0;     // simulated runs: the trace they replayed, else 0

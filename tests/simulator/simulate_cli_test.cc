@@ -170,6 +170,11 @@ TEST_F(SimulateCliTest, PredictsStoresAndComparesWithTheMeasuredRun) {
   EXPECT_EQ(samples[1].fidelity, "simulated");
   EXPECT_EQ(samples[1].trace_run_id, run);
   EXPECT_GT(samples[1].calibration_id, 0);
+  // One score: the simulated sample (scored by the simulator) and the simulated run (scored
+  // by the store over the stored predicted steps) are the same statistic of the same steps.
+  const double score = samples[1].score_bytes_per_s;
+  EXPECT_NEAR(info.score_bytes_per_s, score, score * 1e-12);
+  EXPECT_NEAR(j.at("score_bytes_per_s").get<double>(), score, score * 1e-12);
   store.reset();
 
   r = RunAutotune("compare --db " + db_ + " " + std::to_string(run) + " " +
