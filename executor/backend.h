@@ -27,6 +27,7 @@
 #include <span>
 #include <string>
 
+#include "traces/backend_kind.h"
 #include "traces/status.h"
 #include "traces/workload.h"
 
@@ -60,8 +61,10 @@ class Backend {
  public:
   virtual ~Backend() = default;
 
-  // "mpi" | "nccl": RunInfo::backend and Calibration::backend.
-  virtual const char* name() const = 0;
+  // Which library this is: RunInfo::backend and Calibration::backend.
+  virtual BackendKind kind() const = 0;
+  // BackendName(kind()): "mpi" | "nccl".
+  const char* name() const { return BackendName(kind()); }
   // CPU / GPU model and library version, for RunInfo::hardware.
   virtual std::string hardware() const = 0;
 

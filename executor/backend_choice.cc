@@ -16,23 +16,37 @@ Status NcclAvailable() {
 }
 #endif
 
-Status ValidateBackendName(const std::string& backend) {
-  if (backend == "mpi" || backend == "nccl") return Status::Ok();
+namespace {
+
+// ParseBackend, with the error naming the --backend flag.
+Status ParseBackendFlag(const std::string& backend, BackendKind* kind) {
+  if (ParseBackend(backend, kind).ok()) return Status::Ok();
   return Status::InvalidArgument("--backend " + (backend.empty() ? "\"\"" : backend) +
                                  ": unknown backend (mpi | nccl)");
 }
 
+}  // namespace
+
+Status ValidateBackendName(const std::string& backend) {
+  BackendKind kind = BackendKind::kMpi;
+  return ParseBackendFlag(backend, &kind);
+}
+
 Status CheckBackendUsable(const std::string& backend) {
-  AUTOTUNE_RETURN_IF_ERROR(ValidateBackendName(backend));
-  if (backend == "nccl") return NcclAvailable();
-  return Status::Ok();
+  BackendKind kind = BackendKind::kMpi;
+  AUTOTUNE_RETURN_IF_ERROR(ParseBackendFlag(backend, &kind));
+  return kind == BackendKind::kNccl ? NcclAvailable() : Status::Ok();
 }
 
 Status CreateBackend(const std::string& backend, MPI_Comm world, const NodeLayout& layout,
                      const LayoutComms& comms, const Knobs& knobs, std::unique_ptr<Backend>* out) {
-  if (backend == "mpi") return CreateMpiBackend(world, comms, out);
+  BackendKind kind = BackendKind::kMpi;
+  const bool known = ParseBackendFlag(backend, &kind).ok();
+  if (known && kind == BackendKind::kMpi) return CreateMpiBackend(world, comms, out);
 #ifdef AUTOTUNE_HAVE_NCCL
-  if (backend == "nccl") return MakeNcclBackend(world, layout, comms, knobs, out);
+  if (known && kind == BackendKind::kNccl) {
+    return MakeNcclBackend(world, layout, comms, knobs, out);
+  }
 #endif
   // Reached only when CheckBackendUsable was skipped; agreed so that no rank waits alone.
   Status usable = CheckBackendUsable(backend);

@@ -161,7 +161,7 @@ Status RunCalibrate(const CalibrateOptions& options, Calibration* out) {
 
   Calibration c;
   c.topology = h.layout.ToTopology();
-  c.backend = h.backend->name();
+  c.backend = h.backend->kind();
   c.hardware = h.backend->hardware();
   c.points = std::move(h.points);
   st = Status::Ok();

@@ -68,7 +68,7 @@ class MpiBackend : public Backend {
     for (MPI_Comm& c : comms_) MPI_Comm_free(&c);
   }
 
-  const char* name() const override { return "mpi"; }
+  BackendKind kind() const override { return BackendKind::kMpi; }
   std::string hardware() const override { return HostHardwareDescription(); }
   int Rank(Level level) const override { return ranks_[static_cast<int>(level)]; }
   int Size(Level level) const override { return sizes_[static_cast<int>(level)]; }

@@ -17,6 +17,7 @@
 #include "executor/step_player.h"
 #include "executor/stop_signal.h"
 #include "traces/knob_table.h"
+#include "traces/score.h"
 #include "traces/store.h"
 
 namespace autotune::executor {
@@ -149,13 +150,13 @@ Status EndSample(Session* s, int64_t run_id, TuningSample& sample, bool* done) {
 }
 
 Status CreateRun(Session* s, RunInfo* run) {
-  run->kind = "measured";
+  run->kind = RunKind::kMeasured;
   run->command = s->options.command;
   run->workload = s->workload;
   run->scale = s->options.scale;
   run->knobs = s->knobs;
   run->topology = s->layout.ToTopology();
-  run->backend = s->backend->name();
+  run->backend = s->backend->kind();
   run->hardware = s->backend->hardware();
   run->steps_planned = s->options.steps;
   run->warmup_steps = s->options.warmup_steps;
@@ -184,7 +185,8 @@ void CollectStep(Session* s, int step, PlayedStep& played, StepTrace* out) {
   out->step_ms = step_ms;
   out->backward_start_us = played.backward_start_us;
   out->bytes = s->step_bytes;
-  out->score_bytes_per_s = step_ms > 0 ? s->step_bytes / (step_ms / 1000.0) : 0.0;
+  out->score_bytes_per_s =
+      ScoreBytesPerSecond(static_cast<double>(s->step_bytes), step_ms / 1000.0);
   out->tensors.clear();
   out->tensors.reserve(static_cast<size_t>(n) * s->layout.size);
   for (int r = 0; r < s->layout.size; ++r) {
@@ -251,7 +253,7 @@ Status PlaySteps(Session* s, RecordResult* result) {
         sample_ms.push_back(trace.step_ms);
         if (sample.steps == s->steps_per_sample) {
           sample.index = result->samples++;
-          sample.score_bytes_per_s = sample.seconds > 0 ? sample.bytes / sample.seconds : 0.0;
+          sample.score_bytes_per_s = ScoreBytesPerSecond(sample.bytes, sample.seconds);
           sample.step_ms_median = Median(sample_ms);
           bool done = false;
           AUTOTUNE_RETURN_IF_ERROR(EndSample(s, result->run.id, sample, &done));

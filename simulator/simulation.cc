@@ -6,21 +6,23 @@
 #include <thread>
 
 #include "simulator/trace_calibration.h"
+#include "traces/score.h"
 
 namespace autotune::sim {
 
 SettingResult Summarize(const Knobs& knobs, const std::vector<StepPrediction>& steps) {
   SettingResult r;
   r.knobs = knobs;
-  std::vector<double> scores;
+  std::vector<int64_t> step_bytes;
   r.step_ms.reserve(steps.size());
+  step_bytes.reserve(steps.size());
   for (const StepPrediction& p : steps) {
     r.step_ms.push_back(p.step_ms);
-    scores.push_back(p.score_bytes_per_s());
+    step_bytes.push_back(p.bytes);
   }
   r.step_ms_median = Median(r.step_ms);
   r.step_ms_p95 = Percentile(r.step_ms, 95.0);
-  r.score_bytes_per_s = Median(std::move(scores));
+  r.score_bytes_per_s = ScoreBytesPerSecond(step_bytes, r.step_ms);
   return r;
 }
 
@@ -34,9 +36,10 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
         calibration.topology.key() + ": use a calibration of the same topology");
   }
   if (trace.run.backend != calibration.backend) {
-    return Status::InvalidArgument(
-        "run " + std::to_string(trace.run.id) + " used backend " + trace.run.backend +
-        " but calibration " + std::to_string(calibration.id) + " measured " + calibration.backend);
+    return Status::InvalidArgument("run " + std::to_string(trace.run.id) + " used backend " +
+                                   BackendName(trace.run.backend) + " but calibration " +
+                                   std::to_string(calibration.id) + " measured " +
+                                   BackendName(calibration.backend));
   }
   Simulation sim;
   AUTOTUNE_RETURN_IF_ERROR(PreparedTrace::Prepare(trace, &sim.trace_));

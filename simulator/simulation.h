@@ -25,7 +25,7 @@ struct SettingResult {
   Knobs knobs;
   double step_ms_median = 0.0;
   double step_ms_p95 = 0.0;
-  double score_bytes_per_s = 0.0;  // median over steps of bytes / step time
+  double score_bytes_per_s = 0.0;  // ScoreBytesPerSecond over the predicted steps
   std::vector<double> step_ms;     // per recorded step
 };
 
@@ -64,7 +64,8 @@ class Simulation {
   ReplayOptions options_;
 };
 
-// Summary of per-step predictions: median/p95 of step time, median score.
+// Summary of per-step predictions: median/p95 of step time; the score is ScoreBytesPerSecond
+// over all steps (total bytes / total time), the statistic a measured run is scored by.
 SettingResult Summarize(const Knobs& knobs, const std::vector<StepPrediction>& steps);
 
 }  // namespace autotune::sim

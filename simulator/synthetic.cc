@@ -5,6 +5,7 @@
 
 #include "simulator/prepared_trace.h"
 #include "simulator/replay.h"
+#include "traces/score.h"
 
 namespace autotune::sim {
 
@@ -112,10 +113,14 @@ Status SynthesizeTrace(const Workload& workload, const Knobs& knobs, const Netwo
     step.score_bytes_per_s = predicted[s].score_bytes_per_s();
   }
   std::vector<double> step_ms;
-  for (const StepTrace& st : trace.steps) step_ms.push_back(st.step_ms);
+  std::vector<int64_t> step_bytes;
+  for (const StepTrace& st : trace.steps) {
+    step_ms.push_back(st.step_ms);
+    step_bytes.push_back(st.bytes);
+  }
   run.step_ms_median = Median(step_ms);
   run.step_ms_p95 = Percentile(step_ms, 95.0);
-  run.score_bytes_per_s = bytes / (run.step_ms_median * 1e-3);
+  run.score_bytes_per_s = ScoreBytesPerSecond(step_bytes, step_ms);
   *out = std::move(trace);
   return Status::Ok();
 }

@@ -74,13 +74,13 @@ int RunCalibrateCommand(CalibrateFlags& flags) {
   if (flags.json) {
     nlohmann::json j = {{"calibration", c.id},
                         {"topology", c.topology.key()},
-                        {"backend", c.backend},
+                        {"backend", BackendName(c.backend)},
                         {"points", PointsToJson(c)}};
     std::cout << j.dump() << std::endl;
     return 0;
   }
   std::printf("calibration %lld: %s %s, %zu points, %lld..%lld bytes, %d repetitions each\n",
-              static_cast<long long>(c.id), c.topology.key().c_str(), c.backend.c_str(),
+              static_cast<long long>(c.id), c.topology.key().c_str(), BackendName(c.backend),
               c.points.size(), static_cast<long long>(flags.calibrate.min_bytes),
               static_cast<long long>(flags.calibrate.max_bytes), flags.calibrate.repetitions);
   for (Scope scope : {Scope::kWorld, Scope::kIntra, Scope::kCross, Scope::kHierarchical}) {

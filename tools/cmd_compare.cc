@@ -120,8 +120,8 @@ void AddCompareCommand(CLI::App& root, Action* action) {
       std::printf("%-24s %-28s %-28s\n", "", ("A = run " + std::to_string(a.run.id)).c_str(),
                   ("B = run " + std::to_string(b.run.id)).c_str());
       std::printf("%-24s %-28s %-28s\n", "kind / workload",
-                  (a.run.kind + " " + a.run.workload.name).c_str(),
-                  (b.run.kind + " " + b.run.workload.name).c_str());
+                  (RunKindName(a.run.kind) + (" " + a.run.workload.name)).c_str(),
+                  (RunKindName(b.run.kind) + (" " + b.run.workload.name)).c_str());
       std::printf("%-24s %-28s %-28s\n", "topology", a.run.topology.key().c_str(),
                   b.run.topology.key().c_str());
       for (const auto& [name, values] : knob_diff.items()) {

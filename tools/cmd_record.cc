@@ -57,7 +57,7 @@ void PrintSummary(const executor::RecordResult& result, const Status& status, bo
                         {"workload", run.workload.name},
                         {"scale", run.scale},
                         {"topology", run.topology.key()},
-                        {"backend", run.backend},
+                        {"backend", BackendName(run.backend)},
                         {"knobs", KnobsToJson(run.knobs)}};
     std::cout << j.dump() << std::endl;
     return;
@@ -66,7 +66,7 @@ void PrintSummary(const executor::RecordResult& result, const Status& status, bo
       "run %lld (%s): %s x%g on %s %s, score %.3f GB/s, step %.2f ms median, %.2f ms p95 "
       "over %d steps; results %s\n",
       static_cast<long long>(run.id), run.complete ? "complete" : "incomplete",
-      run.workload.name.c_str(), run.scale, run.topology.key().c_str(), run.backend.c_str(),
+      run.workload.name.c_str(), run.scale, run.topology.key().c_str(), BackendName(run.backend),
       run.score_bytes_per_s / 1e9, run.step_ms_median, run.step_ms_p95, run.steps_recorded,
       verified ? ("verified on " + std::to_string(result.steps_verified) + " steps").c_str()
                : "not verified");

@@ -13,12 +13,12 @@ namespace autotune::cli {
 nlohmann::json RunToJson(const RunInfo& r) {
   return nlohmann::json{{"run", r.id},
                         {"created_at", r.created_at},
-                        {"kind", r.kind},
+                        {"kind", RunKindName(r.kind)},
                         {"workload", r.workload.name},
                         {"scale", r.scale},
                         {"topology", r.topology.key()},
                         {"hosts", r.topology.hosts},
-                        {"backend", r.backend},
+                        {"backend", BackendName(r.backend)},
                         {"knobs", KnobsToJson(r.knobs)},
                         {"complete", r.complete},
                         {"steps", r.steps_recorded},
@@ -57,8 +57,8 @@ void AddRunsCommand(CLI::App& root, Action* action) {
                   "knobs");
       for (const RunInfo& r : runs) {
         std::printf("%4lld  %-20s  %-9s  %-12s  %-5s  %-8s  %10.3f  %10.2f  %-8s  %s\n",
-                    static_cast<long long>(r.id), r.created_at.c_str(), r.kind.c_str(),
-                    r.workload.name.c_str(), r.topology.key().c_str(), r.backend.c_str(),
+                    static_cast<long long>(r.id), r.created_at.c_str(), RunKindName(r.kind),
+                    r.workload.name.c_str(), r.topology.key().c_str(), BackendName(r.backend),
                     r.score_bytes_per_s / 1e9, r.step_ms_median,
                     r.complete ? "yes" : ("no (" + std::to_string(r.steps_recorded) + "/" +
                                           std::to_string(r.steps_planned) + ")")

@@ -58,13 +58,15 @@ Status LoadInputs(const SearchFlags& flags, Inputs* in) {
   Trace trace;
   AUTOTUNE_RETURN_IF_ERROR(store->LoadTrace(flags.run, &trace));
   in->run = trace.run;
-  if (in->run.kind != "measured" || trace.steps.empty()) {
+  if (in->run.kind != RunKind::kMeasured || trace.steps.empty()) {
     return Status::InvalidArgument("run " + std::to_string(flags.run) +
-                                   " has no recorded trace to simulate from (kind " + in->run.kind +
-                                   ", " + std::to_string(trace.steps.size()) + " steps)");
+                                   " has no recorded trace to simulate from (kind " +
+                                   RunKindName(in->run.kind) + ", " +
+                                   std::to_string(trace.steps.size()) + " steps)");
   }
-  in->space = tuner::KnobSearchSpace(in->run.backend == "nccl" ? tuner::KnobBackend::kNccl
-                                                               : tuner::KnobBackend::kMpi);
+  in->space = tuner::KnobSearchSpace(in->run.backend == BackendKind::kNccl
+                                         ? tuner::KnobBackend::kNccl
+                                         : tuner::KnobBackend::kMpi);
   for (const std::string& name : constants) {
     if (in->space.IndexOf(name) < 0) continue;  // a knob of the other backend: stays in base
     AUTOTUNE_RETURN_IF_ERROR(
@@ -272,7 +274,7 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
     nlohmann::json j = {{"run", in.run.id},
                         {"workload", in.run.workload.name},
                         {"topology", in.run.topology.key()},
-                        {"backend", in.run.backend},
+                        {"backend", BackendName(in.run.backend)},
                         {"simulated_samples", simulated},
                         {"measured_samples", measured},
                         {"skipped_measured_samples", in.skipped_measured},
@@ -295,7 +297,7 @@ int WriteResults(const SearchFlags& flags, const Inputs& in, BayesSearch& search
     return 0;
   }
   std::cout << "search: run " << in.run.id << " (" << in.run.workload.name << ", "
-            << in.run.topology.key() << ", " << in.run.backend << "): " << simulated
+            << in.run.topology.key() << ", " << BackendName(in.run.backend) << "): " << simulated
             << " simulated, " << measured << " measured samples";
   if (in.skipped_measured > 0) std::cout << " (" << in.skipped_measured << " skipped)";
   std::cout << ", rho " << search.rho() << "\n";
@@ -368,8 +370,8 @@ int RunSearch(const SearchFlags& flags, Round* round) {
     }
   } else {
     std::cerr << "search: note: no calibration for " << in.run.topology.key() << " ("
-              << in.run.backend << "); measured samples only. Run `autotune calibrate` to add "
-              << "the simulator.\n";
+              << BackendName(in.run.backend)
+              << "); measured samples only. Run `autotune calibrate` to add the simulator.\n";
   }
   return WriteResults(flags, in, search, round);
 }

@@ -106,8 +106,9 @@ std::string CalibrateHint(const RunInfo& run, const std::string& db) {
 Status MakePlan(const SimulateOptions& o, Store* store, Plan* plan) {
   AUTOTUNE_RETURN_IF_ERROR(store->GetRun(o.run, &plan->run));
   const RunInfo& run = plan->run;
-  if (run.kind != "measured") {
-    return Status::InvalidArgument("run " + std::to_string(o.run) + " is a " + run.kind +
+  if (run.kind != RunKind::kMeasured) {
+    return Status::InvalidArgument("run " + std::to_string(o.run) + " is a " +
+                                   RunKindName(run.kind) +
                                    " run (of run " + std::to_string(run.source_run) +
                                    "); simulate a measured run");
   }
@@ -116,7 +117,7 @@ Status MakePlan(const SimulateOptions& o, Store* store, Plan* plan) {
   Status st = store->FindCalibration(run.topology, run.backend, &plan->calibration);
   if (st.code() == Status::Code::kNotFound) {
     return Status::NotFound("no calibration for topology " + run.topology.key() + " (" +
-                            run.backend + ") in " + o.db +
+                            BackendName(run.backend) + ") in " + o.db +
                             "; make one with: " + CalibrateHint(run, o.db));
   }
   AUTOTUNE_RETURN_IF_ERROR(st);
@@ -156,7 +157,7 @@ Status WriteResults(const Plan& plan, const std::string& command, Store* store,
   for (size_t k = 0; k < plan.stored.size(); ++k) {
     const int i = plan.stored[k];
     RunInfo info = plan.run;
-    info.kind = "simulated";
+    info.kind = RunKind::kSimulated;
     info.command = command;
     info.knobs = plan.settings[i];
     info.topology = plan.simulation.topology();

@@ -96,8 +96,9 @@ void OnlineTuner::AddSimulatorPrior(int64_t run_id) {
   Calibration calibration;
   st = store->FindCalibration(trace.run.topology, trace.run.backend, &calibration);
   if (st.code() == Status::Code::kNotFound) {
-    return skip("no calibration of " + trace.run.topology.key() + " (" + trace.run.backend +
-                ") in " + flags_.db + "; `autotune calibrate` adds one");
+    return skip("no calibration of " + trace.run.topology.key() + " (" +
+                BackendName(trace.run.backend) + ") in " + flags_.db +
+                "; `autotune calibrate` adds one");
   }
   sim::Simulation simulation;
   if (st.ok()) st = sim::Simulation::Build(trace, calibration, std::nullopt, &simulation);

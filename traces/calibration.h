@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/backend_kind.h"
 #include "traces/topology.h"
 #include "traces/workload.h"
 
@@ -32,7 +33,7 @@ struct Calibration {
   int64_t id = 0;
   std::string created_at;
   Topology topology;
-  std::string backend = "mpi";
+  BackendKind backend = BackendKind::kMpi;
   std::string hardware;
   std::vector<CalibrationPoint> points;
 };

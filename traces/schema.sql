@@ -3,6 +3,9 @@
 --   sqlite3 autotune.db 'SELECT id, workload_name, complete, step_ms_median FROM runs'
 -- Times: *_us are microseconds from the start of the step on the rank that measured them
 -- (every step starts after a barrier); *_ms are milliseconds. Bytes are bytes.
+-- score_bytes_per_s is Horovod's score, bytes reduced + gathered per second, and always the
+-- same statistic over a series of steps: their total bytes / their total time (in seconds),
+-- never a median or mean of per-step ratios (traces/score.h), measured or simulated alike.
 -- The build embeds this file; the store creates it in one transaction on a new database.
 
 -- Identity and version. application = 'autotune'; schema_version = 1.
@@ -36,7 +39,7 @@ CREATE TABLE runs (
   warmup_steps           INTEGER NOT NULL,
   complete               INTEGER NOT NULL DEFAULT 0,  -- 1 once every planned step is stored
   steps_recorded         INTEGER NOT NULL DEFAULT 0,
-  score_bytes_per_s      REAL,                    -- summary over stored steps
+  score_bytes_per_s      REAL,                    -- its steps' sum(bytes) / sum(step_ms)
   step_ms_median         REAL,
   step_ms_p95            REAL,
   source_run             INTEGER REFERENCES runs (id)  -- simulated: the replayed trace
@@ -62,7 +65,7 @@ CREATE TABLE steps (
   step_ms           REAL NOT NULL,                -- max over ranks
   backward_start_us REAL NOT NULL,
   bytes             INTEGER NOT NULL,             -- reduced + gathered
-  score_bytes_per_s REAL NOT NULL,                -- bytes / step time (Horovod's score)
+  score_bytes_per_s REAL NOT NULL,                -- bytes / step_ms, this step alone
   PRIMARY KEY (run_id, step)
 ) WITHOUT ROWID;
 
@@ -147,7 +150,7 @@ CREATE TABLE samples (
   nodes             INTEGER NOT NULL,
   ranks_per_node    INTEGER NOT NULL,
   knobs_json        TEXT NOT NULL,
-  score_bytes_per_s REAL NOT NULL,
-  step_ms           REAL NOT NULL
+  score_bytes_per_s REAL NOT NULL,                -- total bytes / total time of its steps
+  step_ms           REAL NOT NULL                 -- median step time
 );
 CREATE INDEX samples_by_workload ON samples (workload, nodes, ranks_per_node);

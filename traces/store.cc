@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "traces/schema_sql.h"
+#include "traces/score.h"
 #include "traces/sqlite_statement.h"
 #include "traces/store_rows.h"
 
@@ -130,13 +131,15 @@ Status Store::CreateRun(RunInfo* info) {
     VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
             ?, ?, ?, ?, ?, ?))sql");
   const Knobs& k = info->knobs;
-  insert.Bind(1, info->kind).Bind(2, info->command).Bind(3, info->workload.name)
+  insert.Bind(1, std::string(RunKindName(info->kind))).Bind(2, info->command)
+      .Bind(3, info->workload.name)
       .Bind(4, WorkloadToJson(info->workload).dump()).Bind(5, info->scale)
       .Bind(6, k.fusion_threshold_mb).Bind(7, k.cycle_time_ms).Bind(8, k.cache_capacity)
       .Bind(9, k.hierarchical_allreduce ? 1 : 0).Bind(10, k.hierarchical_allgather ? 1 : 0)
       .Bind(11, k.num_groups).Bind(12, KnobsToJson(k).dump())
       .Bind(13, info->topology.nodes).Bind(14, info->topology.ranks_per_node)
-      .Bind(15, nlohmann::json(info->topology.hosts).dump()).Bind(16, info->backend)
+      .Bind(15, nlohmann::json(info->topology.hosts).dump())
+      .Bind(16, std::string(BackendName(info->backend)))
       .Bind(17, info->hardware).Bind(18, info->steps_planned).Bind(19, info->warmup_steps);
   if (info->source_run > 0) {
     insert.Bind(20, info->source_run);
@@ -184,16 +187,15 @@ Status Store::ListRuns(std::vector<RunInfo>* runs) {
 Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
   RunInfo info;
   AUTOTUNE_RETURN_IF_ERROR(GetRun(run_id, &info));
-  std::vector<double> step_ms, score;
-  AUTOTUNE_RETURN_IF_ERROR(GetStepSeries(run_id, &step_ms, &score));
-  double total_ms = 0, total_bytes = 0;
+  std::vector<double> step_ms;
+  std::vector<int64_t> step_bytes;
   {
-    Statement q(db_, "SELECT sum(step_ms), sum(bytes) FROM steps WHERE run_id = ?");
+    Statement q(db_, "SELECT step_ms, bytes FROM steps WHERE run_id = ? ORDER BY step");
     q.Bind(1, run_id);
     Status s;
-    if (q.Step(&s)) {
-      total_ms = q.Double(0);
-      total_bytes = q.Double(1);
+    while (q.Step(&s)) {
+      step_ms.push_back(q.Double(0));
+      step_bytes.push_back(q.Int(1));
     }
     AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
   }
@@ -201,7 +203,7 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
   info.steps_recorded = static_cast<int>(step_ms.size());
   info.step_ms_median = Median(step_ms);
   info.step_ms_p95 = Percentile(step_ms, 95);
-  info.score_bytes_per_s = total_ms > 0 ? total_bytes / (total_ms / 1000.0) : 0.0;
+  info.score_bytes_per_s = ScoreBytesPerSecond(step_bytes, step_ms);
 
   Transaction tx(db_);
   AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path_));
@@ -220,7 +222,7 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
     if (q.Step(&s)) own_samples = q.Int(0);
     AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
   }
-  if (complete && info.kind == "measured" && info.steps_recorded > 0 && own_samples == 0) {
+  if (complete && info.kind == RunKind::kMeasured && info.steps_recorded > 0 && own_samples == 0) {
     Sample sample;
     sample.fidelity = "measured";
     sample.run_id = run_id;

@@ -33,8 +33,8 @@ struct Sample {
   std::string workload;
   Topology topology;
   Knobs knobs;
-  double score_bytes_per_s = 0.0;
-  double step_ms = 0.0;
+  double score_bytes_per_s = 0.0;  // ScoreBytesPerSecond over the sample's steps
+  double step_ms = 0.0;            // median step time, ms
   std::string created_at;
 };
 
@@ -56,7 +56,8 @@ class Store {
   Status CreateRun(RunInfo* info);
   // Appends one measured step with all its rows, in one transaction.
   Status AppendStep(int64_t run_id, const StepTrace& step);
-  // Computes the summary from the stored steps and marks the run complete or not.
+  // Computes the summary from the stored steps (score: ScoreBytesPerSecond over them, step
+  // time median and p95) and marks the run complete or not.
   // A complete measured run also becomes a measured sample, unless it already holds its own
   // measured samples (one per setting of a run tuned online).
   Status FinishRun(int64_t run_id, bool complete, RunInfo* summary = nullptr);
@@ -71,8 +72,7 @@ class Store {
   // --- calibrations -----------------------------------------------------------------
   Status SaveCalibration(Calibration* calibration);  // sets id and created_at
   // The newest calibration for the topology's shape and backend; NotFound if none.
-  Status FindCalibration(const Topology& topology, const std::string& backend,
-                         Calibration* out);
+  Status FindCalibration(const Topology& topology, BackendKind backend, Calibration* out);
   Status GetCalibration(int64_t id, Calibration* out);
   Status ListCalibrations(std::vector<Calibration>* out);  // points left empty
 

@@ -12,10 +12,14 @@ constexpr const char* kCalibrationColumns =
     "SELECT id, created_at, backend, nodes, ranks_per_node, hosts_json, hardware "
     "FROM calibrations";
 
-void ReadCalibrationRow(const Statement& q, Calibration* c) {
+Status ReadCalibrationRow(const Statement& q, const std::string& path, Calibration* c) {
   c->id = q.Int(0);
   c->created_at = q.Text(1);
-  c->backend = q.Text(2);
+  Status s = ParseBackend(q.Text(2), &c->backend);
+  if (!s.ok()) {
+    return Status::Corruption(path + ": calibration " + std::to_string(c->id) + " backend: " +
+                              s.message());
+  }
   c->topology.nodes = static_cast<int>(q.Int(3));
   c->topology.ranks_per_node = static_cast<int>(q.Int(4));
   nlohmann::json hosts = nlohmann::json::parse(q.Text(5), nullptr, false);
@@ -24,6 +28,7 @@ void ReadCalibrationRow(const Statement& q, Calibration* c) {
     for (const auto& h : hosts) c->topology.hosts.push_back(h.is_string() ? h.get<std::string>() : "");
   }
   c->hardware = q.Text(6);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -100,7 +105,8 @@ Status Store::SaveCalibration(Calibration* c) {
   Statement insert(db_, R"sql(INSERT INTO calibrations (created_at, backend, nodes,
       ranks_per_node, hosts_json, hardware)
       VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?))sql");
-  insert.Bind(1, c->backend).Bind(2, c->topology.nodes).Bind(3, c->topology.ranks_per_node)
+  insert.Bind(1, std::string(BackendName(c->backend))).Bind(2, c->topology.nodes)
+      .Bind(3, c->topology.ranks_per_node)
       .Bind(4, nlohmann::json(c->topology.hosts).dump()).Bind(5, c->hardware);
   AUTOTUNE_RETURN_IF_ERROR(insert.Run().WithPrefix(path_));
   c->id = sqlite3_last_insert_rowid(db_);
@@ -129,7 +135,7 @@ Status Store::GetCalibration(int64_t id, Calibration* out) {
       AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
       return Status::NotFound("calibration " + std::to_string(id) + " not found in " + path_);
     }
-    ReadCalibrationRow(q, &c);
+    AUTOTUNE_RETURN_IF_ERROR(ReadCalibrationRow(q, path_, &c));
   }
   Statement q(db_, R"sql(SELECT op, scope, ranks, bytes, repetitions, median_us, min_us, max_us
       FROM calibration_points WHERE calibration_id = ? ORDER BY op, scope, bytes)sql");
@@ -160,17 +166,17 @@ Status Store::GetCalibration(int64_t id, Calibration* out) {
   return Status::Ok();
 }
 
-Status Store::FindCalibration(const Topology& topology, const std::string& backend,
-                              Calibration* out) {
+Status Store::FindCalibration(const Topology& topology, BackendKind backend, Calibration* out) {
+  const std::string backend_name = BackendName(backend);
   Statement q(db_, (std::string(kCalibrationColumns) +
                     " WHERE nodes = ? AND ranks_per_node = ? AND backend = ? ORDER BY id DESC")
                        .c_str());
-  q.Bind(1, topology.nodes).Bind(2, topology.ranks_per_node).Bind(3, backend);
+  q.Bind(1, topology.nodes).Bind(2, topology.ranks_per_node).Bind(3, backend_name);
   Status s;
   if (!q.Step(&s)) {
     AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
-    return Status::NotFound("no " + backend + " calibration for topology " + topology.key() +
-                            " in " + path_);
+    return Status::NotFound("no " + backend_name + " calibration for topology " +
+                            topology.key() + " in " + path_);
   }
   return GetCalibration(q.Int(0), out);
 }
@@ -181,7 +187,7 @@ Status Store::ListCalibrations(std::vector<Calibration>* out) {
   Status s;
   while (q.Step(&s)) {
     Calibration c;
-    ReadCalibrationRow(q, &c);
+    AUTOTUNE_RETURN_IF_ERROR(ReadCalibrationRow(q, path_, &c));
     out->push_back(std::move(c));
   }
   return s.WithPrefix(path_);

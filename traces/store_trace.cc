@@ -46,10 +46,11 @@ Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info) {
   RunInfo r;
   r.id = q.Int(0);
   r.created_at = q.Text(1);
-  r.kind = q.Text(2);
   r.command = q.Text(3);
   const std::string where = path + ": run " + std::to_string(r.id);
-  Status s = ParseWorkloadJson(q.Text(4), where + " workload_json", &r.workload);
+  Status s = ParseRunKind(q.Text(2), &r.kind);
+  if (!s.ok()) return Status::Corruption(where + " kind: " + s.message());
+  s = ParseWorkloadJson(q.Text(4), where + " workload_json", &r.workload);
   if (!s.ok()) return Status::Corruption(s.message());
   r.scale = q.Double(5);
   nlohmann::json knobs = nlohmann::json::parse(q.Text(6), nullptr, false);
@@ -63,7 +64,8 @@ Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info) {
   if (r.topology.nodes < 1 || r.topology.ranks_per_node < 1) {
     return Status::Corruption(where + ": topology must have nodes, ranks_per_node >= 1");
   }
-  r.backend = q.Text(10);
+  s = ParseBackend(q.Text(10), &r.backend);
+  if (!s.ok()) return Status::Corruption(where + " backend: " + s.message());
   r.hardware = q.Text(11);
   r.steps_planned = static_cast<int>(q.Int(12));
   r.warmup_steps = static_cast<int>(q.Int(13));

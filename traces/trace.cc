@@ -11,6 +11,20 @@ const char* AlgorithmName(Algorithm a) {
   return a == Algorithm::kHierarchical ? "hierarchical" : "flat";
 }
 
+const char* RunKindName(RunKind kind) {
+  return kind == RunKind::kSimulated ? "simulated" : "measured";
+}
+
+Status ParseRunKind(const std::string& name, RunKind* out) {
+  for (RunKind k : {RunKind::kMeasured, RunKind::kSimulated}) {
+    if (name == RunKindName(k)) {
+      *out = k;
+      return Status::Ok();
+    }
+  }
+  return Status::InvalidArgument("unknown run kind \"" + name + "\" (measured | simulated)");
+}
+
 double Median(std::vector<double> v) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "traces/backend_kind.h"
 #include "traces/knobs.h"
+#include "traces/status.h"
 #include "traces/topology.h"
 #include "traces/workload.h"
 
@@ -56,29 +58,37 @@ struct StepTrace {
   double step_ms = 0.0;         // wall time of the step, max over ranks
   double backward_start_us = 0.0;  // when backward compute started (rank 0)
   int64_t bytes = 0;            // bytes reduced + gathered in the step (score numerator)
-  double score_bytes_per_s = 0.0;
+  double score_bytes_per_s = 0.0;  // ScoreBytesPerSecond of this step alone
   std::vector<TensorEvent> tensors;       // all ranks
   std::vector<CycleRecord> cycles;        // rank 0
   std::vector<CollectiveRecord> collectives;  // rank 0
 };
 
+enum class RunKind {
+  kMeasured,   // recorded by the executor or imported from a real job
+  kSimulated,  // a replay of a measured run's trace under other knobs
+};
+const char* RunKindName(RunKind kind);  // "measured" | "simulated"
+// Inverse of RunKindName; InvalidArgument naming the value otherwise.
+Status ParseRunKind(const std::string& name, RunKind* out);
+
 struct RunInfo {
   int64_t id = 0;
   std::string created_at;     // UTC, ISO 8601
-  std::string kind = "measured";  // measured | simulated
+  RunKind kind = RunKind::kMeasured;
   std::string command;        // the command line that made it
   Workload workload;
   double scale = 1.0;         // --scale the workload was played at (already applied)
   Knobs knobs;
   Topology topology;
-  std::string backend = "mpi";     // mpi | nccl
+  BackendKind backend = BackendKind::kMpi;
   std::string hardware;            // CPU / GPU model, library versions
   int steps_planned = 0;
   int warmup_steps = 0;
   // Summary, filled when the run finishes (or is found incomplete).
   bool complete = false;
   int steps_recorded = 0;
-  double score_bytes_per_s = 0.0;
+  double score_bytes_per_s = 0.0;  // ScoreBytesPerSecond over the stored steps
   double step_ms_median = 0.0;
   double step_ms_p95 = 0.0;
   int64_t source_run = 0;     // simulated runs: the trace they replayed, else 0

@@ -95,13 +95,13 @@ double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 bool IsGridRun(const RunInfo& run) {
-  return run.kind == "measured" && run.complete && run.score_bytes_per_s > 0;
+  return run.kind == RunKind::kMeasured && run.complete && run.score_bytes_per_s > 0;
 }
 
 std::string GroupLabel(const RunInfo& run) {
   char label[256];
   std::snprintf(label, sizeof(label), "%s x%g %s %s", run.workload.name.c_str(), run.scale,
-                run.topology.key().c_str(), run.backend.c_str());
+                run.topology.key().c_str(), BackendName(run.backend));
   return label;
 }
 

@@ -33,7 +33,7 @@ class NcclBackend : public Backend {
                        const Knobs& knobs, std::unique_ptr<NcclBackend>* out);
   ~NcclBackend() override;
 
-  const char* name() const override { return "nccl"; }
+  BackendKind kind() const override { return BackendKind::kNccl; }
   std::string hardware() const override { return hardware_; }
   int Rank(Level level) const override { return ranks_[static_cast<int>(level)]; }
   int Size(Level level) const override { return sizes_[static_cast<int>(level)]; }

@@ -73,7 +73,7 @@ TEST(CalibrateTest, StoresEveryScopeOfTheLayout) {
     ASSERT_TRUE(store->GetCalibration(c.id, &stored).ok());
     EXPECT_EQ(stored.points.size(), c.points.size());
     EXPECT_TRUE(stored.topology.SameShape(c.topology));
-    EXPECT_EQ(stored.backend, "mpi");
+    EXPECT_EQ(stored.backend, BackendKind::kMpi);
     store.reset();
     std::filesystem::remove_all(dir);
   }

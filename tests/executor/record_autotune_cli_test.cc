@@ -97,6 +97,13 @@ TEST_F(RecordAutotuneTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
     // The engine really ran this sample's knobs: no fused collective above its threshold,
     // and hierarchical collectives exactly when asked for.
     const int first = (kWarmupSamples + static_cast<int>(i)) * kStepsPerSample;
+    // Its score is the run's statistic over its steps: total bytes / total time.
+    double bytes = 0.0, seconds = 0.0;
+    for (int step = first; step < first + kStepsPerSample; ++step) {
+      bytes += static_cast<double>(trace.steps[step].bytes);
+      seconds += trace.steps[step].step_ms / 1000.0;
+    }
+    EXPECT_NEAR(s.score_bytes_per_s, bytes / seconds, 1e-9 * bytes / seconds) << "sample " << i;
     for (int step = first; step < first + kStepsPerSample; ++step) {
       for (const autotune::CollectiveRecord& c : trace.steps[step].collectives) {
         if (c.tensors.size() > 1) {

@@ -91,10 +91,10 @@ TEST(SimulationBuildTest, BackendMismatchAndUnreachableTarget) {
   Calibration cal = SynthesizeCalibration(
       NetworkModel::FromParams(NetworkParams::Uniform(10, 100), Topo(1, 2)), 3);
   Simulation sim;
-  cal.backend = "nccl";
+  cal.backend = BackendKind::kNccl;
   Status st = Simulation::Build(GoodTrace(), cal, std::nullopt, &sim);
   EXPECT_NE(st.message().find("backend mpi"), std::string::npos) << st.message();
-  cal.backend = "mpi";
+  cal.backend = BackendKind::kMpi;
   ASSERT_TRUE(Simulation::Build(GoodTrace(), cal, std::nullopt, &sim).ok());
   st = Simulation::Build(GoodTrace(), cal, Topo(8, 2), &sim);
   EXPECT_EQ(st.code(), Status::Code::kNotSupported) << st.message();

@@ -160,7 +160,7 @@ TEST_F(SimulateCliTest, PredictsStoresAndComparesWithTheMeasuredRun) {
   ASSERT_TRUE(Store::Open(db_, Store::Mode::kReadOnly, &store).ok());
   RunInfo info;
   ASSERT_TRUE(store->GetRun(simulated, &info).ok());
-  EXPECT_EQ(info.kind, "simulated");
+  EXPECT_EQ(info.kind, RunKind::kSimulated);
   EXPECT_EQ(info.source_run, run);
   EXPECT_TRUE(info.complete);
   EXPECT_NEAR(info.step_ms_median, j.at("step_ms_median").get<double>(), 1e-6);
@@ -170,6 +170,11 @@ TEST_F(SimulateCliTest, PredictsStoresAndComparesWithTheMeasuredRun) {
   EXPECT_EQ(samples[1].fidelity, "simulated");
   EXPECT_EQ(samples[1].trace_run_id, run);
   EXPECT_GT(samples[1].calibration_id, 0);
+  // One score: the simulated sample (scored by the simulator) and the simulated run (scored
+  // by the store over the stored predicted steps) are the same statistic of the same steps.
+  const double score = samples[1].score_bytes_per_s;
+  EXPECT_NEAR(info.score_bytes_per_s, score, score * 1e-12);
+  EXPECT_NEAR(j.at("score_bytes_per_s").get<double>(), score, score * 1e-12);
   store.reset();
 
   r = RunAutotune("compare --db " + db_ + " " + std::to_string(run) + " " +

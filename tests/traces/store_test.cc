@@ -231,6 +231,53 @@ TEST_F(StoreTest, CorruptTraceRowIsReportedByTable) {
   EXPECT_NE(s.message().find("collectives"), std::string::npos) << s.message();
 }
 
+// The enums are stored as their names, so databases written before them read the same.
+TEST_F(StoreTest, RunKindAndBackendAreStoredAsTheirNames) {
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
+  RunInfo run = MakeRun();
+  run.kind = RunKind::kSimulated;
+  run.backend = BackendKind::kNccl;
+  ASSERT_TRUE(store->CreateRun(&run).ok());
+  Calibration mpi, nccl;
+  mpi.topology = nccl.topology = run.topology;
+  nccl.backend = BackendKind::kNccl;
+  ASSERT_TRUE(store->SaveCalibration(&mpi).ok());
+  ASSERT_TRUE(store->SaveCalibration(&nccl).ok());
+  Calibration found;
+  ASSERT_TRUE(store->FindCalibration(run.topology, BackendKind::kNccl, &found).ok());
+  EXPECT_EQ(found.id, nccl.id);
+  EXPECT_EQ(found.backend, BackendKind::kNccl);
+  ASSERT_TRUE(store->FindCalibration(run.topology, BackendKind::kMpi, &found).ok());
+  EXPECT_EQ(found.id, mpi.id);
+  store.reset();
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  auto text = [&](const char* sql) {
+    sqlite3_stmt* q = nullptr;
+    std::string out;
+    if (sqlite3_prepare_v2(db, sql, -1, &q, nullptr) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW) {
+      out = reinterpret_cast<const char*>(sqlite3_column_text(q, 0));
+    }
+    sqlite3_finalize(q);
+    return out;
+  };
+  EXPECT_EQ(text("SELECT kind || ' ' || backend FROM runs"), "simulated nccl");
+  EXPECT_EQ(text("SELECT group_concat(backend, ' ') FROM (SELECT backend FROM calibrations "
+                 "ORDER BY id)"), "mpi nccl");
+  sqlite3_exec(db, "UPDATE runs SET backend = 'gloo'", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+
+  ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadOnly, &store).ok());
+  RunInfo back;
+  const Status s = store->GetRun(run.id, &back);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_NE(s.message().find("backend"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("\"gloo\""), std::string::npos) << s.message();
+}
+
 TEST_F(StoreTest, CalibrationsAndSamplesRoundTrip) {
   std::unique_ptr<Store> store;
   ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
@@ -241,12 +288,13 @@ TEST_F(StoreTest, CalibrationsAndSamplesRoundTrip) {
   c.points.push_back({Op::kAllgather, Scope::kWorld, 4, 2048, 5, 80, 70, 90});
   ASSERT_TRUE(store->SaveCalibration(&c).ok());
   Calibration found;
-  ASSERT_TRUE(store->FindCalibration(c.topology, "mpi", &found).ok());
+  ASSERT_TRUE(store->FindCalibration(c.topology, BackendKind::kMpi, &found).ok());
   EXPECT_EQ(found.id, c.id);
   ASSERT_EQ(found.points.size(), 2u);
   Topology other;
   other.nodes = 4;
-  EXPECT_EQ(store->FindCalibration(other, "mpi", &found).code(), Status::Code::kNotFound);
+  EXPECT_EQ(store->FindCalibration(other, BackendKind::kMpi, &found).code(),
+            Status::Code::kNotFound);
 
   std::vector<Sample> samples(2);
   samples[0].workload = samples[1].workload = "w";
