@@ -20,7 +20,7 @@
 
 #include "simulator/grid.h"
 #include "simulator/simulation.h"
-#include "simulator/synthetic.h"
+#include "tests/support/synthetic.h"
 #include "traces/store.h"
 
 namespace autotune::sim {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "executor/nccl_tuner_csv.h"
-#include "tests/cli/cli_test_util.h"
+#include "tests/support/cli.h"
 
 namespace autotune::testing {
 namespace {
