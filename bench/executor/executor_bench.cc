@@ -2,13 +2,15 @@
 // same total bytes, and (on more than one node) cross-node allreduce bus bandwidth against
 // the link rate. Run it under mpirun; see bench/executor/README.md.
 //
-// Output, one fixed format per line (rank 0):
-//   fused_allreduce bytes=B members=M ranks=R fused_us=T raw_us=T fused_GBps=X raw_GBps=X
-//       ratio=X target=0.90 PASS|FAIL|info
-//   cross_allreduce bytes=B nodes=N time_us=T busbw_MBps=X link_MBps=X fraction=X
-//       target=0.85 PASS|FAIL|info
-// ratio = raw time / fused time (fused throughput / raw throughput); targets apply from
-// 4 MiB up ("info" below). busbw = bytes / time * 2 (N - 1) / N (nccl-tests' factor).
+// Rank 0 prints one result line per figure (bench/common/result.h), after a '#' line with
+// the sizes and times behind it:
+//   executor.fused_allreduce_<size>: fused throughput (GB/s) against one raw MPI_Allreduce of
+//     the same bytes; ratio = raw time / fused time; target ratio >= 0.9 from 4 MiB up.
+//     A fused result that differs from the expected sums prints met=no.
+//   executor.cross_allreduce_busbw_<size>: cross-node bus bandwidth (MB/s) against the link
+//     rate; target ratio >= 0.85 from 4 MiB up, none when the link rate is unknown.
+// busbw = bytes / time * 2 (N - 1) / N (nccl-tests' factor). Exit status 1 when a target
+// is missed.
 #include <mpi.h>
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/result.h"
 #include "executor/fused_executor.h"
 #include "executor/layout.h"
 #include "executor/mpi_backend.h"
@@ -84,10 +87,8 @@ double TimeMedian(int repetitions, F&& run) {
   return Median(times);
 }
 
-const char* Verdict(int64_t bytes, double value, double target) {
-  if (bytes < (4 << 20)) return "info";
-  return value >= target ? "PASS" : "FAIL";
-}
+// Targets apply from this size up; smaller sizes are printed for information.
+constexpr int64_t kTargetMinBytes = int64_t{4} << 20;
 
 int FusedVersusRaw(const Args& args, const NodeLayout& layout, Backend* backend) {
   int failures = 0;
@@ -145,18 +146,22 @@ int FusedVersusRaw(const Args& args, const NodeLayout& layout, Backend* backend)
     Status verified = VerifyOutputs(backend, w, layout.rank, layout.size, memory.get());
     int wrong = verified.ok() ? 0 : 1, any_wrong = 0;
     MPI_Reduce(&wrong, &any_wrong, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
-    const double ratio = raw_us / fused_us;
-    const char* verdict = any_wrong ? "WRONG" : Verdict(c.bytes, ratio, 0.90);
-    failures += std::strcmp(verdict, "FAIL") == 0 || any_wrong;
+    const bench::Figure figure = {
+        .bench = "executor.fused_allreduce_" + bench::SizeLabel(c.bytes),
+        .value = c.bytes / fused_us / 1e3,
+        .unit = "GB/s",
+        .anchor = "raw_MPI_Allreduce",
+        .anchor_value = c.bytes / raw_us / 1e3,
+        .target = c.bytes >= kTargetMinBytes ? bench::RatioAtLeast(0.9) : bench::NoTarget(),
+        .valid = any_wrong == 0};
+    failures += bench::Judge(figure) == bench::Verdict::kMissed;
     if (layout.rank == 0) {
       std::printf(
-          "fused_allreduce bytes=%lld members=%d ranks=%d fused_us=%.1f raw_us=%.1f "
-          "fused_GBps=%.3f raw_GBps=%.3f ratio=%.3f target=0.90 %s "
+          "# fused_allreduce bytes=%lld members=%d ranks=%d fused_us=%.1f raw_us=%.1f%s "
           "(rank 0 median copy_in_us=%.1f comm_us=%.1f copy_out_us=%.1f)\n",
           static_cast<long long>(c.bytes), args.members, layout.size, fused_us, raw_us,
-          c.bytes / fused_us / 1e3, c.bytes / raw_us / 1e3, ratio, verdict, Median(copy_in),
-          Median(comm), Median(copy_out));
-      std::fflush(stdout);
+          any_wrong ? " WRONG values" : "", Median(copy_in), Median(comm), Median(copy_out));
+      bench::PrintFigure(figure);
     }
   }
   return failures;
@@ -177,16 +182,20 @@ int CrossBusBandwidth(const Args& args, const NodeLayout& layout, Backend* backe
       }
     });
     const double busbw = bytes / us * 1e6 * 2.0 * (n - 1) / n;  // bytes/s
-    const double link = args.link_gbit * 1e9 / 8.0;
-    const double fraction = link > 0 ? busbw / link : 0.0;
-    const char* verdict = link > 0 ? Verdict(bytes, fraction, 0.85) : "info";
-    failures += std::strcmp(verdict, "FAIL") == 0;
+    const double link = args.link_gbit * 1e9 / 8.0;             // bytes/s, 0 = unknown
+    const bench::Figure figure = {
+        .bench = "executor.cross_allreduce_busbw_" + bench::SizeLabel(bytes),
+        .value = busbw / 1e6,
+        .unit = "MB/s",
+        .anchor = "link_rate",
+        .anchor_value = link / 1e6,
+        .target =
+            link > 0 && bytes >= kTargetMinBytes ? bench::RatioAtLeast(0.85) : bench::NoTarget()};
+    failures += bench::Judge(figure) == bench::Verdict::kMissed;
     if (layout.rank == 0) {
-      std::printf(
-          "cross_allreduce bytes=%lld nodes=%d time_us=%.1f busbw_MBps=%.1f "
-          "link_MBps=%.1f fraction=%.3f target=0.85 %s\n",
-          static_cast<long long>(bytes), n, us, busbw / 1e6, link / 1e6, fraction, verdict);
-      std::fflush(stdout);
+      std::printf("# cross_allreduce bytes=%lld nodes=%d time_us=%.1f\n",
+                  static_cast<long long>(bytes), n, us);
+      bench::PrintFigure(figure);
     }
   }
   return failures;

@@ -1,6 +1,4 @@
-// NCCL backend benchmark. Two figures per size, one line each in the benchmarks' format
-//   bench=executor_nccl figure=<what> value=<v> unit=<u> anchor=<what> anchor_value=<a>
-//   ratio=<v/a> target="<goal>" met=<yes|no>
+// NCCL backend benchmark. Two figures per size, each one result line (bench/common/result.h):
 // 1. fused allreduce busbw: the executor's fused collective (copy-in of 16 tensors with the
 //    batched copy kernel, ncclAllReduce, copy-out; executor/fused_executor.h) against one
 //    ncclAllReduce of the same total bytes in place. Target ratio >= 0.9 at 4 MiB and more.
@@ -17,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/result.h"
 #include "executor/fused_executor.h"
 #include "executor/layout.h"
 #include "executor/mpi_runtime.h"
@@ -33,23 +32,6 @@ constexpr int kTensors = 16;
 constexpr int kWarmups = 5;
 constexpr int kReps = 30;
 constexpr int64_t kMiB = 1 << 20;
-
-void PrintFigure(const std::string& figure, double value, const std::string& unit,
-                 const std::string& anchor, double anchor_value, const std::string& target,
-                 double min_ratio) {
-  const double ratio = anchor_value > 0 ? value / anchor_value : 0.0;
-  std::printf(
-      "bench=executor_nccl figure=%s value=%.6g unit=%s anchor=%s anchor_value=%.6g "
-      "ratio=%.4g target=\"%s\" met=%s\n",
-      figure.c_str(), value, unit.c_str(), anchor.c_str(), anchor_value, ratio, target.c_str(),
-      min_ratio <= 0 ? "n/a" : (ratio >= min_ratio ? "yes" : "no"));
-  std::fflush(stdout);
-}
-
-std::string SizeName(int64_t bytes) {
-  return bytes >= kMiB ? std::to_string(bytes / kMiB) + "MiB"
-                       : std::to_string(bytes / 1024) + "KiB";
-}
 
 // Median over kReps of f's time, each run after a world barrier and timed to Synchronize().
 template <typename F>
@@ -117,11 +99,15 @@ Status BenchFused(NcclBackend* b, const NodeLayout& layout, int64_t total) {
   const double factor = n > 1 ? 2.0 * (n - 1) / n : 1.0;
   const double to_gbps = factor * total / 1e3;  // bytes/us -> GB/s
   if (layout.rank == 0) {
-    PrintFigure(
-        std::string(n > 1 ? "fused_allreduce_busbw_" : "fused_allreduce_algbw_") + SizeName(total),
-        to_gbps / fused_us, "GB/s", "single_ncclAllReduce", to_gbps / single_us,
-        total >= 4 * kMiB ? "ratio >= 0.9 at 4 MiB+" : "none below 4 MiB",
-        total >= 4 * kMiB ? 0.9 : 0.0);
+    bench::PrintFigure(
+        {.bench = std::string(n > 1 ? "executor_nccl.fused_allreduce_busbw_"
+                                    : "executor_nccl.fused_allreduce_algbw_") +
+                  bench::SizeLabel(total),
+         .value = to_gbps / fused_us,
+         .unit = "GB/s",
+         .anchor = "single_ncclAllReduce",
+         .anchor_value = to_gbps / single_us,
+         .target = total >= 4 * kMiB ? bench::RatioAtLeast(0.9) : bench::NoTarget()});
   }
   return Status::Ok();
 }
@@ -163,9 +149,12 @@ Status BenchCopy(NcclBackend* b, const NodeLayout& layout, int64_t bytes) {
   cudaEventDestroy(stop);
   AUTOTUNE_RETURN_IF_ERROR(st);
   if (layout.rank == 0) {
-    PrintFigure("copy_kernel_bandwidth_" + SizeName(bytes), bytes / 1e3 / Median(kernel_us), "GB/s",
-                "cudaMemcpy_device_to_device", bytes / 1e3 / Median(memcpy_us), "ratio >= 0.8",
-                0.8);
+    bench::PrintFigure({.bench = "executor_nccl.copy_kernel_bandwidth_" + bench::SizeLabel(bytes),
+                        .value = bytes / 1e3 / Median(kernel_us),
+                        .unit = "GB/s",
+                        .anchor = "cudaMemcpy_device_to_device",
+                        .anchor_value = bytes / 1e3 / Median(memcpy_us),
+                        .target = bench::RatioAtLeast(0.8)});
   }
   return Status::Ok();
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Simulator accuracy against the live executor on the emulated cluster (DESIGN.md, "The
-# emulated cluster"; issue 3, "Accuracy").
+# emulated cluster").
 #
 # On 2 nodes x 2 ranks at 1 Gbit/s: records a calibration, and per workload (resnet50: many
 # small tensors; vgg16: few large ones, each at a --scale that keeps a run well under a
@@ -14,14 +14,15 @@
 #   setting's rounds: (max - min) / median, and coefficient of variation; medians over the
 #   settings; and the Spearman rho of one round's measured times against another's, the
 #   ranking a perfect model could show against single measurements).
-# Targets (issue 3): MAPE <= 10% (goal 5%, and no worse than the noise), rho >= 0.9, best in
-# top 3. Result lines use the benchmarks' fixed format:
-#   bench=simulator_accuracy figure=<what> value=<v> unit=<u> anchor=target anchor_value=<a>
-#   ratio=<v/a> target="<goal>" met=<yes|no|info>
+# Targets: MAPE <= 10% (goal 5%, and no worse than the noise), rho >= 0.9, best in top 3.
+# Each figure is the benchmarks' result line (bench/common/result.h, printed by BIN_FIGURE):
+#   bench=simulator_accuracy.<workload>_<figure> value=V unit=U anchor=NAME anchor_value=A
+#   ratio=R target=T met=yes|no|n/a
 #
-# Usage: accuracy.sh [--autotune BIN] [--out DIR] [--steps N] [--repeats R]
-#                    [--resnet-scale X] [--vgg-scale Y] [--rate RATE] [--workloads "a b"]
-#        accuracy.sh --rescore DIR [--autotune BIN]
+# Usage: accuracy.sh [--autotune BIN] [--bench-figure BIN_FIGURE] [--out DIR] [--steps N]
+#                    [--repeats R] [--resnet-scale X] [--vgg-scale Y] [--rate RATE]
+#                    [--workloads "a b"]
+#        accuracy.sh --rescore DIR [--autotune BIN] [--bench-figure BIN_FIGURE]
 #   --rescore re-predicts the runs measured into DIR by an earlier invocation (its
 #   accuracy.db and results.tsv) with BIN, without the cluster: a model change is scored
 #   on the same measurements.
@@ -31,6 +32,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 autotune="$root/build/autotune"
+bench_figure="$root/build/bench/common/bench_figure"
 out=""
 steps=8
 repeats=3
@@ -45,6 +47,7 @@ rescore=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --autotune) autotune=$2; shift 2 ;;
+    --bench-figure) bench_figure=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
@@ -53,11 +56,13 @@ while [[ $# -gt 0 ]]; do
     --rate) rate=$2; shift 2 ;;
     --workloads) workloads=$2; shift 2 ;;
     --rescore) rescore=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "accuracy.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [[ -x $autotune ]] || { echo "accuracy.sh: no autotune binary at $autotune (--autotune BIN)" >&2; exit 2; }
+[[ -x $bench_figure ]] ||
+  { echo "accuracy.sh: no bench_figure binary at $bench_figure (--bench-figure BIN)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "accuracy.sh: needs python3" >&2; exit 77; }
 if [[ -n $rescore ]]; then
   [[ -f $rescore/results.tsv && -f $rescore/accuracy.db ]] ||
@@ -161,8 +166,8 @@ done
 log "measurements took $(( $(date +%s) - start )) s; raw rows in $results"
 fi
 
-python3 - "$results" <<'EOF'
-import statistics, sys
+python3 - "$results" "$bench_figure" <<'EOF'
+import statistics, subprocess, sys
 
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
 
@@ -186,10 +191,13 @@ def spearman(a, b):
     den = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
     return cov / den if den > 0 else 0.0
 
-def figure(name, value, unit, anchor, target, met, anchor_name="target"):
-    ratio = value / anchor if anchor else 0.0
-    print(f"bench=simulator_accuracy figure={name} value={value:.4g} unit={unit} anchor={anchor_name} "
-          f"anchor_value={anchor:.4g} ratio={ratio:.4g} target=\"{target}\" met={met}")
+# One result line; target bounds the ratio value / anchor ("ratio<=1", ...) or is "none".
+def figure(name, value, unit, anchor, target, anchor_name="target"):
+    line = subprocess.run([sys.argv[2], "--bench", "simulator_accuracy." + name,
+                           "--value", repr(float(value)), "--unit", unit,
+                           "--anchor", anchor_name, "--anchor-value", repr(float(anchor)),
+                           "--target", target], check=True, capture_output=True, text=True)
+    print(line.stdout, end="")
 
 all_measured, all_predicted, all_ape = [], [], []
 for workload in dict.fromkeys(r[0] for r in rows):
@@ -223,15 +231,15 @@ for workload in dict.fromkeys(r[0] for r in rows):
     top3 = sorted(range(len(predicted)), key=lambda i: predicted[i])[:3]
     noise = statistics.median(spreads) if spreads else 0.0
     cv = statistics.median(cvs) if cvs else 0.0
-    figure(f"{workload}_mape", mape, "%", 10, "<= 10% (goal 5%)", "yes" if mape <= 10 else "no")
-    figure(f"{workload}_spearman_rho", rho, "1", 0.9, ">= 0.9", "yes" if rho >= 0.9 else "no")
+    figure(f"{workload}_mape", mape, "%", 10, "ratio<=1")  # goal 5%
+    figure(f"{workload}_spearman_rho", rho, "1", 0.9, "ratio>=1")
     figure(f"{workload}_measured_best_in_predicted_top3", 1.0 if best in top3 else 0.0, "bool", 1,
-           "yes", "yes" if best in top3 else "no")
-    figure(f"{workload}_noise_range", noise, "%", mape if mape else 1,
-           "median over settings of (max - min) / median of the rounds' step times", "info",
+           "ratio>=1")
+    # Noise, for information: medians over the settings of (max - min) / median of the
+    # rounds' step times, and of the rounds' coefficient of variation.
+    figure(f"{workload}_noise_range", noise, "%", mape if mape else 1, "none",
            anchor_name="model_mape")
-    figure(f"{workload}_noise_cv", cv, "%", mape if mape else 1,
-           "median over settings of the rounds' coefficient of variation", "info",
+    figure(f"{workload}_noise_cv", cv, "%", mape if mape else 1, "none",
            anchor_name="model_mape")
     # How well one measured round ranks the settings of another: what a perfect model could
     # show against single measurements (the anchor is the model's rho against the medians).
@@ -243,12 +251,12 @@ for workload in dict.fromkeys(r[0] for r in rows):
     pairs = [spearman([a[n] for n in names], [b[n] for n in names])
              for i, a in enumerate(complete) for b in complete[i + 1:]]
     if pairs:
+        # The median over pairs of rounds of the Spearman rho between their measured times.
         figure(f"{workload}_noise_spearman_round_vs_round", statistics.median(pairs), "1", rho,
-               "median over pairs of rounds of the Spearman rho between their measured times",
-               "info", anchor_name="model_spearman_rho")
+               "none", anchor_name="model_spearman_rho")
 if all_ape:
     mape = 100 * statistics.mean(all_ape)
     rho = spearman(all_predicted, all_measured)
-    figure("overall_mape", mape, "%", 10, "<= 10% (goal 5%)", "yes" if mape <= 10 else "no")
-    figure("overall_spearman_rho", rho, "1", 0.9, ">= 0.9", "yes" if rho >= 0.9 else "no")
+    figure("overall_mape", mape, "%", 10, "ratio<=1")
+    figure("overall_spearman_rho", rho, "1", 0.9, "ratio>=1")
 EOF

@@ -5,9 +5,8 @@
 // Usage: simulator_bench [--db FILE --run ID] [google benchmark flags]
 // Without --db/--run the trace is synthesized from the built-in resnet50 (2 nodes x 2
 // ranks, 1 Gbit/s-like cross-node link, 5 steps). Besides Google Benchmark's table, every
-// figure is printed in one fixed format:
-//   bench=simulator figure=<what> value=<v> unit=<u> anchor=<target> anchor_value=<a>
-//   ratio=<v/a> target="<goal>" met=<yes|no|info>
+// figure is printed as the benchmarks' result line (bench/common/result.h); a benchmark
+// left out by --benchmark_filter prints value 0 and met=no.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -18,9 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/result.h"
 #include "simulator/grid.h"
 #include "simulator/simulation.h"
-#include "simulator/synthetic.h"
+#include "tests/support/synthetic.h"
 #include "traces/store.h"
 
 namespace autotune::sim {
@@ -128,15 +128,6 @@ void RegisterAll(const BenchInputs& in) {
   })->Unit(benchmark::kMillisecond);
 }
 
-void PrintFigure(const std::string& figure, double value, const std::string& unit, double anchor,
-                 const std::string& target, const char* met) {
-  std::printf(
-      "bench=simulator figure=%s value=%.6g unit=%s anchor=target anchor_value=%.6g "
-      "ratio=%.4g target=\"%s\" met=%s\n",
-      figure.c_str(), value, unit.c_str(), anchor, anchor != 0 ? value / anchor : 0.0,
-      target.c_str(), met);
-}
-
 // Keeps Google Benchmark's console table and remembers each run's real time per iteration.
 class CapturingReporter : public benchmark::ConsoleReporter {
  public:
@@ -194,20 +185,29 @@ int main(int argc, char** argv) {
     auto it = reporter.seconds_per_iteration.find(name);
     return it == reporter.seconds_per_iteration.end() || it->second <= 0 ? 0.0 : 1.0 / it->second;
   };
-  const double grid = per_s("BM_ReplayStep_GridMix");
-  PrintFigure("step_replays_per_s_grid_mix", grid, "1/s", 10000.0, ">= 10000 on one core",
-              grid >= 10000.0 ? "yes" : "no");
-  const double recorded = per_s("BM_ReplayStep_RecordedKnobs");
-  PrintFigure("step_replays_per_s_recorded_knobs", recorded, "1/s", 10000.0, ">= 10000 on one core",
-              recorded >= 10000.0 ? "yes" : "no");
-  const double zero = per_s("BM_ReplayStep_ThresholdZero");
-  PrintFigure("step_replays_per_s_threshold_0", zero, "1/s", 10000.0,
-              ">= 10000 on one core (worst case: one collective per tensor)",
-              zero >= 10000.0 ? "yes" : "no");
+  // Target: at least 10,000 step replays a second on one core (threshold 0 is the worst
+  // case, one collective per tensor).
+  for (const auto& [figure, benchmark] :
+       {std::pair{"step_replays_per_s_grid_mix", "BM_ReplayStep_GridMix"},
+        {"step_replays_per_s_recorded_knobs", "BM_ReplayStep_RecordedKnobs"},
+        {"step_replays_per_s_threshold_0", "BM_ReplayStep_ThresholdZero"}}) {
+    const double value = per_s(benchmark);
+    autotune::bench::PrintFigure({.bench = std::string("simulator.") + figure,
+                                  .value = value,
+                                  .unit = "1/s",
+                                  .anchor = "target",
+                                  .anchor_value = 10000.0,
+                                  .target = autotune::bench::RatioAtLeast(1.0),
+                                  .valid = value > 0});
+  }
+  // Target: fit + retarget to 256x4 + one step within 1 s.
   const double big = per_s("BM_Simulate1024RanksOneStep");
-  const double big_s = big > 0 ? 1.0 / big : 0.0;
-  PrintFigure("simulate_1024_ranks_one_step_s", big_s, "s", 1.0,
-              "<= 1 s (fit + retarget to 256x4 + one step)",
-              big_s > 0 && big_s <= 1.0 ? "yes" : "no");
+  autotune::bench::PrintFigure({.bench = "simulator.simulate_1024_ranks_one_step_s",
+                                .value = big > 0 ? 1.0 / big : 0.0,
+                                .unit = "s",
+                                .anchor = "target",
+                                .anchor_value = 1.0,
+                                .target = autotune::bench::RatioAtMost(1.0),
+                                .valid = big > 0});
   return 0;
 }

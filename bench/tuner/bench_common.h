@@ -1,29 +1,16 @@
-// Shared by the tuner benchmarks: the standard test functions and the one output format.
+// Shared by the tuner benchmarks: the standard test functions. Results are printed with
+// bench/common/result.h.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "bench/common/result.h"
 #include "tuner/space.h"
 
 namespace autotune::tuner::bench {
-
-// One result line, the same for every tuner benchmark:
-//   bench=<name> figure=<what> value=<v> unit=<u> anchor=<what it is compared with>
-//   anchor_value=<a> ratio=<v/a> target=<goal> met=<yes|no>
-inline void PrintFigure(const std::string& bench, const std::string& figure, double value,
-                        const std::string& unit, const std::string& anchor, double anchor_value,
-                        const std::string& target, bool met) {
-  std::printf(
-      "bench=%s figure=%s value=%.6g unit=%s anchor=%s anchor_value=%.6g ratio=%.4g "
-      "target=\"%s\" met=%s\n",
-      bench.c_str(), figure.c_str(), value, unit.c_str(), anchor.c_str(), anchor_value,
-      anchor_value != 0.0 ? value / anchor_value : 0.0, target.c_str(), met ? "yes" : "no");
-  std::fflush(stdout);
-}
 
 inline double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());

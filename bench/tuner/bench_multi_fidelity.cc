@@ -6,6 +6,7 @@
 //   bench_tuner_multi_fidelity [--seeds S (30)] [--budget N (10)] [--cheap M (20)]
 //                              [--cheap-initial R (auto)] [--rho-prior-sd S (0.5)]
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -105,12 +106,20 @@ int main(int argc, char** argv) {
     final_multi.push_back(multi[i].back());
   }
   const double value = Median(k_multi);
-  const std::string bench = "tuner.multi_fidelity.forrester";
-  PrintFigure(bench, "median_expensive_evals_to_single_fidelity_final_regret", value, "evals",
-              "single_fidelity_budget", budget, "ratio<=0.5", value <= 0.5 * budget);
-  PrintFigure(bench, "median_expensive_evals_to_single_fidelity_final_regret", value, "evals",
-              "single_fidelity_evals_to_same_regret", Median(k_single), "ratio<=0.5",
-              value <= 0.5 * Median(k_single));
+  const std::string name =
+      "tuner.multi_fidelity.forrester.median_expensive_evals_to_single_fidelity_final_regret";
+  autotune::bench::PrintFigure({.bench = name,
+                                .value = value,
+                                .unit = "evals",
+                                .anchor = "single_fidelity_budget",
+                                .anchor_value = static_cast<double>(budget),
+                                .target = autotune::bench::RatioAtMost(0.5)});
+  autotune::bench::PrintFigure({.bench = name,
+                                .value = value,
+                                .unit = "evals",
+                                .anchor = "single_fidelity_evals_to_same_regret",
+                                .anchor_value = Median(k_single),
+                                .target = autotune::bench::RatioAtMost(0.5)});
   auto mean = [](const std::vector<double>& v) {
     double sum = 0.0;
     for (double x : v) sum += x;

@@ -404,7 +404,6 @@ int Main(int argc, char** argv) {
                  options.db.c_str());
     return 1;
   }
-  const std::string target = "<= 8 runs and <= 0.5 x measured-only BO";
   for (const Grid& grid : grids) {
     Task task;
     status = BuildTask(*store, grid, options, &task);
@@ -429,14 +428,25 @@ int Main(int argc, char** argv) {
     }
     const double mf_median = tuner::bench::Median(mf), bo_median = tuner::bench::Median(bo),
                  random_median = tuner::bench::Median(rnd);
-    tuner::bench::PrintFigure("tuner_real_task", name + "_multi_fidelity_runs", mf_median, "runs",
-                              "target", 8, "<= 8", mf_median <= 8);
-    tuner::bench::PrintFigure("tuner_real_task", name + "_multi_fidelity_vs_measured_bo", mf_median,
-                              "runs", "measured_bo_runs", bo_median, target,
-                              mf_median <= 8 && mf_median <= 0.5 * bo_median);
-    tuner::bench::PrintFigure("tuner_real_task", name + "_measured_bo_vs_random", bo_median, "runs",
-                              "random_runs", random_median, "< 1 (information)",
-                              bo_median < random_median);
+    // Targets: multi-fidelity within 8 runs, and within half of measured-only BO's runs.
+    const std::string prefix = "tuner.real_task." + name;
+    bench::PrintFigure({.bench = prefix + ".multi_fidelity_runs",
+                        .value = mf_median,
+                        .unit = "runs",
+                        .anchor = "target",
+                        .anchor_value = 8.0,
+                        .target = bench::RatioAtMost(1.0)});
+    bench::PrintFigure({.bench = prefix + ".multi_fidelity_runs",
+                        .value = mf_median,
+                        .unit = "runs",
+                        .anchor = "measured_bo_runs",
+                        .anchor_value = bo_median,
+                        .target = bench::RatioAtMost(0.5)});
+    bench::PrintFigure({.bench = prefix + ".measured_bo_runs",
+                        .value = bo_median,
+                        .unit = "runs",
+                        .anchor = "random_runs",
+                        .anchor_value = random_median});
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 //
 //   bench_tuner_sample_efficiency [--seeds S (30)] [--only branin|hartmann6]
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -59,14 +60,18 @@ int Run(const Problem& problem, int seeds) {
                             problem.minimum);
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::string bench = "tuner.sample_efficiency." + problem.name;
-  const std::string figure = "median_simple_regret_after_" + std::to_string(problem.budget);
+  const std::string name = "tuner.sample_efficiency." + problem.name +
+                           ".median_simple_regret_after_" + std::to_string(problem.budget);
   const double value = Median(bo);
-  const double same = Median(random_same), twice = Median(random_double);
-  PrintFigure(bench, figure, value, "f", "random_search_" + std::to_string(problem.budget), same,
-              "ratio<1", value < same);
-  PrintFigure(bench, figure, value, "f", "random_search_" + std::to_string(2 * problem.budget),
-              twice, "ratio<1", value < twice);
+  for (int times : {1, 2}) {
+    autotune::bench::PrintFigure(
+        {.bench = name,
+         .value = value,
+         .unit = "f",
+         .anchor = "random_search_" + std::to_string(times * problem.budget),
+         .anchor_value = Median(times == 1 ? random_same : random_double),
+         .target = autotune::bench::RatioBelow(1.0)});
+  }
   std::printf(
       "# %s: %d seeds, %.1f s total, regret quartiles BO %.3g/%.3g/%.3g\n", problem.name.c_str(),
       seeds, seconds,

@@ -5,6 +5,7 @@
 //   bench_tuner_suggest_time [--repetitions R (15)]
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -68,8 +69,13 @@ int main(int argc, char** argv) {
     }
   }
   const double value = Median(times_ms);
-  PrintFigure("tuner.suggest_time", "median_observe_plus_suggest_at_200_samples_8_dims", value,
-              "ms", "target_50ms", 50.0, "ratio<=1", value <= 50.0);
+  autotune::bench::PrintFigure(
+      {.bench = "tuner.suggest_time.median_observe_plus_suggest_at_200_samples_8_dims",
+       .value = value,
+       .unit = "ms",
+       .anchor = "target",
+       .anchor_value = 50.0,
+       .target = autotune::bench::RatioAtMost(1.0)});
   std::printf(
       "# %d repetitions at %d..%d samples; hyperparameter refit (5 L-BFGS starts) at "
       "%d samples took %.0f ms (done every refit_period samples, not per suggestion)\n",

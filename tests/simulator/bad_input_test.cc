@@ -6,8 +6,8 @@
 
 #include "simulator/prepared_trace.h"
 #include "simulator/simulation.h"
-#include "simulator/synthetic.h"
-#include "tests/simulator/sim_test_util.h"
+#include "tests/support/sim_fixtures.h"
+#include "tests/support/synthetic.h"
 
 namespace autotune::sim {
 namespace {

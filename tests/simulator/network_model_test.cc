@@ -7,8 +7,8 @@
 #include <random>
 
 #include "simulator/curve.h"
-#include "simulator/synthetic.h"
-#include "tests/simulator/sim_test_util.h"
+#include "tests/support/sim_fixtures.h"
+#include "tests/support/synthetic.h"
 
 namespace autotune::sim {
 namespace {

@@ -9,9 +9,9 @@
 #include <random>
 
 #include "simulator/simulation.h"
-#include "simulator/synthetic.h"
 #include "tests/simulator/emulator.h"
-#include "tests/simulator/sim_test_util.h"
+#include "tests/support/sim_fixtures.h"
+#include "tests/support/synthetic.h"
 
 namespace autotune::sim {
 namespace {

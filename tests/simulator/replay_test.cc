@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "simulator/simulation.h"
-#include "tests/simulator/sim_test_util.h"
+#include "tests/support/sim_fixtures.h"
 #include "traces/fusion_policy.h"
 
 namespace autotune::sim {

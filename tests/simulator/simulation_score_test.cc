@@ -9,7 +9,7 @@
 #include <string>
 
 #include "simulator/simulation.h"
-#include "tests/simulator/sim_test_util.h"
+#include "tests/support/sim_fixtures.h"
 #include "traces/store.h"
 
 namespace autotune::sim {

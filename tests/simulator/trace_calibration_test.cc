@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/simulator/sim_test_util.h"
+#include "tests/support/sim_fixtures.h"
 
 namespace autotune::sim {
 namespace {

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/cli.h"
 #include "traces/nccl_tuner_csv.h"
-#include "tests/cli/cli_test_util.h"
 
 namespace autotune::testing {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/cli/cli_test_util.h"
+#include "tests/support/cli.h"
 #include "tools/knob_flags.h"
 #include "tools/tuning_io.h"
 #include "traces/config_file.h"

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "simulator/synthetic.h"
-#include "tests/cli/cli_test_util.h"
+#include "tests/support/cli.h"
+#include "tests/support/synthetic.h"
 #include "traces/config_file.h"
 #include "traces/store.h"
 

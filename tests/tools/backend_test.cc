@@ -1,45 +1,38 @@
-// `--backend` on `record` and `calibrate` end to end (the autotune binary, $AUTOTUNE_BIN,
-// with --np 2) on a machine without a GPU: `--backend nccl` (no CUDA device, or no NCCL in
-// the build) and an unknown backend are refused before mpirun starts, with one line naming
-// the cause, a non-zero exit, and the database left byte for byte as it was (or not made).
+// `--backend` on `record` and `calibrate` end to end (the autotune binary with --np 2) on a machine
+// without a GPU: `--backend nccl` (no CUDA device, or no NCCL in the build) and an unknown backend
+// are refused before mpirun starts, with one line naming the cause, a non-zero exit, and the
+// database left byte for byte as it was (or not made).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "cli_harness.h"
 #include "executor/nccl/nccl_factory.h"
+#include "tests/support/cli.h"
 
 namespace autotune {
 namespace {
 
 namespace fs = std::filesystem;
-using test_support::Bin;
-using test_support::Lines;
-using test_support::MakeTempDir;
-using test_support::QueryText;
-using test_support::ReadFile;
-using test_support::Result;
-using test_support::RunCommand;
+using testing::AutotuneBinary;
+using testing::CommandResult;
+using testing::LineCount;
+using testing::QueryText;
+using testing::ReadFile;
+using testing::RunCommand;
+using testing::TempDir;
 
 class BackendCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = MakeTempDir();
-    ASSERT_FALSE(dir_.empty());
-    db_ = dir_ / "runs.db";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::vector<std::string> Command(const std::string& subcommand, const std::string& backend) {
     if (subcommand == "record") {
-      return {Bin(),     "record",    "--np",    "2", "--backend",      backend,
-              "--scale", "0.02",      "--steps", "1", "--warmup-steps", "0",
-              "--db",    db_.string()};
+      return {AutotuneBinary(), "record",  "--np", "2",         "--backend",
+              backend,          "--scale", "0.02", "--steps",   "1",
+              "--warmup-steps", "0",       "--db", db_.string()};
     }
-    return {Bin(),         "calibrate", "--np",          "2", "--backend", backend,
-            "--max-bytes", "4096",      "--repetitions", "1", "--db",      db_.string()};
+    return {AutotuneBinary(), "calibrate", "--np",          "2", "--backend", backend,
+            "--max-bytes",    "4096",      "--repetitions", "1", "--db",      db_.string()};
   }
 
   // record and calibrate with this backend: refused with exactly "autotune: error: <message>"
@@ -48,13 +41,15 @@ class BackendCliTest : public ::testing::Test {
     const bool existed = fs::exists(db_);
     const std::string before = existed ? ReadFile(db_) : "";
     for (const char* subcommand : {"record", "calibrate"}) {
-      const Result r = RunCommand(Command(subcommand, backend), dir_);
-      EXPECT_NE(r.code, 0) << subcommand;
-      EXPECT_EQ(Lines(r.err), 1) << subcommand << ":\n" << r.err;
+      const CommandResult r = RunCommand(Command(subcommand, backend), dir_);
+      EXPECT_NE(r.exit_code, 0) << subcommand;
+      EXPECT_EQ(LineCount(r.err), 1) << subcommand << ":\n" << r.err;
       EXPECT_EQ(r.err, "autotune: error: " + message + "\n") << subcommand;
       EXPECT_TRUE(r.out.empty()) << subcommand << ":\n" << r.out;
       EXPECT_EQ(fs::exists(db_), existed) << subcommand;
-      if (existed) EXPECT_TRUE(ReadFile(db_) == before) << subcommand << ": database changed";
+      if (existed) {
+        EXPECT_TRUE(ReadFile(db_) == before) << subcommand << ": database changed";
+      }
     }
   }
 
@@ -62,13 +57,15 @@ class BackendCliTest : public ::testing::Test {
   void RecordWithTheDefaultBackend() {
     std::vector<std::string> argv = Command("record", "mpi");
     argv.erase(argv.begin() + 4, argv.begin() + 6);  // no --backend: the default
-    const Result r = RunCommand(argv, dir_);
-    ASSERT_EQ(r.code, 0) << r.err;
+    const CommandResult r = RunCommand(argv, dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(QueryText(db_, "SELECT backend FROM runs"), "mpi");
     ASSERT_FALSE(ReadFile(db_).empty());
   }
 
-  fs::path dir_, db_;
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
+  const fs::path db_ = dir_ / "runs.db";
 };
 
 TEST_F(BackendCliTest, NcclWithoutADeviceIsRefusedBeforeLaunch) {

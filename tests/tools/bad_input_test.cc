@@ -1,7 +1,7 @@
 // Bad input: one clear line on stderr, a non-zero exit, and the database unchanged.
 #include <gtest/gtest.h>
 
-#include "tests/cli/cli_test_util.h"
+#include "tests/support/cli.h"
 #include "traces/store.h"
 
 namespace autotune::testing {
@@ -75,8 +75,7 @@ TEST_F(BadInputTest, OutOfRangeKnob) {
                        "cycle_time_ms");
   ExpectOneLineFailure(RunAutotune(Record("--workload resnet50 --fusion-threshold-mb 9000")),
                        "fusion_threshold_mb");
-  ExpectOneLineFailure(RunAutotune(Record("--workload resnet50 --num-groups -1")),
-                       "num_groups");
+  ExpectOneLineFailure(RunAutotune(Record("--workload resnet50 --num-groups -1")), "num_groups");
 }
 
 TEST_F(BadInputTest, UnknownFlag) {
@@ -87,8 +86,10 @@ TEST_F(BadInputTest, UnknownFlag) {
 TEST_F(BadInputTest, ForeignDatabaseIsRefusedUntouched) {
   std::string foreign = dir_.File("notes.db");
   WriteFile(foreign, "these are my notes, not a database\n");
-  CommandResult r = RunAutotune("record --np 2 --workload resnet50 --scale 0.01 --steps 1 "
-                                "--db " + foreign);
+  CommandResult r = RunAutotune(
+      "record --np 2 --workload resnet50 --scale 0.01 --steps 1 "
+      "--db " +
+      foreign);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(LineCount(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("not an autotune database"), std::string::npos) << r.err;

@@ -1,4 +1,4 @@
-#include "simulator/synthetic.h"
+#include "tests/support/synthetic.h"
 
 #include <algorithm>
 #include <random>

@@ -1,4 +1,4 @@
-#include "tests/simulator/sim_test_util.h"
+#include "tests/support/sim_fixtures.h"
 
 #include <gtest/gtest.h>
 

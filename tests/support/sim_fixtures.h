@@ -1,4 +1,5 @@
-// Small synthetic traces and models for the simulator tests (no MPI, no database).
+// Small hand-made workloads, traces and models for the tests of the simulator and of
+// `autotune simulate` (no MPI, no database).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,5 @@
-// The `record` command end to end (the autotune binary, $AUTOTUNE_BIN, launching 4 local
-// ranks with --np 4): launch hint, bad input, the JSON summary, and a SIGTERM half-way.
-// Every command runs under `timeout` (a guard against hangs, not a performance limit).
+// The `record` command end to end (the autotune binary launching 4 local ranks with
+// --np 4): launch hint, bad input, the JSON summary, and a SIGTERM half-way.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -13,43 +12,41 @@
 #include <thread>
 #include <vector>
 
-#include "cli_harness.h"
+#include "tests/support/cli.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using autotune::test_support::Bin;
-using autotune::test_support::Lines;
-using autotune::test_support::MakeTempDir;
-using autotune::test_support::QueryInt;
-using autotune::test_support::ReadFile;
-using autotune::test_support::Result;
-using autotune::test_support::RunCommand;
-using autotune::test_support::Start;
-using autotune::test_support::Wait;
+using autotune::testing::AutotuneBinary;
+using autotune::testing::CommandResult;
+using autotune::testing::LineCount;
+using autotune::testing::QueryInt;
+using autotune::testing::ReadFile;
+using autotune::testing::RunCommand;
+using autotune::testing::StartCommand;
+using autotune::testing::TempDir;
+using autotune::testing::WaitCommand;
 
 class RecordCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = MakeTempDir();
-    ASSERT_FALSE(dir_.empty());
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::vector<std::string> Record(std::vector<std::string> extra) {
     std::vector<std::string> argv = {
-        Bin(),     "record", "--np",           "4", "--workload", "resnet50",
-        "--scale", "0.02",   "--warmup-steps", "1", "--db",       (dir_ / "runs.db").string()};
+        AutotuneBinary(), "record",   "--np",    "4",
+        "--workload",     "resnet50", "--scale", "0.02",
+        "--warmup-steps", "1",        "--db",    (dir_ / "runs.db").string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
   }
-  fs::path dir_;
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
 };
 
 TEST_F(RecordCliTest, WithoutMpiAndWithoutNpSaysHowToLaunch) {
-  Result r = RunCommand(
-      {Bin(), "record", "--workload", "resnet50", "--db", (dir_ / "runs.db").string()}, dir_);
-  EXPECT_NE(r.code, 0);
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  CommandResult r = RunCommand(
+      {AutotuneBinary(), "record", "--workload", "resnet50", "--db", (dir_ / "runs.db").string()},
+      dir_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("--np"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("mpirun"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty());
@@ -57,8 +54,9 @@ TEST_F(RecordCliTest, WithoutMpiAndWithoutNpSaysHowToLaunch) {
 }
 
 TEST_F(RecordCliTest, JsonSummaryHasTheKeysScriptsRead) {
-  Result r = RunCommand(Record({"--steps", "3", "--json", "--fusion-threshold-mb", "2"}), dir_);
-  ASSERT_EQ(r.code, 0) << r.err;
+  CommandResult r =
+      RunCommand(Record({"--steps", "3", "--json", "--fusion-threshold-mb", "2"}), dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   for (const char* key : {"run", "score_bytes_per_s", "step_ms_median", "step_ms_p95", "steps",
                           "complete", "verified"}) {
@@ -74,7 +72,7 @@ TEST_F(RecordCliTest, JsonSummaryHasTheKeysScriptsRead) {
 }
 
 TEST_F(RecordCliTest, BadInputGivesOneLineAndLeavesTheDatabaseUnchanged) {
-  ASSERT_EQ(RunCommand(Record({"--steps", "2"}), dir_).code, 0);
+  ASSERT_EQ(RunCommand(Record({"--steps", "2"}), dir_).exit_code, 0);
   const fs::path db = dir_ / "runs.db";
   const std::string before = ReadFile(db);
   ASSERT_FALSE(before.empty());
@@ -91,17 +89,17 @@ TEST_F(RecordCliTest, BadInputGivesOneLineAndLeavesTheDatabaseUnchanged) {
       {"--steps", "0"},
   };
   for (const auto& c : cases) {
-    Result r = RunCommand(Record(c), dir_);
-    EXPECT_NE(r.code, 0) << c[0] << " " << c[1];
-    EXPECT_EQ(Lines(r.err), 1) << c[0] << " " << c[1] << ":\n" << r.err;
+    CommandResult r = RunCommand(Record(c), dir_);
+    EXPECT_NE(r.exit_code, 0) << c[0] << " " << c[1];
+    EXPECT_EQ(LineCount(r.err), 1) << c[0] << " " << c[1] << ":\n" << r.err;
     EXPECT_EQ(r.err.rfind("autotune: error: ", 0), 0u) << r.err;
     EXPECT_EQ(ReadFile(db), before) << c[0] << " " << c[1];
   }
   std::vector<std::string> foreign = Record({"--steps", "2"});
   foreign[foreign.size() - 3] = (dir_ / "foreign.db").string();  // the --db value
-  Result r = RunCommand(foreign, dir_);
-  EXPECT_NE(r.code, 0);
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  CommandResult r = RunCommand(foreign, dir_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("foreign.db"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(dir_ / "foreign.db"), foreign_before);
 }
@@ -109,8 +107,9 @@ TEST_F(RecordCliTest, BadInputGivesOneLineAndLeavesTheDatabaseUnchanged) {
 TEST_F(RecordCliTest, SigtermHalfWayKeepsCompletedStepsAndMarksTheRunIncomplete) {
   const fs::path db = dir_ / "runs.db";
   const int planned = 400;
-  const pid_t pid =
-      Start(Record({"--steps", std::to_string(planned)}), dir_ / "out.txt", dir_ / "err.txt");
+  const pid_t pid = StartCommand(Record({"--steps", std::to_string(planned)}), dir_ / "out.txt",
+                                 dir_ / "err.txt");
+  ASSERT_GT(pid, 0);
   // Wait until two steps are stored (polling the database), unless the run ends first.
   bool exited = false;
   int code = 0;
@@ -126,7 +125,7 @@ TEST_F(RecordCliTest, SigtermHalfWayKeepsCompletedStepsAndMarksTheRunIncomplete)
   ASSERT_FALSE(exited) << "record ended (code " << code << ") before storing 2 steps:\n"
                        << ReadFile(dir_ / "err.txt");
   kill(pid, SIGTERM);
-  code = Wait(pid);
+  code = WaitCommand(pid);
   const std::string err = ReadFile(dir_ / "err.txt");
   EXPECT_NE(code, 0);
   EXPECT_NE(err.find("incomplete"), std::string::npos) << err;

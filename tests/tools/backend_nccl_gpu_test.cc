@@ -1,5 +1,5 @@
 // `record` and `calibrate` with `--backend nccl` end to end on a GPU (the autotune binary,
-// $AUTOTUNE_BIN, one rank): the run is complete and verified and says nccl and the GPU;
+// one rank): the run is complete and verified and says nccl and the GPU;
 // the calibration has every curve of one rank plus the copy kernel's. Without a CUDA
 // device it prints the one line "SKIP: no CUDA device" and passes (ctest: skipped).
 #include <cuda_runtime.h>
@@ -13,30 +13,26 @@
 #include <utility>
 #include <vector>
 
-#include "cli_harness.h"
 #include "executor/calibrate.h"
 #include "executor/nccl/nccl_factory.h"
+#include "tests/support/cli.h"
 
 namespace autotune {
 namespace {
 
 namespace fs = std::filesystem;
-using test_support::Bin;
-using test_support::MakeTempDir;
-using test_support::QueryInt;
-using test_support::QueryText;
-using test_support::Result;
-using test_support::RunCommand;
+using testing::AutotuneBinary;
+using testing::CommandResult;
+using testing::QueryInt;
+using testing::QueryText;
+using testing::RunCommand;
+using testing::TempDir;
 
 class NcclCliGpuTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = MakeTempDir();
-    ASSERT_FALSE(dir_.empty());
-    db_ = dir_ / "runs.db";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_, db_;
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
+  const fs::path db_ = dir_ / "runs.db";
 };
 
 std::string GpuName() {
@@ -45,11 +41,11 @@ std::string GpuName() {
 }
 
 TEST_F(NcclCliGpuTest, RecordIsCompleteVerifiedAndSaysNcclAndTheGpu) {
-  const Result r =
-      RunCommand({Bin(), "record", "--np", "1", "--backend", "nccl", "--workload", "resnet50",
-                  "--scale", "0.05", "--steps", "3", "--json", "--db", db_.string()},
+  const CommandResult r =
+      RunCommand({AutotuneBinary(), "record", "--np", "1", "--backend", "nccl", "--workload",
+                  "resnet50", "--scale", "0.05", "--steps", "3", "--json", "--db", db_.string()},
                  dir_);
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["complete"], true);
   EXPECT_EQ(j["verified"], true);
@@ -72,9 +68,10 @@ TEST_F(NcclCliGpuTest, RecordIsCompleteVerifiedAndSaysNcclAndTheGpu) {
 }
 
 TEST_F(NcclCliGpuTest, CalibrateStoresEveryCurveOfOneRankAndTheCopyKernel) {
-  const Result r = RunCommand(
-      {Bin(), "calibrate", "--np", "1", "--backend", "nccl", "--json", "--db", db_.string()}, dir_);
-  ASSERT_EQ(r.code, 0) << r.err;
+  const CommandResult r = RunCommand({AutotuneBinary(), "calibrate", "--np", "1", "--backend",
+                                      "nccl", "--json", "--db", db_.string()},
+                                     dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["backend"], "nccl");
   const executor::CalibrateOptions defaults;

@@ -1,7 +1,7 @@
-// `autotune record --autotune` end to end ($AUTOTUNE_BIN launching 4 local ranks with --np 4):
+// `autotune record --autotune` end to end (the binary launching 4 local ranks with --np 4):
 // the knobs really change between samples (each sample's fused collectives respect its own
 // fusion threshold), constants stay, one stored sample and one CSV row per tuned sample, and
-// the best setting is written. Every command runs under `timeout` (cli_harness.h).
+// the best setting is written.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,18 +13,18 @@
 #include <string>
 #include <vector>
 
-#include "cli_harness.h"
+#include "tests/support/cli.h"
 #include "traces/config_file.h"
 #include "traces/store.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using autotune::test_support::Bin;
-using autotune::test_support::MakeTempDir;
-using autotune::test_support::ReadFile;
-using autotune::test_support::Result;
-using autotune::test_support::RunCommand;
+using autotune::testing::AutotuneBinary;
+using autotune::testing::CommandResult;
+using autotune::testing::ReadFile;
+using autotune::testing::RunCommand;
+using autotune::testing::TempDir;
 
 constexpr int kWarmupSamples = 1;
 constexpr int kStepsPerSample = 2;
@@ -32,44 +32,40 @@ constexpr int kMaxSamples = 5;
 
 class RecordAutotuneTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = MakeTempDir();
-    ASSERT_FALSE(dir_.empty());
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
 };
 
 TEST_F(RecordAutotuneTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
   const fs::path db = dir_ / "runs.db", log = dir_ / "log.csv", best = dir_ / "best.yaml";
-  Result r = RunCommand({Bin(),
-                         "record",
-                         "--np",
-                         "4",
-                         "--workload",
-                         "resnet50",
-                         "--scale",
-                         "0.02",
-                         "--warmup-steps",
-                         "1",
-                         "--db",
-                         db.string(),
-                         "--json",
-                         "--cycle-time-ms",
-                         "2",
-                         "--autotune",
-                         "--autotune-warmup-samples",
-                         std::to_string(kWarmupSamples),
-                         "--autotune-steps-per-sample",
-                         std::to_string(kStepsPerSample),
-                         "--autotune-bayes-opt-max-samples",
-                         std::to_string(kMaxSamples),
-                         "--autotune-log-file",
-                         log.string(),
-                         "--autotune-out",
-                         best.string()},
-                        dir_);
-  ASSERT_EQ(r.code, 0) << r.err;
+  CommandResult r = RunCommand({AutotuneBinary(),
+                                "record",
+                                "--np",
+                                "4",
+                                "--workload",
+                                "resnet50",
+                                "--scale",
+                                "0.02",
+                                "--warmup-steps",
+                                "1",
+                                "--db",
+                                db.string(),
+                                "--json",
+                                "--cycle-time-ms",
+                                "2",
+                                "--autotune",
+                                "--autotune-warmup-samples",
+                                std::to_string(kWarmupSamples),
+                                "--autotune-steps-per-sample",
+                                std::to_string(kStepsPerSample),
+                                "--autotune-bayes-opt-max-samples",
+                                std::to_string(kMaxSamples),
+                                "--autotune-log-file",
+                                log.string(),
+                                "--autotune-out",
+                                best.string()},
+                               dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["steps"], (kWarmupSamples + kMaxSamples) * kStepsPerSample);
   EXPECT_EQ(j["complete"], true);
@@ -147,18 +143,37 @@ TEST_F(RecordAutotuneTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
 // starting one) join the tuner as its prior, logged as such; only measured samples are stored.
 TEST_F(RecordAutotuneTest, SimulatorIsThePriorWhenACalibrationExists) {
   const fs::path db = dir_ / "runs.db", log = dir_ / "log.csv";
-  Result cal = RunCommand({Bin(), "calibrate", "--np", "4", "--db", db.string(), "--repetitions",
-                           "3", "--max-bytes", "4194304"},
-                          dir_);
-  ASSERT_EQ(cal.code, 0) << cal.err;
+  CommandResult cal = RunCommand({AutotuneBinary(), "calibrate", "--np", "4", "--db", db.string(),
+                                  "--repetitions", "3", "--max-bytes", "4194304"},
+                                 dir_);
+  ASSERT_EQ(cal.exit_code, 0) << cal.err;
   constexpr int kSimBudget = 12;
-  Result r = RunCommand({Bin(), "record", "--np", "4", "--workload", "resnet50", "--scale", "0.02",
-                         "--warmup-steps", "1", "--db", db.string(), "--json", "--autotune",
-                         "--autotune-warmup-samples", "0", "--autotune-steps-per-sample", "2",
-                         "--autotune-bayes-opt-max-samples", "3", "--autotune-sim-budget",
-                         std::to_string(kSimBudget), "--autotune-log-file", log.string()},
-                        dir_);
-  ASSERT_EQ(r.code, 0) << r.err;
+  CommandResult r = RunCommand({AutotuneBinary(),
+                                "record",
+                                "--np",
+                                "4",
+                                "--workload",
+                                "resnet50",
+                                "--scale",
+                                "0.02",
+                                "--warmup-steps",
+                                "1",
+                                "--db",
+                                db.string(),
+                                "--json",
+                                "--autotune",
+                                "--autotune-warmup-samples",
+                                "0",
+                                "--autotune-steps-per-sample",
+                                "2",
+                                "--autotune-bayes-opt-max-samples",
+                                "3",
+                                "--autotune-sim-budget",
+                                std::to_string(kSimBudget),
+                                "--autotune-log-file",
+                                log.string()},
+                               dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("simulator prior: " + std::to_string(kSimBudget + 1) +
                        " settings simulated on this run's 2 steps"),
             std::string::npos)
@@ -200,30 +215,30 @@ TEST_F(RecordAutotuneTest, SimulatorIsThePriorWhenACalibrationExists) {
 
 // Bagua's time-based flags: the probe sample's step time maps them to sample counts.
 TEST_F(RecordAutotuneTest, TimeBasedFlagsBecomeSampleCounts) {
-  Result r = RunCommand({Bin(),
-                         "record",
-                         "--np",
-                         "4",
-                         "--workload",
-                         "resnet50",
-                         "--scale",
-                         "0.02",
-                         "--warmup-steps",
-                         "1",
-                         "--db",
-                         (dir_ / "runs.db").string(),
-                         "--json",
-                         "--autotune",
-                         "--autotune-steps-per-sample",
-                         "2",
-                         "--autotune-sampling-confidence-time-s",
-                         "0.02",
-                         "--autotune-warmup-time-s",
-                         "0",
-                         "--autotune-max-samples",
-                         "2"},
-                        dir_);
-  ASSERT_EQ(r.code, 0) << r.err;
+  CommandResult r = RunCommand({AutotuneBinary(),
+                                "record",
+                                "--np",
+                                "4",
+                                "--workload",
+                                "resnet50",
+                                "--scale",
+                                "0.02",
+                                "--warmup-steps",
+                                "1",
+                                "--db",
+                                (dir_ / "runs.db").string(),
+                                "--json",
+                                "--autotune",
+                                "--autotune-steps-per-sample",
+                                "2",
+                                "--autotune-sampling-confidence-time-s",
+                                "0.02",
+                                "--autotune-warmup-time-s",
+                                "0",
+                                "--autotune-max-samples",
+                                "2"},
+                               dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string::size_type at = r.err.find("ms -> ");
   ASSERT_NE(at, std::string::npos) << r.err;
   const int steps_per_sample = std::stoi(r.err.substr(at + 6));
@@ -235,12 +250,12 @@ TEST_F(RecordAutotuneTest, TimeBasedFlagsBecomeSampleCounts) {
 }
 
 TEST_F(RecordAutotuneTest, EveryRuntimeKnobConstantIsRefusedBeforeLaunch) {
-  Result r =
-      RunCommand({Bin(), "record", "--np", "4", "--db", (dir_ / "runs.db").string(), "--autotune",
-                  "--fusion-threshold-mb", "8", "--cycle-time-ms", "2", "--cache-capacity", "0",
-                  "--no-hierarchical-allreduce", "--no-hierarchical-allgather"},
-                 dir_);
-  EXPECT_NE(r.code, 0);
+  CommandResult r = RunCommand(
+      {AutotuneBinary(), "record", "--np", "4", "--db", (dir_ / "runs.db").string(), "--autotune",
+       "--fusion-threshold-mb", "8", "--cycle-time-ms", "2", "--cache-capacity", "0",
+       "--no-hierarchical-allreduce", "--no-hierarchical-allgather"},
+      dir_);
+  EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("nothing to tune"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "runs.db"));
 }

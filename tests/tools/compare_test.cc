@@ -1,8 +1,9 @@
 // runs / compare / workloads on a database written through the store.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
-#include "tests/cli/cli_test_util.h"
+#include "tests/support/cli.h"
 #include "traces/store.h"
 
 namespace autotune::testing {

@@ -1,5 +1,6 @@
-// Synthetic inputs for tests and benchmarks: a Calibration measured off a parametric
-// network, and a Trace "recorded" by replaying a workload on it (no MPI needed).
+// Synthetic inputs for tests and benchmarks (test support, not part of the simulator
+// library): a Calibration measured off a parametric network, and a Trace "recorded" by
+// replaying a workload on it (no MPI needed).
 #pragma once
 
 #include <cstdint>

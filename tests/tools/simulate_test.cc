@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "simulator/synthetic.h"
-#include "tests/cli/cli_test_util.h"
-#include "tests/simulator/sim_test_util.h"
+#include "tests/support/cli.h"
+#include "tests/support/sim_fixtures.h"
+#include "tests/support/synthetic.h"
 #include "traces/store.h"
 
 namespace autotune::testing {
