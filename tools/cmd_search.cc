@@ -89,7 +89,7 @@ Status LoadInputs(const SearchFlags& flags, Inputs* in) {
   std::vector<Sample> samples;
   AUTOTUNE_RETURN_IF_ERROR(store->ListSamples(in->run.workload.name, in->run.topology, &samples));
   for (const Sample& sample : samples) {
-    if (sample.fidelity != "measured") continue;
+    if (sample.fidelity != autotune::Fidelity::kMeasured) continue;
     RunInfo origin;
     Point point;
     if (!store->GetRun(sample.run_id, &origin).ok() || origin.scale != in->run.scale ||

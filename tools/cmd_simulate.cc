@@ -175,7 +175,7 @@ Status WriteResults(const Plan& plan, const std::string& command, Store* store,
   std::vector<Sample> samples;
   for (size_t i = 0; i < plan.settings.size(); ++i) {
     Sample s;
-    s.fidelity = "simulated";
+    s.fidelity = Fidelity::kSimulated;
     s.run_id = (*run_ids)[i];
     s.trace_run_id = plan.run.id;
     s.calibration_id = plan.calibration.id;

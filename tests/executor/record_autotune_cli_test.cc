@@ -89,7 +89,7 @@ TEST_F(RecordAutotuneTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
   std::set<std::string> settings;
   for (size_t i = 0; i < samples.size(); ++i) {
     const autotune::Sample& s = samples[i];
-    EXPECT_EQ(s.fidelity, "measured");
+    EXPECT_EQ(s.fidelity, autotune::Fidelity::kMeasured);
     EXPECT_EQ(s.knobs.cycle_time_ms, 2.0);  // the constant
     EXPECT_EQ(s.knobs.num_groups, 0);
     EXPECT_GT(s.score_bytes_per_s, 0.0);
@@ -185,7 +185,7 @@ TEST_F(RecordAutotuneTest, SimulatorIsThePriorWhenACalibrationExists) {
   int stored = 0;
   for (const autotune::Sample& s : all) {
     if (s.run_id != run.id) continue;
-    EXPECT_EQ(s.fidelity, "measured");
+    EXPECT_EQ(s.fidelity, autotune::Fidelity::kMeasured);
     ++stored;
   }
   EXPECT_EQ(stored, 3);
