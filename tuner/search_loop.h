@@ -8,10 +8,11 @@
 //      co-kriging model, until the stop rule (tuner/search_policy.h) says stop;
 //   4. the verdict: the incumbent (best posterior mean among the measured settings), the
 //      setting written as the best, and whether it is shown to beat the default.
-// `autotune search` (one round of 1-4 per invocation), `search --live` (rounds until the rule
-// stops) and `record --autotune` (4 after every measured sample) use it through
-// tuner/knob_search.h; RunBayesSearch below is the same loop closed over two objectives. It
-// knows nothing of MPI or SQLite: objectives are plain functions.
+// `autotune search` (one round of 1-4 per invocation: 3 proposes, others measure), `search
+// --live` (rounds until the rule stops) and `record --autotune` (1 and 3 for every sample of
+// the run, 2 after its first, the incumbent at the end) use it through tuner/knob_search.h;
+// RunBayesSearch below is the same loop closed over two objectives. It knows nothing of MPI
+// or SQLite: objectives are plain functions.
 #pragma once
 
 #include <functional>
