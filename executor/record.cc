@@ -114,7 +114,7 @@ Status EndSample(Session* s, int64_t run_id, TuningSample& sample, bool* done) {
     if (st.ok() && decision.store) {
       std::vector<Sample> rows(1);
       Sample& row = rows[0];
-      row.fidelity = "measured";
+      row.fidelity = Fidelity::kMeasured;
       row.run_id = run_id;
       row.trace_run_id = run_id;
       row.workload = s->workload.name;

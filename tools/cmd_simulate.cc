@@ -15,6 +15,7 @@
 
 #include "simulator/grid.h"
 #include "simulator/simulation.h"
+#include "simulator/stored_simulation.h"
 #include "simulator/timeline_csv.h"
 #include "tools/command.h"
 #include "tools/knob_flags.h"
@@ -93,41 +94,15 @@ Status ResolveSettings(const SimulateOptions& o, const RunInfo& run, const Topol
   return Status::Ok();
 }
 
-std::string CalibrateHint(const RunInfo& run, const std::string& db) {
-  const Topology& t = run.topology;
-  if (t.nodes > 1) {
-    return "mpirun -np " + std::to_string(t.world_size()) +
-           " --hostfile HOSTS autotune calibrate --db " + db + " (" + std::to_string(t.nodes) +
-           " nodes x " + std::to_string(t.ranks_per_node) + " ranks)";
-  }
-  return "autotune calibrate --np " + std::to_string(t.world_size()) + " --db " + db;
-}
-
 Status MakePlan(const SimulateOptions& o, Store* store, Plan* plan) {
-  AUTOTUNE_RETURN_IF_ERROR(store->GetRun(o.run, &plan->run));
-  const RunInfo& run = plan->run;
-  if (run.kind != RunKind::kMeasured) {
-    return Status::InvalidArgument("run " + std::to_string(o.run) + " is a " +
-                                   RunKindName(run.kind) +
-                                   " run (of run " + std::to_string(run.source_run) +
-                                   "); simulate a measured run");
-  }
-  Trace trace;
-  AUTOTUNE_RETURN_IF_ERROR(store->LoadTrace(o.run, &trace));
-  Status st = store->FindCalibration(run.topology, run.backend, &plan->calibration);
-  if (st.code() == Status::Code::kNotFound) {
-    return Status::NotFound("no calibration for topology " + run.topology.key() + " (" +
-                            BackendName(run.backend) + ") in " + o.db +
-                            "; make one with: " + CalibrateHint(run, o.db));
-  }
-  AUTOTUNE_RETURN_IF_ERROR(st);
-  Topology target = run.topology;
-  if (o.nodes > 0) target.nodes = o.nodes;
-  if (o.ranks_per_node > 0) target.ranks_per_node = o.ranks_per_node;
-  if (!target.SameShape(run.topology)) target.hosts.clear();
-  AUTOTUNE_RETURN_IF_ERROR(ResolveSettings(o, run, target, &plan->settings));
+  sim::StoredSimulation loaded;
+  AUTOTUNE_RETURN_IF_ERROR(sim::LoadSimulation(*store, o.run, {o.nodes, o.ranks_per_node},
+                                               sim::IfUncalibrated::kFail, &loaded));
+  plan->run = loaded.run;
+  plan->calibration = loaded.calibration;
+  plan->simulation = std::move(*loaded.simulation);
   AUTOTUNE_RETURN_IF_ERROR(
-      sim::Simulation::Build(trace, plan->calibration, target, &plan->simulation));
+      ResolveSettings(o, plan->run, plan->simulation.topology(), &plan->settings));
 
   const auto start = std::chrono::steady_clock::now();
   plan->results = plan->simulation.EvaluateAll(plan->settings, o.threads);
@@ -176,7 +151,7 @@ Status WriteResults(const Plan& plan, const std::string& command, Store* store,
   std::vector<Sample> samples;
   for (size_t i = 0; i < plan.settings.size(); ++i) {
     Sample s;
-    s.fidelity = "simulated";
+    s.fidelity = Fidelity::kSimulated;
     s.run_id = (*run_ids)[i];
     s.trace_run_id = plan.run.id;
     s.calibration_id = plan.calibration.id;

@@ -7,18 +7,17 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "simulator/simulation.h"
-#include "traces/knob_table.h"
+#include "simulator/stored_simulation.h"
 #include "traces/config_file.h"
 #include "traces/store.h"
-#include "tuner/knob_space.h"
 
 namespace autotune::cli {
 namespace {
 
+// The model of the online search; its stop rule is the sample budget alone.
 tuner::SearchOptions MakeOptions(const OnlineTuningFlags& flags) {
   tuner::SearchOptions options;
-  options.max_measured_samples = flags.max_samples;
+  options.stop.max_measured_samples = flags.max_samples;
   options.seed = flags.seed;
   options.model.residual_gp.fixed_noise_stddev = flags.gp_noise;
   options.model.residual_gp.seed = flags.seed;
@@ -26,36 +25,27 @@ tuner::SearchOptions MakeOptions(const OnlineTuningFlags& flags) {
   return options;
 }
 
-// The runtime knobs the online tuner moves; everything else is fixed at its starting value.
-bool IsOnlineKnob(const std::string& name) {
-  const KnobSpec* spec = FindKnob(name);
-  return spec != nullptr && spec->lifetime == KnobLifetime::kRuntime;
-}
-
 }  // namespace
 
 OnlineTuner::OnlineTuner(const OnlineTuningFlags& flags, tuner::Space space, const Knobs& start)
-    : flags_(flags), space_(space), start_(start), search_(std::move(space), MakeOptions(flags)) {}
+    : flags_(flags), search_(std::move(space), start, MakeOptions(flags), LogTo(&log_)) {}
 
 Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
                            const std::set<std::string>& constants, const std::string& backend,
                            std::unique_ptr<OnlineTuner>* out) {
-  tuner::Space space = tuner::KnobSearchSpace(backend == "nccl" ? tuner::KnobBackend::kNccl
-                                                                : tuner::KnobBackend::kMpi);
-  for (int i = 0; i < space.num_dimensions(); ++i) {
-    const std::string& name = space.dimension(i).name;
-    if (IsOnlineKnob(name) && !constants.count(name)) continue;
-    AUTOTUNE_RETURN_IF_ERROR(
-        space.SetConstantText(name, KnobValue(start, name)).WithPrefix("constant " + name));
-  }
+  tuner::Space space;
+  BackendKind backend_kind = BackendKind::kMpi;
+  AUTOTUNE_RETURN_IF_ERROR(ParseBackend(backend, &backend_kind));
+  AUTOTUNE_RETURN_IF_ERROR(tuner::KnobSpace(backend_kind, start, constants,
+                                            tuner::FreeKnobs::kOnline, &space));
   if (space.encoded_size() == 0) {
     return Status::InvalidArgument(
         "--autotune: every runtime knob is a constant (given on the command line or in "
         "--config-file); nothing to tune");
   }
-  std::unique_ptr<OnlineTuner> tuner(new OnlineTuner(flags, std::move(space), start));
-  AUTOTUNE_RETURN_IF_ERROR(tuner->log_.Open(flags.log_file));
-  *out = std::move(tuner);
+  std::unique_ptr<OnlineTuner> online(new OnlineTuner(flags, std::move(space), start));
+  AUTOTUNE_RETURN_IF_ERROR(online->log_.Open(flags.log_file));
+  *out = std::move(online);
   return Status::Ok();
 }
 
@@ -90,40 +80,29 @@ void OnlineTuner::AddSimulatorPrior(int64_t run_id) {
   };
   std::unique_ptr<Store> store;
   Status st = Store::Open(flags_.db, Store::Mode::kReadOnly, &store);
-  Trace trace;
-  if (st.ok()) st = store->LoadTrace(run_id, &trace);
-  if (!st.ok()) return skip(st.message());
-  Calibration calibration;
-  st = store->FindCalibration(trace.run.topology, trace.run.backend, &calibration);
-  if (st.code() == Status::Code::kNotFound) {
-    return skip("no calibration of " + trace.run.topology.key() + " (" +
-                BackendName(trace.run.backend) + ") in " + flags_.db +
-                "; `autotune calibrate` adds one");
+  sim::StoredSimulation loaded;
+  if (st.ok()) {
+    st = sim::LoadSimulation(*store, run_id, {}, sim::IfUncalibrated::kNoSimulation, &loaded);
   }
-  sim::Simulation simulation;
-  if (st.ok()) st = sim::Simulation::Build(trace, calibration, std::nullopt, &simulation);
   if (!st.ok()) return skip(st.message());
-  auto simulate = [&](const tuner::Point& point) {
-    ++simulated_;
-    return ObserveSimulated(simulation, start_, &log_, &search_, point);
-  };
-  tuner::Point start;
-  st = KnobsToPoint(space_, start_, &start);
-  if (st.ok()) st = simulate(start);  // nested designs: the measured start is simulated too
-  for (int i = 0; st.ok() && i < flags_.sim_budget; ++i) {
-    StatusOr<tuner::Suggestion> next = search_.Suggest(tuner::Fidelity::kSimulated);
-    st = next.ok() ? simulate(next->point) : next.status();
-  }
+  if (!loaded.simulation) return skip(loaded.missing.message());
+  const sim::Simulation& simulation = *loaded.simulation;
+  st = search_.SimulatePrior(
+      [&](const Knobs& knobs) { return simulation.Evaluate(knobs).score_bytes_per_s; },
+      flags_.sim_budget);
   if (!st.ok()) return skip("simulator: " + st.message());
   StatusOr<tuner::Incumbent> best = search_.Best(tuner::Fidelity::kSimulated);
-  tuner::Point best_point = best.ok() ? best->point : start;
-  Knobs best_knobs;
-  (void)PointToKnobs(space_, best_point, start_, &best_knobs);
+  Knobs best_knobs = search_.base();  // the starting setting
+  if (best.ok()) {
+    StatusOr<Knobs> knobs = search_.ToKnobs(best->point);
+    if (knobs.ok()) best_knobs = *knobs;
+  }
   std::fprintf(stderr,
                "record --autotune: simulator prior: %d settings simulated on this run's %zu "
                "steps (calibration %lld); predicted best %s at %.4g GB/s\n",
-               simulated_, trace.steps.size(), static_cast<long long>(calibration.id),
-               KnobsShort(best_knobs).c_str(), best.ok() ? best->prediction.mean / 1e9 : 0.0);
+               search_.simulated(), simulation.trace().steps().size(),
+               static_cast<long long>(loaded.calibration.id), KnobsShort(best_knobs).c_str(),
+               best.ok() ? best->prediction.mean / 1e9 : 0.0);
 }
 
 Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningDecision* decision) {
@@ -138,11 +117,7 @@ Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningD
                  sample.index + 1, warmup_samples_, sample.score_bytes_per_s / 1e9);
     return Status::Ok();
   }
-  tuner::Point point;
-  AUTOTUNE_RETURN_IF_ERROR(KnobsToPoint(space_, sample.knobs, &point));
-  AUTOTUNE_RETURN_IF_ERROR(
-      search_.Observe({point, tuner::Fidelity::kMeasured, sample.score_bytes_per_s}));
-  log_.Write(sample.knobs, "measured", sample.score_bytes_per_s);
+  AUTOTUNE_RETURN_IF_ERROR(search_.ObserveMeasured(sample.knobs, sample.score_bytes_per_s));
   if (observed() == 1) default_score_ = sample.score_bytes_per_s;
   if (observed() == 1 && flags_.sim_budget > 0 && !flags_.db.empty()) {
     AddSimulatorPrior(sample.run_id);
@@ -150,40 +125,35 @@ Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningD
   std::fprintf(stderr, "record --autotune: sample %d/%d: %s: %.4g GB/s\n", observed(),
                flags_.max_samples, KnobsShort(sample.knobs).c_str(),
                sample.score_bytes_per_s / 1e9);
-  if (observed() >= flags_.max_samples) {
-    tuner::Incumbent best;
-    double measured = 0.0;
-    AUTOTUNE_RETURN_IF_ERROR(Best(&decision->next, &best, &measured));
-    decision->done = true;
-    std::fprintf(stderr, "record --autotune: budget spent; best %s kept for the rest of the run\n",
-                 KnobsShort(decision->next).c_str());
+  StatusOr<tuner::KnobSearch::Next> next = search_.NextMeasured();
+  if (!next.ok()) return next.status().WithPrefix("record --autotune");
+  if (next->stop == tuner::StopReason::kNotStopped) {
+    decision->next = next->knobs;
     return Status::Ok();
   }
-  StatusOr<tuner::Suggestion> next = search_.Suggest(tuner::Fidelity::kMeasured);
-  if (!next.ok()) return next.status().WithPrefix("record --autotune");
-  return PointToKnobs(space_, next->point, start_, &decision->next);
+  tuner::Reported best;
+  AUTOTUNE_RETURN_IF_ERROR(Best(&decision->next, &best));
+  decision->done = true;
+  std::fprintf(stderr, "record --autotune: %s; best %s kept for the rest of the run\n",
+               tuner::StopReasonName(next->stop), KnobsShort(decision->next).c_str());
+  return Status::Ok();
 }
 
-Status OnlineTuner::Best(Knobs* knobs, tuner::Incumbent* incumbent, double* measured_mean) {
-  StatusOr<tuner::Incumbent> best = search_.Best(tuner::Fidelity::kMeasured);
-  if (!best.ok()) return best.status().WithPrefix("record --autotune");
-  *incumbent = *best;
-  int count = 0;
-  *measured_mean = 0.0;
-  for (const tuner::Observation& o : search_.observations()) {
-    if (o.fidelity != tuner::Fidelity::kMeasured || o.point != best->point) continue;
-    *measured_mean += o.score;
-    ++count;
-  }
-  if (count > 0) *measured_mean /= count;
-  return PointToKnobs(space_, best->point, start_, knobs);
+Status OnlineTuner::Best(Knobs* knobs, tuner::Reported* best) {
+  StatusOr<tuner::Reported> incumbent = search_.Incumbent();
+  if (!incumbent.ok()) return incumbent.status().WithPrefix("record --autotune");
+  *best = *incumbent;
+  StatusOr<Knobs> best_knobs = search_.ToKnobs(best->point);
+  if (!best_knobs.ok()) return best_knobs.status();
+  *knobs = *best_knobs;
+  return Status::Ok();
 }
 
 Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) {
   ConfigFile config;
-  tuner::Incumbent best;
-  double measured = 0.0;
-  AUTOTUNE_RETURN_IF_ERROR(Best(&config.knobs, &best, &measured));
+  tuner::Reported best;
+  AUTOTUNE_RETURN_IF_ERROR(Best(&config.knobs, &best));
+  const double measured = best.measured.mean;
   const std::string target = flags_.out.empty() ? "" : " -> " + flags_.out;
   std::fprintf(json ? stderr : stdout,
                "autotune: best of %d samples: %s, measured %.4g GB/s (starting setting %.4g "

@@ -16,7 +16,7 @@
 #include "executor/record.h"
 #include "tools/tuning_io.h"
 #include "traces/knobs.h"
-#include "tuner/bayes_search.h"
+#include "tuner/knob_search.h"
 
 namespace autotune::cli {
 
@@ -48,6 +48,8 @@ struct OnlineTuningFlags {
 // Adds --autotune and the --autotune-* flags above to `app` (the time-based ones with units).
 void AddOnlineTuningFlags(CLI::App* app, OnlineTuningFlags* flags);
 
+// The online tuner: an adapter of the search loop (tuner/knob_search.h) to the executor's
+// samples. Its stop rule is the sample budget alone.
 class OnlineTuner {
  public:
   // start: the knobs of the run (defaults + constants); constants: the names of
@@ -59,10 +61,10 @@ class OnlineTuner {
   // executor::TuningStep: takes a finished sample, decides the next knobs.
   Status Step(const executor::TuningSample& sample, executor::TuningDecision* decision);
 
-  int observed() const { return search_.count(tuner::Fidelity::kMeasured); }
-  // The measured setting with the best posterior mean, its knobs and measured
-  // mean score.
-  Status Best(Knobs* knobs, tuner::Incumbent* incumbent, double* measured_mean);
+  int observed() const { return search_.measured(); }
+  // The measured setting with the best posterior mean: its knobs, its posterior and its
+  // measured repeats.
+  Status Best(Knobs* knobs, tuner::Reported* best);
   // Prints the best setting (on stderr when json: stdout then holds record's
   // JSON alone) and writes it to flags.out (when given) with its evidence.
   Status WriteBest(const std::string& db, int64_t run_id, bool json);
@@ -70,10 +72,6 @@ class OnlineTuner {
  private:
   OnlineTuner(const OnlineTuningFlags& flags, tuner::Space space, const Knobs& start);
 
-  OnlineTuningFlags flags_;
-  tuner::Space space_;
-  Knobs start_;
-  tuner::BayesSearch search_;
   // Maps the time-based flags from the probe sample (sample 0).
   void MapTimeFlags(const executor::TuningSample& probe, executor::TuningDecision* decision);
   // Simulates flags_.sim_budget settings chosen by the tuner on run_id's trace so far and
@@ -81,10 +79,11 @@ class OnlineTuner {
   // an error: the run goes on with measured samples only, saying why on stderr.
   void AddSimulatorPrior(int64_t run_id);
 
-  SampleLog log_;
+  OnlineTuningFlags flags_;
+  SampleLog log_;  // before search_, which writes to it
+  tuner::KnobSearch search_;
   int warmup_samples_ = 0;      // samples discarded before the first observed one
   double default_score_ = 0.0;  // the first observed sample: the run's starting setting
-  int simulated_ = 0;           // settings simulated for the prior
 };
 
 }  // namespace autotune::cli

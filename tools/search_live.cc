@@ -60,7 +60,7 @@ int RunLive(SearchFlags flags) {
     Round round;
     std::cerr << "search --live: round " << round_index << "\n";
     if (int code = RunSearch(flags, &round); code != 0) return code;
-    if (!round.stop_reason.empty() || round.proposal_files.empty()) return 0;
+    if (round.stop != tuner::StopReason::kNotStopped || round.proposal_files.empty()) return 0;
     for (const std::string& proposal : round.proposal_files) {
       char scale[32];
       std::snprintf(scale, sizeof(scale), "%.17g", run.scale);

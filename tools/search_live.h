@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tools/knob_flags.h"
+#include "tuner/bayes_search.h"
 
 namespace autotune::cli {
 
@@ -37,9 +38,9 @@ struct SearchFlags {
   KnobFlags knobs;
 };
 
-// What one search round decided: why it stops (empty: it does not), what to measure next.
+// What one search round decided: whether the stop rule says stop, what to measure next.
 struct Round {
-  std::string stop_reason;
+  tuner::StopReason stop = tuner::StopReason::kNotStopped;
   std::vector<std::string> proposal_files;
 };
 

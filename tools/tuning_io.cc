@@ -7,25 +7,6 @@
 
 namespace autotune::cli {
 
-Status KnobsToPoint(const tuner::Space& space, const Knobs& knobs, tuner::Point* point) {
-  point->assign(space.num_dimensions(), 0.0);
-  for (int i = 0; i < space.num_dimensions(); ++i) {
-    StatusOr<double> value = space.ParseValue(i, KnobValue(knobs, space.dimension(i).name));
-    if (!value.ok()) return value.status();
-    (*point)[i] = *value;
-  }
-  return Status::Ok();
-}
-
-Status PointToKnobs(const tuner::Space& space, const tuner::Point& point, const Knobs& base,
-                    Knobs* knobs) {
-  *knobs = base;
-  for (int i = 0; i < space.num_dimensions(); ++i) {
-    AUTOTUNE_RETURN_IF_ERROR(SetKnob(knobs, space.dimension(i).name, space.ValueText(point, i)));
-  }
-  return knobs->Validate();
-}
-
 namespace {
 
 // The knobs of Horovod's autotune log, in its column order (hierarchical allreduce, allgather,
@@ -65,13 +46,10 @@ void SampleLog::Write(const Knobs& k, const std::string& fidelity, double score_
   file_.flush();
 }
 
-Status ObserveSimulated(const sim::Simulation& simulation, const Knobs& base, SampleLog* log,
-                        tuner::BayesSearch* search, const tuner::Point& point) {
-  Knobs knobs;
-  AUTOTUNE_RETURN_IF_ERROR(PointToKnobs(search->space(), point, base, &knobs));
-  const double score = simulation.Evaluate(knobs).score_bytes_per_s;
-  log->Write(knobs, "simulated", score);
-  return search->Observe({point, tuner::Fidelity::kSimulated, score});
+tuner::SampleListener LogTo(SampleLog* log) {
+  return [log](const Knobs& knobs, Fidelity fidelity, double score_bytes_per_s) {
+    log->Write(knobs, FidelityName(fidelity), score_bytes_per_s);
+  };
 }
 
 }  // namespace autotune::cli

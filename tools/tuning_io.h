@@ -1,27 +1,15 @@
-// What `autotune search` and `autotune record --autotune` share between the
-// tuner's points and autotune's knobs: the conversions both ways and the
-// --autotune-log-file CSV.
+// What `autotune search` and `autotune record --autotune` share beyond the search loop
+// (tuner/knob_search.h): the --autotune-log-file CSV.
 #pragma once
 
 #include <fstream>
 #include <string>
 
-#include "simulator/simulation.h"
 #include "traces/knobs.h"
 #include "traces/status.h"
-#include "tuner/bayes_search.h"
-#include "tuner/space.h"
+#include "tuner/knob_search.h"
 
 namespace autotune::cli {
-
-// A knob setting as a point of the space; fails when a value has no place in it
-// (e.g. an NCCL algorithm the space does not list).
-Status KnobsToPoint(const tuner::Space& space, const Knobs& knobs, tuner::Point* point);
-
-// The point's values over `base` (the knobs outside the space); validates the
-// result.
-Status PointToKnobs(const tuner::Space& space, const tuner::Point& point, const Knobs& base,
-                    Knobs* knobs);
 
 // The CSV of --autotune-log-file: Horovod's columns first (its units: threshold
 // in MB, score in bytes per microsecond), then every other knob, the fidelity
@@ -36,9 +24,8 @@ class SampleLog {
   std::ofstream file_;
 };
 
-// Simulates `point` (its knobs over `base`), writes it to `log` and observes it in `search` as
-// a simulated sample: one step of the simulated phase of `search` and `record --autotune`.
-Status ObserveSimulated(const sim::Simulation& simulation, const Knobs& base, SampleLog* log,
-                        tuner::BayesSearch* search, const tuner::Point& point);
+// A listener of the search that writes each sample it takes in to `log` (which must outlive
+// the search).
+tuner::SampleListener LogTo(SampleLog* log);
 
 }  // namespace autotune::cli

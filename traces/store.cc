@@ -224,7 +224,7 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
   }
   if (complete && info.kind == RunKind::kMeasured && info.steps_recorded > 0 && own_samples == 0) {
     Sample sample;
-    sample.fidelity = "measured";
+    sample.fidelity = Fidelity::kMeasured;
     sample.run_id = run_id;
     sample.trace_run_id = run_id;
     sample.workload = info.workload.name;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "traces/calibration.h"
+#include "traces/fidelity.h"
 #include "traces/knobs.h"
 #include "traces/status.h"
 #include "traces/trace.h"
@@ -26,7 +27,7 @@ inline constexpr int kSchemaVersion = 1;
 // A scored point in knob space, measured (a complete run) or simulated (a replay).
 struct Sample {
   int64_t id = 0;
-  std::string fidelity = "simulated";  // measured | simulated
+  Fidelity fidelity = Fidelity::kSimulated;
   int64_t run_id = 0;          // measured: the run; simulated: the simulated run row, or 0
   int64_t trace_run_id = 0;    // the recorded trace it derives from
   int64_t calibration_id = 0;  // network model used (simulated), 0 if none
@@ -36,6 +37,17 @@ struct Sample {
   double score_bytes_per_s = 0.0;  // ScoreBytesPerSecond over the sample's steps
   double step_ms = 0.0;            // median step time, ms
   std::string created_at;
+};
+
+// Which samples ListSamples returns. Workload and topology shape always match; an unset
+// field matches every sample.
+struct SampleQuery {
+  std::string workload;
+  Topology topology;                    // its shape: nodes and ranks per node
+  std::optional<Fidelity> fidelity;     // default: both
+  // Of the run in the sample's run_id; a sample without a run matches neither when set.
+  std::optional<double> scale;          // the run's --scale, exactly
+  std::optional<std::string> backend;   // the run's backend: mpi | nccl
 };
 
 class Store {
@@ -81,6 +93,8 @@ class Store {
   // Samples for a workload name and topology shape (both fidelities), oldest first.
   Status ListSamples(const std::string& workload, const Topology& topology,
                      std::vector<Sample>* out);
+  // The samples `query` selects, oldest first.
+  Status ListSamples(const SampleQuery& query, std::vector<Sample>* out);
 
  private:
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

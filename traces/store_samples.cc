@@ -37,7 +37,7 @@ Status InsertSample(sqlite3* db, Sample* sample) {
   Statement insert(db, R"sql(INSERT INTO samples (created_at, fidelity, run_id, trace_run_id,
       calibration_id, workload, nodes, ranks_per_node, knobs_json, score_bytes_per_s, step_ms)
       VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
-  insert.Bind(1, sample->fidelity);
+  insert.Bind(1, std::string(FidelityName(sample->fidelity)));
   auto bind_id = [&](int i, int64_t id) {
     if (id > 0) {
       insert.Bind(i, id);
@@ -59,39 +59,58 @@ Status InsertSample(sqlite3* db, Sample* sample) {
 Status Store::AddSamples(std::vector<Sample>* samples) {
   Transaction tx(db_);
   AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path_));
-  for (Sample& s : *samples) {
-    if (s.fidelity != "measured" && s.fidelity != "simulated") {
-      return Status::InvalidArgument("sample fidelity must be measured or simulated, not \"" +
-                                     s.fidelity + "\"");
-    }
-    AUTOTUNE_RETURN_IF_ERROR(InsertSample(db_, &s).WithPrefix(path_));
-  }
+  for (Sample& s : *samples) AUTOTUNE_RETURN_IF_ERROR(InsertSample(db_, &s).WithPrefix(path_));
   return tx.Commit().WithPrefix(path_);
 }
 
 Status Store::ListSamples(const std::string& workload, const Topology& topology,
                           std::vector<Sample>* out) {
+  SampleQuery query;
+  query.workload = workload;
+  query.topology = topology;
+  return ListSamples(query, out);
+}
+
+Status Store::ListSamples(const SampleQuery& query, std::vector<Sample>* out) {
   out->clear();
-  Statement q(db_, R"sql(SELECT id, created_at, fidelity, run_id, trace_run_id, calibration_id,
-      knobs_json, score_bytes_per_s, step_ms FROM samples
-      WHERE workload = ? AND nodes = ? AND ranks_per_node = ? ORDER BY id)sql");
-  q.Bind(1, workload).Bind(2, topology.nodes).Bind(3, topology.ranks_per_node);
+  Statement q(db_, R"sql(SELECT s.id, s.created_at, s.fidelity, s.run_id, s.trace_run_id,
+      s.calibration_id, s.knobs_json, s.score_bytes_per_s, s.step_ms
+      FROM samples s LEFT JOIN runs r ON r.id = s.run_id
+      WHERE s.workload = ?1 AND s.nodes = ?2 AND s.ranks_per_node = ?3
+        AND (?4 IS NULL OR s.fidelity = ?4) AND (?5 IS NULL OR r.scale = ?5)
+        AND (?6 IS NULL OR r.backend = ?6)
+      ORDER BY s.id)sql");
+  q.Bind(1, query.workload).Bind(2, query.topology.nodes).Bind(3, query.topology.ranks_per_node);
+  if (query.fidelity) {
+    q.Bind(4, std::string(FidelityName(*query.fidelity)));
+  } else {
+    q.BindNull(4);
+  }
+  if (query.scale) {
+    q.Bind(5, *query.scale);
+  } else {
+    q.BindNull(5);
+  }
+  if (query.backend) {
+    q.Bind(6, *query.backend);
+  } else {
+    q.BindNull(6);
+  }
   Status st;
   while (q.Step(&st)) {
     Sample s;
     s.id = q.Int(0);
     s.created_at = q.Text(1);
-    s.fidelity = q.Text(2);
+    const std::string row = path_ + ": samples row " + std::to_string(s.id);
+    Status fidelity = ParseFidelity(q.Text(2), &s.fidelity);
+    if (!fidelity.ok()) return Status::Corruption(row + ": " + fidelity.message());
     s.run_id = q.IsNull(3) ? 0 : q.Int(3);
     s.trace_run_id = q.IsNull(4) ? 0 : q.Int(4);
     s.calibration_id = q.IsNull(5) ? 0 : q.Int(5);
-    s.workload = workload;
-    s.topology = topology;
+    s.workload = query.workload;
+    s.topology = query.topology;
     Status k = KnobsFromJson(nlohmann::json::parse(q.Text(6), nullptr, false), &s.knobs);
-    if (!k.ok()) {
-      return Status::Corruption(path_ + ": samples row " + std::to_string(s.id) + ": " +
-                                k.message());
-    }
+    if (!k.ok()) return Status::Corruption(row + ": " + k.message());
     s.score_bytes_per_s = q.Double(7);
     s.step_ms = q.Double(8);
     out->push_back(std::move(s));

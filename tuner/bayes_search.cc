@@ -6,10 +6,6 @@
 
 namespace autotune::tuner {
 
-const char* FidelityName(Fidelity fidelity) {
-  return fidelity == Fidelity::kSimulated ? "simulated" : "measured";
-}
-
 const char* StopReasonName(StopReason reason) {
   switch (reason) {
     case StopReason::kNotStopped:
@@ -18,6 +14,20 @@ const char* StopReasonName(StopReason reason) {
       return "budget spent";
     case StopReason::kExpectedImprovementBelowThreshold:
       return "expected improvement below threshold";
+  }
+  return "unknown";
+}
+
+const char* SuggestionOriginName(SuggestionOrigin origin) {
+  switch (origin) {
+    case SuggestionOrigin::kInitialDesign:
+      return "initial design";
+    case SuggestionOrigin::kExpectedImprovement:
+      return "expected improvement";
+    case SuggestionOrigin::kSimulatedOptimum:
+      return "simulated optimum";
+    case SuggestionOrigin::kDefaultNeverMeasured:
+      return "default, never measured";
   }
   return "unknown";
 }
@@ -229,7 +239,7 @@ StatusOr<Suggestion> BayesSearch::BestCandidate(Fidelity fidelity, const Surroga
       suggestion.prediction = {mean[k], std::max(0.0, variance[k])};
     }
   }
-  suggestion.origin = "expected improvement";
+  suggestion.origin = SuggestionOrigin::kExpectedImprovement;
   return suggestion;
 }
 
@@ -255,10 +265,10 @@ StatusOr<Suggestion> BayesSearch::Suggest(Fidelity fidelity) {
     StatusOr<Incumbent> simulated_best = Best(Fidelity::kSimulated);
     if (!simulated_best.ok()) return simulated_best.status();
     suggestion.point = simulated_best->point;
-    suggestion.origin = "simulated optimum";
+    suggestion.origin = SuggestionOrigin::kSimulatedOptimum;
   } else if (own < initial && (is_simulated || simulated == 0)) {
     suggestion.point = RandomUnseen();
-    suggestion.origin = "initial design";
+    suggestion.origin = SuggestionOrigin::kInitialDesign;
   } else {
     StatusOr<Incumbent> incumbent = Best(fidelity);
     if (!incumbent.ok()) return incumbent.status();
@@ -276,7 +286,7 @@ StatusOr<Suggestion> BayesSearch::Suggest(Fidelity fidelity) {
     suggestion.point = result->point;
     suggestion.expected_improvement = result->expected_improvement;
     suggestion.prediction = result->prediction;
-    suggestion.origin = "expected improvement";
+    suggestion.origin = SuggestionOrigin::kExpectedImprovement;
     return suggestion;
   }
   if (model_has_data) {
@@ -295,7 +305,7 @@ StatusOr<std::vector<Suggestion>> BayesSearch::SuggestBatch(Fidelity fidelity, i
     if (!next.ok()) return next.status();
     batch.push_back(*next);
     Observation pretend{next->point, fidelity, next->prediction.mean};
-    if (next->origin == "initial design") {
+    if (next->origin == SuggestionOrigin::kInitialDesign) {
       // No model to believe yet: keep the point out of later random picks only.
       believer.observations_.push_back(pretend);
       continue;
@@ -303,73 +313,6 @@ StatusOr<std::vector<Suggestion>> BayesSearch::SuggestBatch(Fidelity fidelity, i
     AUTOTUNE_RETURN_IF_ERROR(believer.Observe(pretend).WithPrefix("batch suggestion"));
   }
   return batch;
-}
-
-StatusOr<SearchResult> RunBayesSearch(const Space& space, const SearchOptions& options,
-                                      const Objective& measured, const Objective& simulated,
-                                      const std::vector<Observation>& prior,
-                                      const SearchProgress& progress) {
-  BayesSearch search(space, options);
-  for (size_t i = 0; i < prior.size(); ++i) {
-    AUTOTUNE_RETURN_IF_ERROR(
-        search.Observe(prior[i]).WithPrefix("prior observation " + std::to_string(i)));
-  }
-  SearchResult result;
-  auto evaluate = [&](Fidelity fidelity, const Objective& objective,
-                      const Suggestion& suggestion) -> Status {
-    StatusOr<double> score = objective(suggestion.point);
-    if (!score.ok()) {
-      return score.status().WithPrefix(std::string(FidelityName(fidelity)) + " objective at " +
-                                       space.Describe(suggestion.point));
-    }
-    Observation observation{suggestion.point, fidelity, *score};
-    AUTOTUNE_RETURN_IF_ERROR(search.Observe(observation));
-    if (progress) progress(search, observation);
-    return Status::Ok();
-  };
-
-  if (simulated) {
-    for (int i = 0; i < options.simulated_budget; ++i) {
-      StatusOr<Suggestion> next = search.Suggest(Fidelity::kSimulated);
-      if (!next.ok()) return next.status();
-      AUTOTUNE_RETURN_IF_ERROR(evaluate(Fidelity::kSimulated, simulated, *next));
-      ++result.simulated_evaluations;
-    }
-    result.stop_reason = StopReason::kBudgetSpent;
-  }
-  if (measured) {
-    result.stop_reason = StopReason::kBudgetSpent;
-    while (result.measured_evaluations < options.max_measured_samples) {
-      StatusOr<Suggestion> next = search.Suggest(Fidelity::kMeasured);
-      if (!next.ok()) return next.status();
-      if (options.min_expected_improvement_ratio > 0.0 && next->origin == "expected improvement" &&
-          search.count(Fidelity::kMeasured) >= options.min_measured_before_stop) {
-        StatusOr<Incumbent> incumbent = search.Best(Fidelity::kMeasured);
-        if (!incumbent.ok()) return incumbent.status();
-        if (next->expected_improvement <
-            options.min_expected_improvement_ratio * std::fabs(incumbent->prediction.mean)) {
-          result.stop_reason = StopReason::kExpectedImprovementBelowThreshold;
-          break;
-        }
-      }
-      AUTOTUNE_RETURN_IF_ERROR(evaluate(Fidelity::kMeasured, measured, *next));
-      ++result.measured_evaluations;
-      // Nested designs: every measured point is simulated too, so the simulated model is
-      // certain there and measuring a point really removes its uncertainty.
-      if (simulated && !search.HasObservation(next->point, Fidelity::kSimulated)) {
-        AUTOTUNE_RETURN_IF_ERROR(evaluate(Fidelity::kSimulated, simulated, *next));
-        ++result.simulated_evaluations;
-      }
-    }
-  }
-  const Fidelity final_fidelity =
-      search.count(Fidelity::kMeasured) > 0 ? Fidelity::kMeasured : Fidelity::kSimulated;
-  StatusOr<Incumbent> best = search.Best(final_fidelity);
-  if (!best.ok()) return best.status();
-  result.best = *best;
-  result.observations = search.observations();
-  result.rho = search.rho();
-  return result;
 }
 
 }  // namespace autotune::tuner

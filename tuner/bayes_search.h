@@ -1,4 +1,6 @@
-// BayesSearch: the search loop over two fidelities, simulated (cheap) and measured.
+// BayesSearch: the model of a search over two fidelities, simulated (cheap) and measured, and
+// its suggestions. The loop that spends evaluations and decides when to stop is
+// tuner/search_loop.h.
 //
 // Scores are MAXIMIZED (autotune's score is bytes per second; minimize f by scoring -f).
 // The simulated fidelity has its own GP; the measured fidelity is predicted by co-kriging on
@@ -6,16 +8,15 @@
 // every free dimension; the first suggestions of a fidelity without data are random (the
 // initial design), and the first measured suggestion after a simulated phase is the simulated
 // optimum. The incumbent is the measured point with the best POSTERIOR MEAN, not the single
-// best (and possibly luckiest) score. The loop knows nothing of MPI or SQLite: objectives are
-// plain functions.
+// best (and possibly luckiest) score. It knows nothing of MPI or SQLite.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "traces/fidelity.h"
 #include "traces/status.h"
 #include "tuner/cokriging.h"
 #include "tuner/expected_improvement.h"
@@ -23,15 +24,28 @@
 
 namespace autotune::tuner {
 
-enum class Fidelity { kSimulated, kMeasured };
-const char* FidelityName(Fidelity fidelity);  // "simulated" / "measured"
+using ::autotune::Fidelity;
+using ::autotune::FidelityName;
 
 enum class StopReason {
   kNotStopped,
-  kBudgetSpent,                        // max_measured_samples measured evaluations done
+  kBudgetSpent,                        // StopRule::max_measured_samples measured samples exist
   kExpectedImprovementBelowThreshold,  // best EI < min_expected_improvement_ratio * |incumbent|
 };
 const char* StopReasonName(StopReason reason);  // "budget spent", ...
+
+// When a search stops measuring (tuner/search_policy.h applies it).
+inline constexpr int kMinMeasuredBeforeStop = 3;
+struct StopRule {
+  // Measured samples after which nothing more is measured (Horovod's
+  // --autotune-bayes-opt-max-samples); every measured observation counts.
+  int max_measured_samples = 20;
+  // Stop when the next pick's expected improvement is below this fraction of |incumbent
+  // posterior mean| (0 = never; budget only), once min_measured_before_stop measured samples
+  // exist.
+  double min_expected_improvement_ratio = 0.0;
+  int min_measured_before_stop = kMinMeasuredBeforeStop;
+};
 
 struct Observation {
   Point point;
@@ -40,15 +54,12 @@ struct Observation {
 };
 
 struct SearchOptions {
-  int max_measured_samples = 20;  // measured evaluations RunBayesSearch may spend (Horovod's
-                                  // --autotune-bayes-opt-max-samples)
-  int simulated_budget = 0;       // simulated evaluations before the measured phase
-  int initial_design = 0;         // random settings first, per fidelity without data;
-                                  // 0 = min(encoded dims + 1, 8)
-  // Stop when the best expected improvement is below this fraction of |incumbent mean|
-  // (0 = never; budget only), once min_measured_before_stop measured samples exist.
-  double min_expected_improvement_ratio = 0.0;
-  int min_measured_before_stop = 3;
+  // The loop's (tuner/search_loop.h): when to stop measuring, and how many simulated
+  // evaluations RunBayesSearch spends before measuring. BayesSearch itself ignores them.
+  StopRule stop;
+  int simulated_budget = 0;
+  int initial_design = 0;  // random settings first, per fidelity without data;
+                           // 0 = min(encoded dims + 1, 8)
   // EI exploration margin xi in units of the observed scores' standard deviation.
   double xi = 0.01;
   // Hyperparameters are refit after every sample while a fidelity has fewer than
@@ -67,12 +78,22 @@ struct SearchOptions {
   uint64_t seed = 1;
 };
 
+// Why a setting is suggested.
+enum class SuggestionOrigin {
+  kInitialDesign,        // random: the fidelity has too few samples for a model yet
+  kExpectedImprovement,  // maximizes expected improvement on the model
+  kSimulatedOptimum,     // the first measured pick after a simulated phase
+  kDefaultNeverMeasured, // the default setting, proposed first while it was never measured
+};
+// "initial design", "expected improvement", "simulated optimum", "default, never measured".
+const char* SuggestionOriginName(SuggestionOrigin origin);
+
 struct Suggestion {
   Point point;
-  double expected_improvement = 0.0;  // 0 for initial-design and simulated-optimum picks
+  double expected_improvement = 0.0;  // 0 for every origin but kExpectedImprovement
   Prediction prediction;              // the model's posterior at point (measured fidelity
                                       // for measured suggestions)
-  std::string origin;  // "initial design", "expected improvement", "simulated optimum"
+  SuggestionOrigin origin = SuggestionOrigin::kExpectedImprovement;
 };
 
 struct Incumbent {
@@ -136,30 +157,5 @@ class BayesSearch {
   bool measured_dirty_ = false;
   bool freeze_hyperparameters_ = false;  // kriging-believer copies only update incrementally
 };
-
-struct SearchResult {
-  StopReason stop_reason = StopReason::kNotStopped;
-  Incumbent best;  // measured incumbent; simulated one when no measured objective was given
-  int simulated_evaluations = 0;
-  int measured_evaluations = 0;
-  std::vector<Observation> observations;  // prior ones first, then in evaluation order
-  double rho = 1.0;                       // co-kriging rho at the end
-};
-
-// Evaluates a setting; a non-OK status aborts the search with it.
-using Objective = std::function<StatusOr<double>(const Point& point)>;
-// Called after every evaluation.
-using SearchProgress = std::function<void(BayesSearch& search, const Observation& observation)>;
-
-// Phase 1 spends options.simulated_budget evaluations of `simulated` (when given), each chosen
-// by EI on the simulated model. Phase 2 spends up to options.max_measured_samples evaluations
-// of `measured` (when given), chosen by EI on the co-kriging model, and stops early when the
-// EI falls below the threshold; the result says which. Each measured point is also simulated
-// (beyond the simulated budget) when it was not yet: co-kriging wants nested designs. `prior`
-// observations (e.g. from a database) are taken in first and do not count against the budgets.
-StatusOr<SearchResult> RunBayesSearch(const Space& space, const SearchOptions& options,
-                                      const Objective& measured, const Objective& simulated,
-                                      const std::vector<Observation>& prior = {},
-                                      const SearchProgress& progress = nullptr);
 
 }  // namespace autotune::tuner

@@ -29,10 +29,10 @@ Scale ScaleOf(KnobScale scale) {
   }
 }
 
-bool InScope(KnobBackendScope scope, KnobBackend backend) {
+bool InScope(KnobBackendScope scope, BackendKind backend) {
   return scope == KnobBackendScope::kAll ||
-         (scope == KnobBackendScope::kMpi && backend == KnobBackend::kMpi) ||
-         (scope == KnobBackendScope::kNccl && backend == KnobBackend::kNccl);
+         (scope == KnobBackendScope::kMpi && backend == BackendKind::kMpi) ||
+         (scope == KnobBackendScope::kNccl && backend == BackendKind::kNccl);
 }
 
 Dimension DimensionOf(const KnobSpec& spec) {
@@ -65,7 +65,7 @@ Dimension DimensionOf(const KnobSpec& spec) {
 
 }  // namespace
 
-Space KnobSearchSpace(KnobBackend backend) {
+Space KnobSearchSpace(BackendKind backend) {
   Space space;
   for (const KnobSpec& spec : KnobTable()) {
     if (spec.searched && InScope(spec.scope, backend)) MustAdd(&space, DimensionOf(spec));

@@ -3,16 +3,14 @@
 // lifetime, by knob name (so a Point moves in and out of a Knobs by name).
 #pragma once
 
+#include "traces/backend_kind.h"
 #include "tuner/space.h"
 
 namespace autotune::tuner {
 
-// Which backend's per-launch knobs are part of the space.
-enum class KnobBackend { kMpi, kNccl };
-
 // One dimension per knob-table row that is searched and exists for `backend`: kReal ->
 // continuous, kInteger -> integer (categorical where the table says its values are ids),
 // kBool -> boolean, kChoice -> categorical over the row's search choices.
-Space KnobSearchSpace(KnobBackend backend);
+Space KnobSearchSpace(BackendKind backend);
 
 }  // namespace autotune::tuner

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bench/tuner/bench_common.h"
-#include "tuner/bayes_search.h"
+#include "tuner/search_loop.h"
 
 namespace autotune::tuner::bench {
 namespace {
@@ -25,7 +25,7 @@ double Regret(const Point& p) { return ForresterHigh(p[0]) - kForresterMinimum; 
 StatusOr<std::vector<double>> RegretTrace(int budget, int cheap, uint64_t seed, int initial,
                                           double rho_prior_sd) {
   SearchOptions options;
-  options.max_measured_samples = budget;
+  options.stop.max_measured_samples = budget;
   options.simulated_budget = cheap;
   options.initial_design = initial;
   options.model.rho_prior_sd = rho_prior_sd;

@@ -30,11 +30,10 @@
 #include <vector>
 
 #include "bench/tuner/bench_common.h"
-#include "simulator/simulation.h"
-#include "tools/tuning_io.h"
+#include "simulator/stored_simulation.h"
 #include "traces/store.h"
-#include "tuner/bayes_search.h"
-#include "tuner/knob_space.h"
+#include "tuner/knob_search.h"
+#include "tuner/search_loop.h"
 
 namespace autotune {
 namespace {
@@ -216,7 +215,7 @@ int RunBayes(const Task& task, const Options& options, uint64_t seed, bool multi
   search.model.residual_gp.seed = seed;
   search.model.residual_gp.fixed_noise_stddev = options.gp_noise;
   search.candidates = task.points;
-  search.max_measured_samples = n - 1;
+  search.stop.max_measured_samples = n - 1;
   search.simulated_budget = multi_fidelity ? std::min(options.sim_budget, n) : 0;
   int runs = 1;
   bool reached = false;
@@ -278,7 +277,7 @@ double Quantile(std::vector<double> v, double q) {
 
 Status BuildTask(Store& store, const Grid& grid, const Options& options, Task* task) {
   task->grid = &grid;
-  task->space = tuner::KnobSearchSpace(tuner::KnobBackend::kMpi);
+  task->space = tuner::KnobSearchSpace(BackendKind::kMpi);
   const Knobs& base = grid.runs[grid.default_index].knobs;
   std::vector<std::string> varying;
   for (const char* name : kGridKnobs) {
@@ -297,22 +296,17 @@ Status BuildTask(Store& store, const Grid& grid, const Options& options, Task* t
   std::vector<Knobs> settings;
   for (const RunInfo& run : grid.runs) {
     Point point;
-    AUTOTUNE_RETURN_IF_ERROR(cli::KnobsToPoint(task->space, run.knobs, &point));
+    AUTOTUNE_RETURN_IF_ERROR(tuner::KnobsToPoint(task->space, run.knobs, &point));
     AUTOTUNE_RETURN_IF_ERROR(task->space.Validate(point).WithPrefix("run " + std::to_string(run.id)));
     task->points.push_back(point);
     settings.push_back(run.knobs);
   }
   task->measured = grid.scores;
   task->best = *std::max_element(task->measured.begin(), task->measured.end());
-  Trace trace;
-  AUTOTUNE_RETURN_IF_ERROR(store.LoadTrace(grid.runs[grid.default_index].id, &trace));
-  Calibration calibration;
-  AUTOTUNE_RETURN_IF_ERROR(
-      store.FindCalibration(trace.run.topology, trace.run.backend, &calibration)
-          .WithPrefix(grid.label + ": no calibration to simulate with"));
-  sim::Simulation simulation;
-  AUTOTUNE_RETURN_IF_ERROR(sim::Simulation::Build(trace, calibration, std::nullopt, &simulation));
-  for (const sim::SettingResult& r : simulation.EvaluateAll(settings, options.threads)) {
+  sim::StoredSimulation loaded;
+  AUTOTUNE_RETURN_IF_ERROR(sim::LoadSimulation(store, grid.runs[grid.default_index].id, {},
+                                               sim::IfUncalibrated::kFail, &loaded));
+  for (const sim::SettingResult& r : loaded.simulation->EvaluateAll(settings, options.threads)) {
     task->simulated.push_back(r.score_bytes_per_s);
   }
   std::string names;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bench/tuner/bench_common.h"
-#include "tuner/bayes_search.h"
+#include "tuner/search_loop.h"
 
 namespace autotune::tuner::bench {
 namespace {
@@ -44,7 +44,7 @@ int Run(const Problem& problem, int seeds) {
   std::vector<double> bo, random_same, random_double;
   for (int seed = 0; seed < seeds; ++seed) {
     SearchOptions options;
-    options.max_measured_samples = problem.budget;
+    options.stop.max_measured_samples = problem.budget;
     options.seed = 1 + seed;
     options.model.residual_gp.seed = 1 + seed;
     Objective measured = [&](const Point& p) -> StatusOr<double> { return -problem.minimize(p); };

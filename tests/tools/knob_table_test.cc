@@ -150,12 +150,12 @@ TEST(KnobTable, TuningLogHasOneColumnPerKnob) {
 }
 
 TEST(KnobTable, SearchSpaceHoldsTheKnobsOfTheBackendWithTheirLifetime) {
-  for (auto backend : {tuner::KnobBackend::kMpi, tuner::KnobBackend::kNccl}) {
+  for (auto backend : {BackendKind::kMpi, BackendKind::kNccl}) {
     const tuner::Space space = tuner::KnobSearchSpace(backend);
     for (const auto& [name, row] : Rows()) {
       const bool nccl_only = name.rfind("nccl_", 0) == 0;
       const bool mpi_only = name.rfind("mpi_", 0) == 0;
-      const bool expected = backend == tuner::KnobBackend::kNccl ? !mpi_only : !nccl_only;
+      const bool expected = backend == BackendKind::kNccl ? !mpi_only : !nccl_only;
       const int i = space.IndexOf(name);
       ASSERT_EQ(i >= 0, expected) << name;
       if (i < 0) continue;

@@ -85,7 +85,7 @@ TEST_F(RecordAutotuneTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
   std::set<std::string> settings;
   for (size_t i = 0; i < samples.size(); ++i) {
     const autotune::Sample& s = samples[i];
-    EXPECT_EQ(s.fidelity, "measured");
+    EXPECT_EQ(s.fidelity, autotune::Fidelity::kMeasured);
     EXPECT_EQ(s.knobs.cycle_time_ms, 2.0);  // the constant
     EXPECT_EQ(s.knobs.num_groups, 0);
     EXPECT_GT(s.score_bytes_per_s, 0.0);
@@ -135,7 +135,8 @@ TEST_F(RecordAutotuneTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
   EXPECT_EQ(config.knobs.cycle_time_ms, 2.0);
   EXPECT_NE(r.err.find("autotune: best of 5 samples"), std::string::npos) << r.err;
   // No calibration in the database: no simulator prior, and the run says so.
-  EXPECT_NE(r.err.find("no simulator prior (no calibration of"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no simulator prior (no calibration for topology"), std::string::npos)
+      << r.err;
 }
 
 // With a calibration of the topology in the database, the simulator replays the run's own
@@ -207,7 +208,7 @@ TEST_F(RecordAutotuneTest, SimulatorIsThePriorWhenACalibrationExists) {
   int stored = 0;
   for (const autotune::Sample& s : all) {
     if (s.run_id != run.id) continue;
-    EXPECT_EQ(s.fidelity, "measured");
+    EXPECT_EQ(s.fidelity, autotune::Fidelity::kMeasured);
     ++stored;
   }
   EXPECT_EQ(stored, 3);

@@ -15,34 +15,46 @@
 namespace autotune::testing {
 namespace {
 
-// A database with run 1 (resnet50 at scale 0.05 on 2x2, recorded with `knobs`) and a
-// calibration of the same network.
-void MakeDatabase(const std::string& path, const Knobs& knobs) {
+// Stores a complete synthetic run of resnet50 at `scale` on 2x2 recorded with `knobs` (which
+// makes it a measured sample too); returns its id.
+int64_t AddRun(Store* store, double scale, const Knobs& knobs) {
   Topology topology;
   topology.nodes = 2;
   topology.ranks_per_node = 2;
   const sim::NetworkModel network =
       sim::NetworkModel::FromParams(sim::NetworkParams::Uniform(30.0, 120.0), topology);
   Workload workload;
-  ASSERT_TRUE(BuiltinWorkload("resnet50", &workload).ok());
-  ASSERT_TRUE(ScaleWorkload(0.05, &workload).ok());
+  EXPECT_TRUE(BuiltinWorkload("resnet50", &workload).ok());
+  EXPECT_TRUE(ScaleWorkload(scale, &workload).ok());
   Trace trace;
   sim::SyntheticTraceOptions options;
   options.steps = 3;
-  ASSERT_TRUE(sim::SynthesizeTrace(
+  EXPECT_TRUE(sim::SynthesizeTrace(
                   workload, knobs, network,
                   sim::NegotiationModel::Prior(network, static_cast<int>(workload.tensors.size())),
                   options, &trace)
                   .ok());
-  std::unique_ptr<Store> store;
-  ASSERT_TRUE(Store::Open(path, Store::Mode::kReadWrite, &store).ok());
   RunInfo run = trace.run;
   run.id = 0;
-  ASSERT_TRUE(store->CreateRun(&run).ok());
-  ASSERT_EQ(run.id, 1);
-  for (const StepTrace& step : trace.steps) ASSERT_TRUE(store->AppendStep(run.id, step).ok());
-  ASSERT_TRUE(store->FinishRun(run.id, true).ok());
-  Calibration calibration = sim::SynthesizeCalibration(network);
+  run.scale = scale;
+  EXPECT_TRUE(store->CreateRun(&run).ok());
+  for (const StepTrace& step : trace.steps) EXPECT_TRUE(store->AppendStep(run.id, step).ok());
+  EXPECT_TRUE(store->FinishRun(run.id, true).ok());
+  return run.id;
+}
+
+// A database with run 1 (resnet50 at scale 0.05 on 2x2, recorded with `knobs`) and, unless
+// told otherwise, a calibration of the same network.
+void MakeDatabase(const std::string& path, const Knobs& knobs, bool calibrated = true) {
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(path, Store::Mode::kReadWrite, &store).ok());
+  ASSERT_EQ(AddRun(store.get(), 0.05, knobs), 1);
+  if (!calibrated) return;
+  Topology topology;
+  topology.nodes = 2;
+  topology.ranks_per_node = 2;
+  Calibration calibration = sim::SynthesizeCalibration(
+      sim::NetworkModel::FromParams(sim::NetworkParams::Uniform(30.0, 120.0), topology));
   calibration.id = 0;
   ASSERT_TRUE(store->SaveCalibration(&calibration).ok());
 }
@@ -153,6 +165,50 @@ TEST(SearchTest, LiveStopsWithOneLineWhenTheLauncherFails) {
   // It had written the round's best setting and the proposal it tried to measure.
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/best.yaml"));
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/best.next1.yaml"));
+}
+
+// Without a calibration, search goes on with the measured samples and says why with the
+// very line `simulate` fails with.
+TEST(SearchTest, NoCalibrationIsTheSameNotFoundAsSimulate) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  MakeDatabase(db, Knobs(), /*calibrated=*/false);
+  const std::string missing = "no calibration for topology 2x2 (mpi) in " + db +
+                              "; make one with: mpirun -np 4 --hostfile HOSTS autotune "
+                              "calibrate --db " + db + " (2 nodes x 2 ranks)";
+  CommandResult r = RunAutotune("search --db '" + db + "' --run 1 --json --out '" +
+                                dir.path() + "/best.yaml'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("search: note: measured samples only: " + missing), std::string::npos)
+      << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["measured_samples"], 1);
+  EXPECT_EQ(j["simulated_samples"], 0);
+  EXPECT_EQ(j["best"]["beats_default"], "is the default");
+  r = RunAutotune("simulate --db '" + db + "' --run 1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.err, "autotune: error: " + missing + "\n");
+}
+
+// Measured samples of the same workload and topology at another scale are counted as
+// skipped, not blended.
+TEST(SearchTest, SamplesOfAnotherScaleAreSkipped) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  MakeDatabase(db, Knobs());
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(db, Store::Mode::kReadWrite, &store).ok());
+    Knobs other;
+    other.fusion_threshold_mb = 16;
+    EXPECT_EQ(AddRun(store.get(), 0.1, other), 2);
+  }
+  CommandResult r = RunAutotune("search --db '" + db + "' --run 1 --sim-budget 5 --json --out '" +
+                                dir.path() + "/best.yaml'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["measured_samples"], 1);
+  EXPECT_EQ(j["skipped_measured_samples"], 1);
 }
 
 }  // namespace

@@ -167,7 +167,7 @@ TEST_F(SimulateCliTest, PredictsStoresAndComparesWithTheMeasuredRun) {
   std::vector<Sample> samples;
   ASSERT_TRUE(store->ListSamples("resnet50", Topo(2, 2), &samples).ok());
   ASSERT_EQ(samples.size(), 2u);  // the measured run's and the simulated one
-  EXPECT_EQ(samples[1].fidelity, "simulated");
+  EXPECT_EQ(samples[1].fidelity, Fidelity::kSimulated);
   EXPECT_EQ(samples[1].trace_run_id, run);
   EXPECT_GT(samples[1].calibration_id, 0);
   // One score: the simulated sample (scored by the simulator) and the simulated run (scored

@@ -117,7 +117,7 @@ TEST(SpaceTest, RejectsBadDimensionsAndValues) {
 }
 
 TEST(KnobSpaceTest, MatchesTheDesignTable) {
-  Space space = KnobSearchSpace(KnobBackend::kMpi);
+  Space space = KnobSearchSpace(BackendKind::kMpi);
   Point d = space.Default();
   EXPECT_EQ(space.ValueText(d, space.IndexOf("fusion_threshold_mb")), "128");
   EXPECT_EQ(space.ValueText(d, space.IndexOf("cycle_time_ms")), "1");
@@ -127,7 +127,7 @@ TEST(KnobSpaceTest, MatchesTheDesignTable) {
   EXPECT_EQ(space.dimension(space.IndexOf("mpi_allreduce_algorithm")).lifetime,
             Lifetime::kPerLaunch);
   EXPECT_TRUE(space.Validate(d).ok());
-  Space nccl = KnobSearchSpace(KnobBackend::kNccl);
+  Space nccl = KnobSearchSpace(BackendKind::kNccl);
   EXPECT_GE(nccl.IndexOf("nccl_proto"), 0);
   EXPECT_LT(nccl.IndexOf("mpi_allreduce_algorithm"), 0);
 }

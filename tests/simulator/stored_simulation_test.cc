@@ -1,0 +1,125 @@
+// LoadSimulation: one loader of "the simulation of stored run N", one not-found message.
+#include "simulator/stored_simulation.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "simulator/synthetic.h"
+#include "tests/simulator/sim_test_util.h"
+#include "traces/store.h"
+
+namespace autotune::sim {
+namespace {
+
+using testing::Topo;
+
+class StoredSimulationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("autotune_stored_simulation_test_" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    db_ = (dir_ / "runs.db").string();
+    ASSERT_TRUE(Store::Open(db_, Store::Mode::kReadWrite, &store_).ok());
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  NetworkModel Network() const {
+    return NetworkModel::FromParams(NetworkParams::Uniform(40, 115), Topo(2, 2));
+  }
+
+  // A complete synthetic measured run of scaled resnet50 on 2x2; its id.
+  int64_t AddRun() {
+    Workload w;
+    EXPECT_TRUE(BuiltinWorkload("resnet50", &w).ok());
+    EXPECT_TRUE(ScaleWorkload(0.02, &w).ok());
+    Trace trace;
+    SyntheticTraceOptions options;
+    options.steps = 2;
+    const NetworkModel net = Network();
+    EXPECT_TRUE(
+        SynthesizeTrace(w, Knobs(), net, NegotiationModel::Prior(net, 161), options, &trace).ok());
+    RunInfo run = trace.run;
+    EXPECT_TRUE(store_->CreateRun(&run).ok());
+    for (const StepTrace& s : trace.steps) EXPECT_TRUE(store_->AppendStep(run.id, s).ok());
+    EXPECT_TRUE(store_->FinishRun(run.id, true).ok());
+    return run.id;
+  }
+
+  std::filesystem::path dir_;
+  std::string db_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(StoredSimulationTest, MissingCalibrationIsOneNotFoundEitherWay) {
+  const int64_t run = AddRun();
+  const std::string message = "no calibration for topology 2x2 (mpi) in " + db_ +
+                              "; make one with: mpirun -np 4 --hostfile HOSTS autotune "
+                              "calibrate --db " +
+                              db_ + " (2 nodes x 2 ranks)";
+  StoredSimulation loaded;
+  Status s = LoadSimulation(*store_, run, {}, IfUncalibrated::kFail, &loaded);
+  EXPECT_EQ(s.code(), Status::Code::kNotFound);
+  EXPECT_EQ(s.message(), message);
+  s = LoadSimulation(*store_, run, {}, IfUncalibrated::kNoSimulation, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_FALSE(loaded.simulation.has_value());
+  EXPECT_EQ(loaded.run.id, run);
+  EXPECT_EQ(loaded.missing.code(), Status::Code::kNotFound);
+  EXPECT_EQ(loaded.missing.message(), message);
+}
+
+TEST_F(StoredSimulationTest, BuildsTheSimulationForTheTarget) {
+  const int64_t run = AddRun();
+  Calibration calibration = SynthesizeCalibration(Network());
+  ASSERT_TRUE(store_->SaveCalibration(&calibration).ok());
+  StoredSimulation loaded;
+  Status s = LoadSimulation(*store_, run, {}, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(loaded.simulation.has_value());
+  EXPECT_TRUE(loaded.missing.ok());
+  EXPECT_EQ(loaded.calibration.id, calibration.id);
+  EXPECT_EQ(loaded.simulation->topology().key(), "2x2");
+  EXPECT_EQ(loaded.simulation->trace().steps().size(), 2u);
+  s = LoadSimulation(*store_, run, {4, 0}, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(loaded.simulation->topology().key(), "4x2");
+  EXPECT_TRUE(loaded.simulation->topology().hosts.empty());
+}
+
+TEST_F(StoredSimulationTest, OnlyAMeasuredRunWithStepsIsReplayed) {
+  const int64_t measured = AddRun();
+  StoredSimulation loaded;
+  Status s = LoadSimulation(*store_, 99, {}, IfUncalibrated::kNoSimulation, &loaded);
+  EXPECT_EQ(s.code(), Status::Code::kNotFound);
+  EXPECT_NE(s.message().find("run 99 not found"), std::string::npos) << s.message();
+
+  RunInfo simulated;
+  ASSERT_TRUE(BuiltinWorkload("vgg16", &simulated.workload).ok());
+  simulated.topology = Topo(2, 2);
+  simulated.kind = "simulated";
+  simulated.source_run = measured;
+  ASSERT_TRUE(store_->CreateRun(&simulated).ok());
+  s = LoadSimulation(*store_, simulated.id, {}, IfUncalibrated::kNoSimulation, &loaded);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("simulate a measured run"), std::string::npos) << s.message();
+
+  RunInfo empty;
+  ASSERT_TRUE(BuiltinWorkload("vgg16", &empty.workload).ok());
+  empty.topology = Topo(2, 2);
+  ASSERT_TRUE(store_->CreateRun(&empty).ok());
+  s = LoadSimulation(*store_, empty.id, {}, IfUncalibrated::kNoSimulation, &loaded);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("has no recorded steps"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace autotune::sim

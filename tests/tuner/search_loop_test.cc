@@ -1,0 +1,254 @@
+#include "tuner/search_loop.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+namespace autotune::tuner {
+namespace {
+
+Space QuadraticSpace() {
+  Space space;
+  EXPECT_TRUE(space.AddDimension(Dimension::Continuous("x", 0, 1, Scale::kLinear, 0.5)).ok());
+  EXPECT_TRUE(space.AddDimension(Dimension::Continuous("y", 0, 1, Scale::kLinear, 0.5)).ok());
+  return space;
+}
+
+double Quadratic(const Point& p) {
+  return -((p[0] - 0.3) * (p[0] - 0.3) + (p[1] - 0.7) * (p[1] - 0.7));
+}
+
+TEST(RunBayesSearchTest, FindsTheOptimumOfASmoothFunction) {
+  SearchOptions options;
+  options.stop.max_measured_samples = 20;
+  Objective measured = [](const Point& p) -> StatusOr<double> { return Quadratic(p); };
+  StatusOr<SearchResult> result = RunBayesSearch(QuadraticSpace(), options, measured, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->stop_reason, StopReason::kBudgetSpent);
+  EXPECT_EQ(result->measured_evaluations, 20);
+  EXPECT_GT(Quadratic(result->best.point), -1e-3);
+}
+
+TEST(RunBayesSearchTest, ConstantsAreNeverMoved) {
+  Space space;
+  ASSERT_TRUE(space.AddDimension(Dimension::Continuous("x", 0, 1, Scale::kLinear, 0.5)).ok());
+  ASSERT_TRUE(space.AddDimension(Dimension::Boolean("b", false)).ok());
+  ASSERT_TRUE(space.AddDimension(Dimension::Categorical("c", {"p", "q", "r"}, 0)).ok());
+  ASSERT_TRUE(space.AddDimension(Dimension::Continuous("cycle", 0.1, 100, Scale::kLog, 1)).ok());
+  ASSERT_TRUE(space.SetConstant("b", 0).ok());  // the objective would prefer 1
+  ASSERT_TRUE(space.SetConstant("cycle", 7.5).ok());
+  int moved = 0;
+  auto objective = [&](const Point& p) -> StatusOr<double> {
+    if (p[1] != 0.0 || p[3] != 7.5) ++moved;
+    return -(p[0] - 0.6) * (p[0] - 0.6) + p[1] + 0.1 * p[2];
+  };
+  SearchOptions options;
+  options.simulated_budget = 10;
+  options.stop.max_measured_samples = 8;
+  StatusOr<SearchResult> result = RunBayesSearch(space, options, objective, objective);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(moved, 0);
+  // The simulated budget, plus one simulation per measured point not simulated before.
+  EXPECT_GE(result->simulated_evaluations, 10);
+  EXPECT_LE(result->simulated_evaluations, 10 + 8);
+  EXPECT_EQ(result->measured_evaluations, 8);
+  EXPECT_EQ(result->best.point[1], 0.0);
+  EXPECT_EQ(result->best.point[3], 7.5);
+  EXPECT_EQ(result->best.point[2], 2.0);  // the free categorical was found
+  // A prior observation with a moved constant is refused, naming it.
+  StatusOr<SearchResult> refused =
+      RunBayesSearch(space, options, objective, nullptr,
+                     {Observation{{0.5, 1.0, 0.0, 7.5}, Fidelity::kMeasured, 1.0}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("'b'"), std::string::npos);
+}
+
+// A 7 x 7 grid of candidates: every suggestion is one of them, none is measured twice while
+// others are left, and the grid's best is found well before the grid is exhausted.
+TEST(RunBayesSearchTest, CandidatesRestrictTheSearchToAGrid) {
+  SearchOptions options;
+  for (int i = 0; i < 7; ++i) {
+    for (int j = 0; j < 7; ++j) options.candidates.push_back({i / 6.0, j / 6.0});
+  }
+  const std::set<Point> grid(options.candidates.begin(), options.candidates.end());
+  Point grid_best;
+  for (const Point& c : options.candidates) {
+    if (grid_best.empty() || Quadratic(c) > Quadratic(grid_best)) grid_best = c;
+  }
+  options.stop.max_measured_samples = 15;
+  std::set<Point> measured_points;
+  int repeats = 0, off_grid = 0;
+  Objective measured = [&](const Point& p) -> StatusOr<double> {
+    if (!grid.count(p)) ++off_grid;
+    if (!measured_points.insert(p).second) ++repeats;
+    return Quadratic(p);
+  };
+  StatusOr<SearchResult> result = RunBayesSearch(QuadraticSpace(), options, measured, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(off_grid, 0);
+  EXPECT_EQ(repeats, 0);
+  EXPECT_EQ(result->best.point, grid_best);
+  // A candidate outside the space is refused, naming it.
+  options.candidates.push_back({0.5, 2.0});
+  StatusOr<SearchResult> refused = RunBayesSearch(QuadraticSpace(), options, measured, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("candidate 49"), std::string::npos)
+      << refused.status().message();
+}
+
+TEST(RunBayesSearchTest, StopsOnLowExpectedImprovementAndSaysSo) {
+  SearchOptions options;
+  options.stop.max_measured_samples = 40;
+  options.stop.min_expected_improvement_ratio = 1e-3;
+  // A flat objective far from zero: nothing left to gain once the model has seen a few points.
+  Objective flat = [](const Point& p) -> StatusOr<double> { return 100.0 + 1e-3 * p[0]; };
+  StatusOr<SearchResult> result = RunBayesSearch(QuadraticSpace(), options, flat, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->stop_reason, StopReason::kExpectedImprovementBelowThreshold);
+  EXPECT_LT(result->measured_evaluations, 40);
+  EXPECT_STREQ(StopReasonName(result->stop_reason), "expected improvement below threshold");
+}
+
+TEST(RunBayesSearchTest, ObjectiveFailureAbortsWithItsStatus) {
+  SearchOptions options;
+  Objective failing = [](const Point&) -> StatusOr<double> {
+    return Status::IoError("launcher exited with 3");
+  };
+  StatusOr<SearchResult> result = RunBayesSearch(QuadraticSpace(), options, failing, nullptr);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("launcher exited with 3"), std::string::npos);
+  EXPECT_NE(result.status().message().find("measured objective"), std::string::npos);
+}
+
+// Prior measured observations do not count against the budget: the loop still spends the
+// whole budget on new measurements.
+TEST(RunBayesSearchTest, PriorMeasurementsDoNotSpendTheBudget) {
+  SearchOptions options;
+  options.stop.max_measured_samples = 3;
+  int evaluations = 0;
+  Objective measured = [&](const Point& p) -> StatusOr<double> {
+    ++evaluations;
+    return Quadratic(p);
+  };
+  const std::vector<Observation> prior = {{{0.1, 0.1}, Fidelity::kMeasured, Quadratic({0.1, 0.1})},
+                                          {{0.9, 0.9}, Fidelity::kMeasured, Quadratic({0.9, 0.9})}};
+  StatusOr<SearchResult> result =
+      RunBayesSearch(QuadraticSpace(), options, measured, nullptr, prior);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(evaluations, 3);
+  EXPECT_EQ(result->measured_evaluations, 3);
+  EXPECT_EQ(result->observations.size(), 5u);
+  EXPECT_EQ(result->stop_reason, StopReason::kBudgetSpent);
+}
+
+// The prior phase simulates each nested point once (repeats and points already simulated
+// are skipped), then exactly `budget` picks, reporting each.
+TEST(SearchLoopTest, SimulatedPriorNestsThenSpendsItsBudget) {
+  SearchLoop loop(QuadraticSpace(), SearchOptions{});
+  ASSERT_TRUE(loop.Observe({{0.2, 0.2}, Fidelity::kSimulated, Quadratic({0.2, 0.2})}).ok());
+  std::vector<Point> simulated_points;
+  Objective simulated = [&](const Point& p) -> StatusOr<double> {
+    simulated_points.push_back(p);
+    return Quadratic(p);
+  };
+  std::vector<int> picked;
+  const std::vector<Point> nested = {{0.1, 0.9}, {0.2, 0.2}, {0.1, 0.9}, {0.5, 0.5}};
+  ASSERT_TRUE(loop.SimulatePrior(nested, 4, simulated, [&](int i) { picked.push_back(i); }).ok());
+  // {0.2, 0.2} was simulated before and {0.1, 0.9} is repeated: 2 nested + 4 picks.
+  ASSERT_EQ(simulated_points.size(), 6u);
+  EXPECT_EQ(simulated_points[0], (Point{0.1, 0.9}));
+  EXPECT_EQ(simulated_points[1], (Point{0.5, 0.5}));
+  EXPECT_EQ(picked, (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(loop.simulated(), 7);
+  EXPECT_EQ(loop.measured(), 0);
+}
+
+TEST(SearchLoopTest, NextMeasuredStopsOnTheBudgetBeforeSuggesting) {
+  SearchOptions options;
+  options.stop.max_measured_samples = 2;
+  SearchLoop loop(QuadraticSpace(), options);
+  ASSERT_TRUE(loop.Observe({{0.1, 0.1}, Fidelity::kMeasured, Quadratic({0.1, 0.1})}).ok());
+  StatusOr<SearchLoop::Next> next = loop.NextMeasured();
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_EQ(next->stop, StopReason::kNotStopped);
+  EXPECT_TRUE(loop.space().Validate(next->suggestion.point).ok());
+  ASSERT_TRUE(loop.Observe({{0.8, 0.3}, Fidelity::kMeasured, Quadratic({0.8, 0.3})}).ok());
+  next = loop.NextMeasured();
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->stop, StopReason::kBudgetSpent);
+}
+
+// The incumbent carries the mean of its repeated measurements.
+TEST(SearchLoopTest, IncumbentReportsTheMeanOfItsRepeats) {
+  Space space;
+  ASSERT_TRUE(space.AddDimension(Dimension::Boolean("b", false)).ok());
+  SearchLoop loop(space, SearchOptions{});
+  for (double score : {10.0, 14.0, 12.0}) {
+    ASSERT_TRUE(loop.Observe({{1.0}, Fidelity::kMeasured, score}).ok());
+  }
+  ASSERT_TRUE(loop.Observe({{0.0}, Fidelity::kMeasured, 2.0}).ok());
+  StatusOr<Reported> best = loop.Incumbent();
+  ASSERT_TRUE(best.ok()) << best.status().message();
+  EXPECT_EQ(best->point, (Point{1.0}));
+  EXPECT_EQ(best->measured.count, 3);
+  EXPECT_DOUBLE_EQ(best->measured.mean, 12.0);
+}
+
+// Only simulated samples: the default, never measured, is proposed first; with a budget of
+// one measured sample already spent, the round stops but still names the unmeasured default.
+TEST(SearchLoopTest, ConcludeProposesTheUnmeasuredDefaultFirst) {
+  SearchLoop loop(QuadraticSpace(), SearchOptions{});
+  const Point default_point = loop.space().Default();
+  for (double x : {0.1, 0.5, 0.9}) {
+    for (double y : {0.2, 0.7}) {
+      ASSERT_TRUE(loop.Observe({{x, y}, Fidelity::kSimulated, Quadratic({x, y})}).ok());
+    }
+  }
+  StatusOr<SearchLoop::Conclusion> c = loop.Conclude(2, default_point);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->stop, StopReason::kNotStopped);
+  ASSERT_EQ(c->proposals.size(), 2u);
+  EXPECT_EQ(c->proposals[0].origin, SuggestionOrigin::kDefaultNeverMeasured);
+  EXPECT_EQ(c->proposals[0].point, default_point);
+  EXPECT_NE(c->proposals[1].point, default_point);
+  EXPECT_EQ(c->default_setting.measured.count, 0);
+  EXPECT_EQ(c->best.measured.count, 0);  // nothing measured: the best is a prediction
+  EXPECT_EQ(c->verdict,
+            c->best.point == default_point ? Verdict::kIsDefault : Verdict::kBestNotMeasured);
+
+  SearchOptions spent;
+  spent.stop.max_measured_samples = 1;
+  SearchLoop measured_once(QuadraticSpace(), spent);
+  ASSERT_TRUE(measured_once.Observe({{0.3, 0.7}, Fidelity::kMeasured, 0.0}).ok());
+  c = measured_once.Conclude(3, default_point);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->stop, StopReason::kBudgetSpent);
+  ASSERT_EQ(c->proposals.size(), 1u);
+  EXPECT_EQ(c->proposals[0].origin, SuggestionOrigin::kDefaultNeverMeasured);
+  EXPECT_EQ(c->best.point, (Point{0.3, 0.7}));
+  EXPECT_EQ(c->verdict, Verdict::kDefaultNotMeasured);
+}
+
+// A measured default is never proposed again, and the round's best is the default when it
+// is the only setting measured.
+TEST(SearchLoopTest, ConcludeWithAMeasuredDefault) {
+  SearchLoop loop(QuadraticSpace(), SearchOptions{});
+  const Point default_point = loop.space().Default();
+  ASSERT_TRUE(loop.Observe({default_point, Fidelity::kMeasured, Quadratic(default_point)}).ok());
+  StatusOr<SearchLoop::Conclusion> c = loop.Conclude(3, default_point);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->best.point, default_point);
+  EXPECT_EQ(c->verdict, Verdict::kIsDefault);
+  EXPECT_EQ(c->default_setting.measured.count, 1);
+  EXPECT_DOUBLE_EQ(c->default_setting.measured.mean, Quadratic(default_point));
+  EXPECT_EQ(c->proposals.size(), 3u);
+  for (const Suggestion& s : c->proposals) EXPECT_NE(s.point, default_point);
+  // Nothing observed: nothing to conclude from.
+  SearchLoop empty(QuadraticSpace(), SearchOptions{});
+  EXPECT_FALSE(empty.Conclude(1, default_point).ok());
+}
+
+}  // namespace
+}  // namespace autotune::tuner

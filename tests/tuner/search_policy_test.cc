@@ -1,0 +1,131 @@
+#include "tuner/search_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace autotune::tuner {
+namespace {
+
+Suggestion Pick(SuggestionOrigin origin, double expected_improvement) {
+  Suggestion s;
+  s.origin = origin;
+  s.expected_improvement = expected_improvement;
+  return s;
+}
+
+Reported Setting(double x, double mean, double variance, int measured_count) {
+  Reported r;
+  r.point = {x};
+  r.prediction = {mean, variance};
+  r.measured.count = measured_count;
+  return r;
+}
+
+// Two standard deviations of the difference: sqrt(4 + 0) = 2, so the bar is a gap of 4.
+TEST(SearchPolicyTest, BeyondNoiseIsAGapOfMoreThanTwoStandardDeviations) {
+  EXPECT_TRUE(BeyondNoise({10.0, 4.0}, {5.0, 0.0}));   // gap 5 > 4
+  EXPECT_FALSE(BeyondNoise({9.0, 4.0}, {5.0, 0.0}));   // gap 4, not more
+  EXPECT_FALSE(BeyondNoise({5.0, 0.0}, {10.0, 4.0}));  // the other way round
+  // Variances add: sqrt(1.5 + 2.5) = 2, bar 4 again.
+  EXPECT_TRUE(BeyondNoise({4.5, 1.5}, {0.0, 2.5}));
+  EXPECT_FALSE(BeyondNoise({3.5, 1.5}, {0.0, 2.5}));
+}
+
+TEST(SearchPolicyTest, BudgetIsSpentAtTheMaximum) {
+  StopRule rule;
+  rule.max_measured_samples = 3;
+  EXPECT_FALSE(BudgetSpent(rule, 2));
+  EXPECT_TRUE(BudgetSpent(rule, 3));
+  EXPECT_TRUE(BudgetSpent(rule, 4));
+}
+
+TEST(SearchPolicyTest, ImprovementStopNeedsAThresholdThreeMeasuredSamplesAndAnEIPick) {
+  StopRule rule;
+  rule.min_expected_improvement_ratio = 0.01;
+  const Suggestion ei = Pick(SuggestionOrigin::kExpectedImprovement, 0.0);
+  EXPECT_EQ(rule.min_measured_before_stop, 3);
+  EXPECT_FALSE(ImprovementStopApplies(rule, 2, ei));
+  EXPECT_TRUE(ImprovementStopApplies(rule, 3, ei));
+  EXPECT_FALSE(ImprovementStopApplies(rule, 3, Pick(SuggestionOrigin::kInitialDesign, 0.0)));
+  EXPECT_FALSE(ImprovementStopApplies(rule, 3, Pick(SuggestionOrigin::kSimulatedOptimum, 0.0)));
+  rule.min_measured_before_stop = 0;  // still needs one measured sample for an incumbent
+  EXPECT_FALSE(ImprovementStopApplies(rule, 0, ei));
+  EXPECT_TRUE(ImprovementStopApplies(rule, 1, ei));
+  rule.min_expected_improvement_ratio = 0.0;  // budget only
+  EXPECT_FALSE(ImprovementStopApplies(rule, 10, ei));
+}
+
+// Threshold: 0.01 * |-200| = 2 (the incumbent's sign does not matter).
+TEST(SearchPolicyTest, ImprovementIsTooSmallBelowTheRatioOfTheIncumbent) {
+  StopRule rule;
+  rule.min_expected_improvement_ratio = 0.01;
+  auto ei = [](double value) { return Pick(SuggestionOrigin::kExpectedImprovement, value); };
+  EXPECT_TRUE(ImprovementTooSmall(rule, ei(1.9), -200.0));
+  EXPECT_FALSE(ImprovementTooSmall(rule, ei(2.0), -200.0));
+  EXPECT_FALSE(ImprovementTooSmall(rule, ei(2.1), 200.0));
+}
+
+TEST(SearchPolicyTest, MeanOfRepeatsCountsOneSettingAtOneFidelity) {
+  const std::vector<Observation> observations = {{{1.0}, Fidelity::kMeasured, 10.0},
+                                                 {{1.0}, Fidelity::kMeasured, 14.0},
+                                                 {{1.0}, Fidelity::kSimulated, 100.0},
+                                                 {{2.0}, Fidelity::kMeasured, 7.0},
+                                                 {{1.0}, Fidelity::kMeasured, 12.0}};
+  const Repeats measured = MeanOfRepeats(observations, {1.0});
+  EXPECT_EQ(measured.count, 3);
+  EXPECT_DOUBLE_EQ(measured.mean, 12.0);  // (10 + 14 + 12) / 3
+  const Repeats simulated = MeanOfRepeats(observations, {1.0}, Fidelity::kSimulated);
+  EXPECT_EQ(simulated.count, 1);
+  EXPECT_DOUBLE_EQ(simulated.mean, 100.0);
+  const Repeats none = MeanOfRepeats(observations, {3.0});
+  EXPECT_EQ(none.count, 0);
+  EXPECT_DOUBLE_EQ(none.mean, 0.0);
+}
+
+TEST(SearchPolicyTest, BestIsTheBestMeasuredUnlessAPredictionBeatsItBeyondNoise) {
+  // Measured 10 and 12; predicted-only 13, a gap of 1 < 2 sqrt(1 + 1): the measured 12.
+  std::vector<Reported> settings = {Setting(1, 10, 1, 2), Setting(2, 12, 1, 1),
+                                    Setting(3, 13, 1, 0)};
+  EXPECT_EQ(ChooseBest(settings).point, (Point{2}));
+  // Predicted 20: a gap of 8 > 2.83: the prediction.
+  settings[2].prediction.mean = 20;
+  EXPECT_EQ(ChooseBest(settings).point, (Point{3}));
+  // Nothing measured: the best prediction.
+  EXPECT_EQ(ChooseBest({Setting(4, 5, 1, 0), Setting(5, 7, 1, 0)}).point, (Point{5}));
+  // Ties go to the first.
+  EXPECT_EQ(ChooseBest({Setting(6, 10, 1, 1), Setting(7, 10, 1, 1)}).point, (Point{6}));
+}
+
+TEST(SearchPolicyTest, BeatsTheDefaultOnlyMeasuredAndBeyondNoise) {
+  const Reported def = Setting(0, 10, 1, 1);
+  EXPECT_EQ(BeatsDefault(def, def), Verdict::kIsDefault);
+  EXPECT_EQ(BeatsDefault(Setting(1, 50, 1, 0), def), Verdict::kBestNotMeasured);
+  EXPECT_EQ(BeatsDefault(Setting(1, 50, 1, 2), Setting(0, 10, 1, 0)), Verdict::kDefaultNotMeasured);
+  // Variances 1 + 1: the bar is 2 sqrt(2) = 2.83.
+  EXPECT_EQ(BeatsDefault(Setting(1, 13, 1, 1), def), Verdict::kBeatsDefault);       // gap 3
+  EXPECT_EQ(BeatsDefault(Setting(1, 12, 1, 3), def), Verdict::kWithinUncertainty);  // gap 2
+  // The texts `search` writes into best.yaml and its summaries.
+  EXPECT_STREQ(VerdictText(Verdict::kIsDefault), "is the default");
+  EXPECT_STREQ(VerdictText(Verdict::kBestNotMeasured), "not shown: predicted, not measured yet");
+  EXPECT_STREQ(VerdictText(Verdict::kDefaultNotMeasured),
+               "not shown: the default was never measured");
+  EXPECT_STREQ(VerdictText(Verdict::kWithinUncertainty),
+               "not shown: within the model's uncertainty");
+  EXPECT_STREQ(VerdictText(Verdict::kBeatsDefault), "yes");
+}
+
+TEST(SearchPolicyTest, OriginAndStopNamesAreTheTextsTheOutputsCarry) {
+  EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kInitialDesign), "initial design");
+  EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kExpectedImprovement),
+               "expected improvement");
+  EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kSimulatedOptimum), "simulated optimum");
+  EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kDefaultNeverMeasured),
+               "default, never measured");
+  EXPECT_STREQ(StopReasonName(StopReason::kBudgetSpent), "budget spent");
+  EXPECT_STREQ(StopReasonName(StopReason::kExpectedImprovementBelowThreshold),
+               "expected improvement below threshold");
+}
+
+}  // namespace
+}  // namespace autotune::tuner

@@ -1,0 +1,52 @@
+// What `autotune search` writes and prints about one round: the config files (--out and the
+// proposals, YAML), the --json document and the prose summary. The decisions are the search
+// loop's (tuner/search_loop.h); these functions only present them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "traces/knobs.h"
+#include "traces/status.h"
+#include "traces/trace.h"
+#include "tuner/search_loop.h"
+
+namespace autotune::cli {
+
+// One round of the search, as the presenters need it.
+struct RoundReport {
+  std::string db;   // --db
+  std::string out;  // --out: the best setting's file
+  RunInfo run;      // the run searched from
+  int measured = 0;
+  int simulated = 0;
+  int skipped_measured = 0;  // measured samples of another scale or backend, or a moved constant
+  double rho = 1.0;
+  tuner::SearchLoop::Conclusion conclusion;
+  Knobs best_knobs;
+  Knobs default_knobs;
+  std::vector<Knobs> proposal_knobs;        // one per conclusion.proposals
+  std::vector<std::string> proposal_files;  // set by WriteSearchConfigs, as written
+};
+
+// "1.234 GB/s": a score for people (4 significant digits).
+std::string Gbps(double bytes_per_s);
+// "" when not stopped, else StopReasonName(stop): the text of --json's stop_reason.
+std::string StopText(tuner::StopReason stop);
+// How the best setting is known: "measured Nx", "predicted by co-kriging, not measured yet"
+// (with measured samples elsewhere) or "simulated only, not measured yet".
+std::string Evidence(const RoundReport& report);
+// OUT.nextI.yaml for OUT.yaml (or OUT.yml, or OUT without either): proposal I's file (1-based).
+std::string ProposalPath(const std::string& out, int index);
+
+// Writes the best setting to report->out and each proposal to ProposalPath(out, i), each with
+// its provenance; appends each proposal's path to report->proposal_files once written.
+Status WriteSearchConfigs(RoundReport* report);
+// The --json document (one object).
+nlohmann::json SearchJson(const RoundReport& report);
+// The prose summary: the run, the best setting, what to measure next, why it stops.
+void PrintSearchSummary(const RoundReport& report, std::ostream& out);
+
+}  // namespace autotune::cli

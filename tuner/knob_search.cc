@@ -1,0 +1,126 @@
+#include "tuner/knob_search.h"
+
+#include <utility>
+
+#include "traces/knob_table.h"
+
+namespace autotune::tuner {
+namespace {
+
+// Whether `free` keeps dimension d at its base value.
+bool Fixed(FreeKnobs free, const Dimension& d) {
+  switch (free) {
+    case FreeKnobs::kAll:
+      return false;
+    case FreeKnobs::kAllButBackend: {
+      const KnobSpec* spec = FindKnob(d.name);
+      return spec != nullptr && spec->scope != KnobBackendScope::kAll;
+    }
+    case FreeKnobs::kOnline:
+      return !IsOnlineKnob(d.name);
+  }
+  return true;
+}
+
+}  // namespace
+
+Status KnobsToPoint(const Space& space, const Knobs& knobs, Point* point) {
+  point->assign(space.num_dimensions(), 0.0);
+  for (int i = 0; i < space.num_dimensions(); ++i) {
+    StatusOr<double> value = space.ParseValue(i, KnobValue(knobs, space.dimension(i).name));
+    if (!value.ok()) return value.status();
+    (*point)[i] = *value;
+  }
+  return Status::Ok();
+}
+
+Status PointToKnobs(const Space& space, const Point& point, const Knobs& base, Knobs* knobs) {
+  *knobs = base;
+  for (int i = 0; i < space.num_dimensions(); ++i) {
+    AUTOTUNE_RETURN_IF_ERROR(SetKnob(knobs, space.dimension(i).name, space.ValueText(point, i)));
+  }
+  return knobs->Validate();
+}
+
+bool IsOnlineKnob(const std::string& name) {
+  const KnobSpec* spec = FindKnob(name);
+  return spec != nullptr && spec->lifetime == KnobLifetime::kRuntime;
+}
+
+Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::string>& constants,
+                 FreeKnobs free, Space* out) {
+  Space space = KnobSearchSpace(backend);
+  for (const std::string& name : constants) {
+    if (space.IndexOf(name) < 0) continue;  // a knob of the other backend: stays in base
+    AUTOTUNE_RETURN_IF_ERROR(
+        space.SetConstantText(name, KnobValue(base, name)).WithPrefix("constant " + name));
+  }
+  for (int i = 0; i < space.num_dimensions(); ++i) {
+    if (space.is_constant(i) || !Fixed(free, space.dimension(i))) continue;
+    const std::string name = space.dimension(i).name;
+    AUTOTUNE_RETURN_IF_ERROR(
+        space.SetConstantText(name, KnobValue(base, name)).WithPrefix("constant " + name));
+  }
+  *out = std::move(space);
+  return Status::Ok();
+}
+
+KnobSearch::KnobSearch(Space space, Knobs base, SearchOptions options, SampleListener listener)
+    : loop_(std::move(space), std::move(options)),
+      base_(std::move(base)),
+      listener_(std::move(listener)) {}
+
+StatusOr<Point> KnobSearch::ToPoint(const Knobs& knobs) const {
+  Point point;
+  AUTOTUNE_RETURN_IF_ERROR(KnobsToPoint(space(), knobs, &point));
+  AUTOTUNE_RETURN_IF_ERROR(space().Validate(point));
+  return point;
+}
+
+StatusOr<Knobs> KnobSearch::ToKnobs(const Point& point) const {
+  Knobs knobs;
+  AUTOTUNE_RETURN_IF_ERROR(PointToKnobs(space(), point, base_, &knobs));
+  return knobs;
+}
+
+Status KnobSearch::ObserveMeasured(const Knobs& knobs, double score_bytes_per_s) {
+  StatusOr<Point> point = ToPoint(knobs);
+  if (!point.ok()) return point.status();
+  if (listener_) {
+    StatusOr<Knobs> seen = ToKnobs(*point);  // the setting as the search sees it
+    listener_(seen.ok() ? *seen : knobs, Fidelity::kMeasured, score_bytes_per_s);
+  }
+  return loop_.Observe({*point, Fidelity::kMeasured, score_bytes_per_s});
+}
+
+Status KnobSearch::SimulatePrior(const SimulatedScore& simulate, int budget,
+                                 const std::function<void(int picked)>& picked) {
+  std::vector<Point> nested;
+  for (const Observation& o : loop_.search().observations()) {
+    if (o.fidelity == Fidelity::kMeasured) nested.push_back(o.point);
+  }
+  nested.push_back(space().Default());
+  const Objective objective = [&](const Point& point) -> StatusOr<double> {
+    StatusOr<Knobs> knobs = ToKnobs(point);
+    if (!knobs.ok()) return knobs.status();
+    const double score = simulate(*knobs);
+    if (listener_) listener_(*knobs, Fidelity::kSimulated, score);
+    return score;
+  };
+  return loop_.SimulatePrior(nested, budget, objective, picked);
+}
+
+StatusOr<KnobSearch::Next> KnobSearch::NextMeasured() {
+  StatusOr<SearchLoop::Next> next = loop_.NextMeasured();
+  if (!next.ok()) return next.status();
+  Next out;
+  out.stop = next->stop;
+  if (out.stop == StopReason::kNotStopped) {
+    StatusOr<Knobs> knobs = ToKnobs(next->suggestion.point);
+    if (!knobs.ok()) return knobs.status();
+    out.knobs = *knobs;
+  }
+  return out;
+}
+
+}  // namespace autotune::tuner

@@ -1,0 +1,98 @@
+// KnobSearch: the search loop (tuner/search_loop.h) over autotune's knobs. `autotune search`,
+// `search --live` and `record --autotune` are thin adapters of it: they hand it the measured
+// samples they have as (knobs, score) pairs and the simulator as a plain function of the
+// knobs, and turn its answers into files and lines. It knows nothing of SQLite or MPI.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "traces/fidelity.h"
+#include "traces/knobs.h"
+#include "traces/status.h"
+#include "tuner/knob_space.h"
+#include "tuner/search_loop.h"
+#include "tuner/space.h"
+
+namespace autotune::tuner {
+
+// A knob setting as a point of the space; fails when a value has no place in it
+// (e.g. an NCCL algorithm the space does not list).
+Status KnobsToPoint(const Space& space, const Knobs& knobs, Point* point);
+
+// The point's values over `base` (the knobs outside the space); validates the
+// result.
+Status PointToKnobs(const Space& space, const Point& point, const Knobs& base, Knobs* knobs);
+
+// The runtime knobs (knob table) the online tuner moves; everything else is fixed at its
+// starting value.
+bool IsOnlineKnob(const std::string& name);
+
+// Which knobs of the space a search may move; a constant never moves.
+enum class FreeKnobs {
+  kAll,      // every knob of the space
+  kAllButBackend,  // the backend's own algorithm knobs stay: the simulator does not model them
+  kOnline,   // IsOnlineKnob's only: what can change between samples inside one run
+};
+
+// The search space of `backend`'s knobs for a search from `base` (defaults + constants): each
+// knob in `constants`, and each knob `free` excludes, is a constant at its value in `base`.
+// Fails naming the knob ("constant NAME: ...") whose value has no place in the space.
+Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::string>& constants,
+                 FreeKnobs free, Space* space);
+
+// The simulator, as the search sees it: the predicted score of a setting, bytes/s.
+using SimulatedScore = std::function<double(const Knobs& knobs)>;
+// Told every sample the search takes in, before it does (for logs).
+using SampleListener =
+    std::function<void(const Knobs& knobs, Fidelity fidelity, double score_bytes_per_s)>;
+
+class KnobSearch {
+ public:
+  // space: from KnobSpace; base: the knobs outside it (defaults + constants); options: the
+  // model and the stop rule; listener: optional.
+  KnobSearch(Space space, Knobs base, SearchOptions options, SampleListener listener = nullptr);
+
+  const Space& space() const { return loop_.space(); }
+  const Knobs& base() const { return base_; }
+  int measured() const { return loop_.measured(); }
+  int simulated() const { return loop_.simulated(); }
+  double rho() const { return loop_.search().rho(); }
+
+  // The point of `knobs`; fails when a value has no place in the space or a constant moved.
+  StatusOr<Point> ToPoint(const Knobs& knobs) const;
+  // The knobs of a point of the space, over base(); fails when the result is invalid.
+  StatusOr<Knobs> ToKnobs(const Point& point) const;
+
+  // Takes in a measured sample (ToPoint's failures, then the model's).
+  Status ObserveMeasured(const Knobs& knobs, double score_bytes_per_s);
+  // The simulated-prior phase: simulates each measured setting so far and the default, then
+  // `budget` settings chosen by expected improvement on the simulated model; picked(i), when
+  // given, after the i-th of those.
+  Status SimulatePrior(const SimulatedScore& simulate, int budget,
+                       const std::function<void(int picked)>& picked = nullptr);
+
+  // Online: the knobs to measure next, or why to stop (SearchLoop::NextMeasured).
+  struct Next {
+    StopReason stop = StopReason::kNotStopped;
+    Knobs knobs;  // valid when stop == kNotStopped
+  };
+  StatusOr<Next> NextMeasured();
+  // Offline: one round's conclusion (SearchLoop::Conclude) around the space's default.
+  StatusOr<SearchLoop::Conclusion> Conclude(int propose) {
+    return loop_.Conclude(propose, space().Default());
+  }
+  // The measured incumbent with its repeats; NotFound when nothing was measured.
+  StatusOr<Reported> Incumbent() { return loop_.Incumbent(); }
+  // The observed setting of `fidelity` with the best posterior mean.
+  StatusOr<tuner::Incumbent> Best(Fidelity fidelity) { return loop_.search().Best(fidelity); }
+
+ private:
+  SearchLoop loop_;
+  Knobs base_;
+  SampleListener listener_;
+};
+
+}  // namespace autotune::tuner

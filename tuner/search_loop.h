@@ -1,0 +1,122 @@
+// SearchLoop: the one search loop over two fidelities. It owns a BayesSearch and spends
+// evaluations the way every search of autotune does:
+//   1. measured samples already taken (a database's, a run's first sample) are observed;
+//   2. the simulated-prior phase: each of those settings and the default is simulated too
+//      (co-kriging wants nested designs), then a budget of settings chosen by expected
+//      improvement on the simulated model;
+//   3. measuring: the next setting (or a batch of them) by expected improvement on the
+//      co-kriging model, until the stop rule (tuner/search_policy.h) says stop;
+//   4. the verdict: the incumbent (best posterior mean among the measured settings), the
+//      setting written as the best, and whether it is shown to beat the default.
+// `autotune search` (one round of 1-4 per invocation: 3 proposes, others measure), `search
+// --live` (rounds until the rule stops) and `record --autotune` (1 and 3 for every sample of
+// the run, 2 after its first, the incumbent at the end) use it through tuner/knob_search.h;
+// RunBayesSearch below is the same loop closed over two objectives. It knows nothing of MPI
+// or SQLite: objectives are plain functions.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "traces/status.h"
+#include "tuner/bayes_search.h"
+#include "tuner/search_policy.h"
+
+namespace autotune::tuner {
+
+// Evaluates a setting; a non-OK status aborts the search with it.
+using Objective = std::function<StatusOr<double>(const Point& point)>;
+
+class SearchLoop {
+ public:
+  // The model is built from `options`; options.stop is the stop rule.
+  SearchLoop(Space space, SearchOptions options);
+
+  BayesSearch& search() { return search_; }
+  const BayesSearch& search() const { return search_; }
+  const Space& space() const { return search_.space(); }
+  const StopRule& stop_rule() const { return stop_; }
+  int measured() const { return search_.count(Fidelity::kMeasured); }
+  int simulated() const { return search_.count(Fidelity::kSimulated); }
+
+  // Called after every observation the loop records (Observe, Evaluate and the phases).
+  void set_observer(std::function<void(const Observation&)> observer) {
+    observer_ = std::move(observer);
+  }
+
+  // Records an observation (BayesSearch::Observe) and tells the observer.
+  Status Observe(const Observation& observation);
+  // Evaluates `objective` at `point` and records the score at `fidelity`. An objective failure
+  // is returned prefixed with "<fidelity> objective at <point>".
+  Status Evaluate(Fidelity fidelity, const Objective& objective, const Point& point);
+
+  // The simulated-prior phase: evaluates `simulated` at each point of `nested` not simulated
+  // yet, then at `budget` points chosen by expected improvement on the simulated model;
+  // picked(i), when given, after the i-th of those (1-based).
+  Status SimulatePrior(const std::vector<Point>& nested, int budget, const Objective& simulated,
+                       const std::function<void(int picked)>& picked = nullptr);
+
+  // What to measure next, or why nothing: the budget is checked first, then one suggestion
+  // is judged by the expected-improvement rule.
+  struct Next {
+    StopReason stop = StopReason::kNotStopped;
+    Suggestion suggestion;  // valid when stop == kNotStopped
+  };
+  StatusOr<Next> NextMeasured();
+
+  // The posterior of the measured fidelity at `point` and the measurements there.
+  StatusOr<Reported> Report(const Point& point);
+  // The incumbent: the measured setting with the best posterior mean, with its repeats.
+  // NotFound when nothing was measured.
+  StatusOr<Reported> Incumbent();
+
+  // What one round of an offline search concludes.
+  struct Conclusion {
+    Reported best;                          // the setting to write (ChooseBest)
+    Reported default_setting;               // the space's default
+    Verdict verdict = Verdict::kIsDefault;  // BeatsDefault(best, default_setting)
+    StopReason stop = StopReason::kNotStopped;
+    std::vector<Suggestion> proposals;  // what to measure next
+  };
+  // Concludes a round: the best and default settings, the verdict, and up to `propose`
+  // settings to measure next: the default first while it was never measured (stopped or
+  // not), then, unless the stop rule says stop (the budget first, then the
+  // expected-improvement rule on the batch's first pick), a batch by expected improvement
+  // (kriging believer) without the default. Fails when nothing was observed.
+  StatusOr<Conclusion> Conclude(int propose, const Point& default_point);
+
+ private:
+  // Each observed setting once, in observation order, reported.
+  StatusOr<std::vector<Reported>> ReportObserved();
+  // The proposals part of Conclude.
+  Status Propose(int propose, Conclusion* conclusion);
+
+  BayesSearch search_;
+  StopRule stop_;
+  std::function<void(const Observation&)> observer_;
+};
+
+struct SearchResult {
+  StopReason stop_reason = StopReason::kNotStopped;
+  Incumbent best;  // measured incumbent; simulated one when no measured objective was given
+  int simulated_evaluations = 0;
+  int measured_evaluations = 0;
+  std::vector<Observation> observations;  // prior ones first, then in evaluation order
+  double rho = 1.0;                       // co-kriging rho at the end
+};
+
+// Called after every evaluation.
+using SearchProgress = std::function<void(BayesSearch& search, const Observation& observation)>;
+
+// The loop closed over two objectives (benchmarks, tests). `prior` observations (e.g. from a
+// database) are taken in first and do not count against the budgets. The simulated-prior
+// phase spends options.simulated_budget evaluations of `simulated` (when given); then, with
+// `measured` given, measures NextMeasured's picks until options.stop says stop (its budget
+// counted beyond the prior's measured observations) and the result says which rule did. Each
+// measured point is also simulated (when `simulated` is given and it was not yet).
+StatusOr<SearchResult> RunBayesSearch(const Space& space, const SearchOptions& options,
+                                      const Objective& measured, const Objective& simulated,
+                                      const std::vector<Observation>& prior = {},
+                                      const SearchProgress& progress = nullptr);
+
+}  // namespace autotune::tuner
