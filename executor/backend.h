@@ -1,6 +1,6 @@
 // Backend: the small table of primitives the executor needs from a collective library.
 //
-// In the nccl-tests spirit, a backend (MPI on host memory; NCCL on device memory, issue 5)
+// In the nccl-tests spirit, a backend (MPI on host memory; NCCL on device memory)
 // only fills in these primitives; the fusion engine, the hierarchical compositions
 // (executor/hierarchical.h), the workload player and calibration are written once on top
 // of them and never know which backend runs. Adding a backend never touches the engine.

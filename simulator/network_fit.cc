@@ -1,6 +1,7 @@
 // NetworkModel::Fit: measured curves and least-squares alpha-beta parameters from a
 // Calibration.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -63,19 +64,13 @@ AlphaBeta Slowest(const AlphaBeta& a, const AlphaBeta& b) {
   return {std::max(a.latency_us, b.latency_us), std::min(a.bytes_per_us, b.bytes_per_us)};
 }
 
-}  // namespace
+using CurveKey = std::tuple<int, int, int>;  // op, scope, ranks (1 for copies)
+using GroupedPoints = std::map<CurveKey, std::vector<MeasuredCurve::Point>>;
 
-Status NetworkModel::Fit(const Calibration& calibration, NetworkModel* out) {
-  const std::string name = "calibration " + std::to_string(calibration.id);
+// Checks every point of calibration against its topology and groups the points into one
+// curve per (op, scope, ranks). Corruption names the point at fault.
+Status GroupPoints(const Calibration& calibration, GroupedPoints* grouped) {
   const Topology& topo = calibration.topology;
-  if (topo.nodes < 1 || topo.ranks_per_node < 1) {
-    return Status::Corruption(name + ": topology " + topo.key() + " is not valid");
-  }
-  if (calibration.points.empty()) {
-    return Status::InvalidArgument(name + " has no points");
-  }
-  using Key = std::tuple<int, int, int>;  // op, scope, ranks
-  std::map<Key, std::vector<MeasuredCurve::Point>> grouped;
   for (size_t i = 0; i < calibration.points.size(); ++i) {
     const CalibrationPoint& p = calibration.points[i];
     if (p.ranks < 1 || p.ranks > topo.world_size()) {
@@ -88,9 +83,100 @@ Status NetworkModel::Fit(const Calibration& calibration, NetworkModel* out) {
                                 std::to_string(p.median_us));
     }
     const int ranks = p.scope == Scope::kCopy ? 1 : p.ranks;
-    grouped[{static_cast<int>(p.op), static_cast<int>(p.scope), ranks}].push_back(
+    (*grouped)[{static_cast<int>(p.op), static_cast<int>(p.scope), ranks}].push_back(
         {static_cast<double>(p.bytes), p.median_us});
   }
+  return Status::Ok();
+}
+
+// Fills the levels of one op that have no curve from those that do: the world level from
+// the slowest of intra- and cross-node, intra and cross from the world. `have` marks the
+// levels fitted from a curve on entry and the levels set on return.
+void FillMissingLevels(std::array<AlphaBeta, kNumLevels>& ab, bool have[kNumLevels]) {
+  const AlphaBeta& intra = ab[0];
+  const AlphaBeta& cross = ab[1];
+  if (!have[2]) {
+    if (have[0] && have[1])
+      ab[2] = Slowest(intra, cross);
+    else if (have[1])
+      ab[2] = cross;
+    else if (have[0])
+      ab[2] = intra;
+    have[2] = have[0] || have[1];
+  }
+  if (!have[0] && have[2]) ab[0] = ab[2];
+  if (!have[1] && have[2]) ab[1] = ab[2];
+}
+
+}  // namespace
+
+bool NetworkModel::FitCollectives() {
+  const Topology& topo = calibrated_;
+  const int level_ranks[kNumLevels] = {topo.ranks_per_node, topo.nodes, topo.world_size()};
+  const Scope level_scope[kNumLevels] = {Scope::kIntra, Scope::kCross, Scope::kWorld};
+  bool any_allreduce = false;
+  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+    bool have[kNumLevels] = {false, false, false};
+    for (int level = 0; level < kNumLevels; ++level) {
+      if (level_ranks[level] < 2) continue;
+      const int idx = FindCurve(op, level_scope[level], level_ranks[level]);
+      if (idx < 0) continue;
+      params_.collective[static_cast<int>(op)][level] =
+          FitAlphaBeta(op, level_ranks[level], curves_[idx].curve);
+      have[level] = true;
+    }
+    auto& ab = params_.collective[static_cast<int>(op)];
+    FillMissingLevels(ab, have);
+    if (op == Op::kAllreduce) {
+      any_allreduce = have[2];
+    } else if (!have[2]) {
+      // No allgather curves: per link, an allgather moves bytes like an allreduce does.
+      ab = params_.collective[static_cast<int>(Op::kAllreduce)];
+    }
+  }
+  return any_allreduce;
+}
+
+void NetworkModel::FitCopy() {
+  const int copy = FindCurve(Op::kAllreduce, Scope::kCopy, 1);
+  const int copy_any = copy >= 0 ? copy : FindCurve(Op::kAllgather, Scope::kCopy, 1);
+  if (copy_any >= 0) {
+    auto [fixed_us, us_per_byte] = FitLine(curves_[copy_any].curve.Points());
+    params_.copy = {fixed_us, us_per_byte > 0.0 ? 1.0 / us_per_byte : kUnlimitedBytesPerUs};
+  }
+}
+
+void NetworkModel::FitHierarchicalFactors() {
+  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+    const int idx = hierarchical_curve_[static_cast<int>(op)];
+    if (idx < 0) continue;
+    std::vector<double> ratios;
+    NetworkModel composed = *this;
+    composed.hierarchical_curve_[static_cast<int>(op)] = -1;
+    composed.params_.hierarchical_factor[static_cast<int>(op)] = 1.0;
+    for (const auto& p : curves_[idx].curve.Points()) {
+      const double fusion_bytes = op == Op::kAllgather ? p.bytes * topology_.world_size() : p.bytes;
+      const double c = composed.HierarchicalUs(op, static_cast<int64_t>(fusion_bytes));
+      if (c > 0.0) ratios.push_back(p.time_us / c);
+    }
+    if (ratios.empty()) continue;
+    std::sort(ratios.begin(), ratios.end());
+    params_.hierarchical_factor[static_cast<int>(op)] =
+        std::clamp(ratios[ratios.size() / 2], 0.25, 4.0);
+  }
+}
+
+Status NetworkModel::Fit(const Calibration& calibration, NetworkModel* out) {
+  const std::string name = "calibration " + std::to_string(calibration.id);
+  const Topology& topo = calibration.topology;
+  if (topo.nodes < 1 || topo.ranks_per_node < 1) {
+    return Status::Corruption(name + ": topology " + topo.key() + " is not valid");
+  }
+  if (calibration.points.empty()) {
+    return Status::InvalidArgument(name + " has no points");
+  }
+  GroupedPoints grouped;
+  AUTOTUNE_RETURN_IF_ERROR(GroupPoints(calibration, &grouped));
 
   NetworkModel m;
   m.calibrated_ = topo;
@@ -105,72 +191,14 @@ Status NetworkModel::Fit(const Calibration& calibration, NetworkModel* out) {
     m.curves_.push_back(std::move(e));
   }
 
-  const int level_ranks[kNumLevels] = {topo.ranks_per_node, topo.nodes, topo.world_size()};
-  const Scope level_scope[kNumLevels] = {Scope::kIntra, Scope::kCross, Scope::kWorld};
-  bool any_allreduce = false;
-  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
-    bool have[kNumLevels] = {false, false, false};
-    for (int level = 0; level < kNumLevels; ++level) {
-      if (level_ranks[level] < 2) continue;
-      const int idx = m.FindCurve(op, level_scope[level], level_ranks[level]);
-      if (idx < 0) continue;
-      m.params_.collective[static_cast<int>(op)][level] =
-          FitAlphaBeta(op, level_ranks[level], m.curves_[idx].curve);
-      have[level] = true;
-    }
-    auto& ab = m.params_.collective[static_cast<int>(op)];
-    const AlphaBeta& intra = ab[0];
-    const AlphaBeta& cross = ab[1];
-    if (!have[2]) {
-      if (have[0] && have[1])
-        ab[2] = Slowest(intra, cross);
-      else if (have[1])
-        ab[2] = cross;
-      else if (have[0])
-        ab[2] = intra;
-      have[2] = have[0] || have[1];
-    }
-    if (!have[0] && have[2]) ab[0] = ab[2];
-    if (!have[1] && have[2]) ab[1] = ab[2];
-    if (op == Op::kAllreduce) {
-      any_allreduce = have[2];
-    } else if (!have[2]) {
-      // No allgather curves: per link, an allgather moves bytes like an allreduce does.
-      ab = m.params_.collective[static_cast<int>(Op::kAllreduce)];
-    }
-  }
-  if (!any_allreduce && topo.world_size() > 1) {
+  if (!m.FitCollectives() && topo.world_size() > 1) {
     return Status::InvalidArgument(name + " (" + topo.key() +
                                    ") has no allreduce curve on the world, intra-node or "
                                    "cross-node communicators");
   }
-  const int copy = m.FindCurve(Op::kAllreduce, Scope::kCopy, 1);
-  const int copy_any = copy >= 0 ? copy : m.FindCurve(Op::kAllgather, Scope::kCopy, 1);
-  if (copy_any >= 0) {
-    auto [fixed_us, us_per_byte] = FitLine(m.curves_[copy_any].curve.Points());
-    m.params_.copy = {fixed_us, us_per_byte > 0.0 ? 1.0 / us_per_byte : kUnlimitedBytesPerUs};
-  }
+  m.FitCopy();
   m.Bind();
-
-  // Hierarchical factor: the measured composed collective over the three-step composition,
-  // median over the measured sizes; it carries over to topologies without such a curve.
-  for (Op op : {Op::kAllreduce, Op::kAllgather}) {
-    const int idx = m.hierarchical_curve_[static_cast<int>(op)];
-    if (idx < 0) continue;
-    std::vector<double> ratios;
-    NetworkModel composed = m;
-    composed.hierarchical_curve_[static_cast<int>(op)] = -1;
-    composed.params_.hierarchical_factor[static_cast<int>(op)] = 1.0;
-    for (const auto& p : m.curves_[idx].curve.Points()) {
-      const double fusion_bytes = op == Op::kAllgather ? p.bytes * topo.world_size() : p.bytes;
-      const double c = composed.HierarchicalUs(op, static_cast<int64_t>(fusion_bytes));
-      if (c > 0.0) ratios.push_back(p.time_us / c);
-    }
-    if (ratios.empty()) continue;
-    std::sort(ratios.begin(), ratios.end());
-    m.params_.hierarchical_factor[static_cast<int>(op)] =
-        std::clamp(ratios[ratios.size() / 2], 0.25, 4.0);
-  }
+  m.FitHierarchicalFactors();
   m.Bind();
   *out = std::move(m);
   return Status::Ok();

@@ -135,6 +135,13 @@ class NetworkModel {
     int curve = -1;  // index into curves_, -1 = parametric only
   };
 
+  // Fit steps, in order; calibrated_ and curves_ are set. Fits params_.collective from the
+  // curves of the calibrated levels; returns whether an allreduce level was fitted.
+  bool FitCollectives();
+  // Fits params_.copy from a copy curve, if any.
+  void FitCopy();
+  // REQUIRES: bound. Sets params_.hierarchical_factor from the measured hierarchical curves.
+  void FitHierarchicalFactors();
   void Bind();
   int FindCurve(Op op, Scope scope, int ranks) const;
   double Eval(const BoundLevel& level, double bytes) const;

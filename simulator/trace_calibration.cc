@@ -11,6 +11,84 @@ constexpr size_t kMinEvidence = 3;
 // Copies smaller than this are dominated by per-tensor overheads, not bandwidth.
 constexpr int64_t kMinCopyBytes = 64 * 1024;
 
+// What a trace shows about the executor's behaviour, gathered over its steps.
+struct Evidence {
+  std::vector<double> single_copy_out;  // recorded copy-out of one-tensor collectives, us
+  std::vector<double> model_copy_out;   // the copy model's time for the same, us
+  std::vector<double> copy_ratios;      // recorded / model copy-in time, real-size copies
+  std::vector<double> wake_delays;      // how late a sleeping cycle woke up, us
+  std::vector<std::pair<int, double>> first_cycles;  // per step: (index, start) of its first
+  int overlapped = 0;  // cycles whose successor started while their collectives ran
+  int sequential = 0;  // cycles whose successor waited for their collectives
+};
+
+// Adds the fusion-buffer copy evidence of one step's collectives.
+void AddCopyEvidence(const StepTrace& step, const NetworkModel& network, Evidence* e) {
+  for (const CollectiveRecord& c : step.collectives) {
+    // Fusion-buffer copies of a real size, against the copy model.
+    const int64_t in_bytes =
+        c.op == Op::kAllgather ? c.bytes / network.topology().world_size() : c.bytes;
+    const double copy_in_model = network.CopyUs(in_bytes);
+    if (in_bytes >= kMinCopyBytes && copy_in_model > 0.0 && c.copy_in_end_us > c.start_us) {
+      e->copy_ratios.push_back((c.copy_in_end_us - c.start_us) / copy_in_model);
+    }
+    // Did one-tensor collectives copy out? Their recorded copy-out against the model's.
+    if (c.tensors.size() != 1) continue;
+    e->single_copy_out.push_back(c.end_us - c.comm_end_us);
+    e->model_copy_out.push_back(network.CopyUs(c.bytes));
+  }
+}
+
+// Adds the cycle evidence of one step: its first cycle, whether each cycle's successor
+// waited for its collectives, and how late sleeping cycles woke up.
+void AddCycleEvidence(const StepTrace& step, double cycle_us, double idle_us, Evidence* e) {
+  std::vector<const CycleRecord*> cycles;
+  for (const CycleRecord& c : step.cycles) cycles.push_back(&c);
+  std::sort(cycles.begin(), cycles.end(),
+            [](const CycleRecord* a, const CycleRecord* b) { return a->cycle < b->cycle; });
+  e->first_cycles.push_back(cycles.empty()
+                                ? std::pair<int, double>{-1, 0.0}
+                                : std::pair<int, double>{cycles[0]->cycle, cycles[0]->start_us});
+  for (size_t i = 0; i + 1 < cycles.size(); ++i) {
+    const CycleRecord& a = *cycles[i];
+    const CycleRecord& b = *cycles[i + 1];
+    double busy_until = a.negotiate_end_us;
+    bool launched = false;
+    for (const CollectiveRecord& c : step.collectives) {
+      if (c.cycle != a.cycle) continue;
+      busy_until = std::max(busy_until, c.end_us);
+      launched = true;
+    }
+    // Did the next cycle start while this cycle's collectives were still running?
+    if (launched) (b.start_us + 1.0 < busy_until ? e->overlapped : e->sequential)++;
+    // A cycle that finished early slept until start + cycle time, as did the idle ones.
+    if (busy_until < a.start_us + cycle_us && idle_us < cycle_us && b.cycle > a.cycle) {
+      e->wake_delays.push_back((b.start_us - a.start_us) / (b.cycle - a.cycle) - cycle_us);
+    }
+  }
+}
+
+// Sets the per-step and median first-negotiation floors from each step's first cycle,
+// when enough steps have cycles. REQUIRES: options->wake_delay_us already calibrated.
+void SetFirstNegotiation(const std::vector<std::pair<int, double>>& first_cycles, double cycle_us,
+                         double idle_us, ReplayOptions* options) {
+  // The step's first cycle with work shows when negotiation could first complete: it is
+  // cycle 0 itself (its thread started late), or cycle c >= 1 starting well after c idle
+  // periods (an earlier idle cycle waited for the slowest rank until then).
+  // Like the ready times, this is a property of each recorded step, kept per step.
+  const size_t with_cycles = std::count_if(first_cycles.begin(), first_cycles.end(),
+                                           [](const auto& f) { return f.first >= 0; });
+  if (with_cycles < kMinEvidence) return;
+  const double period_us = idle_us >= cycle_us ? idle_us : cycle_us + options->wake_delay_us;
+  std::vector<double> floors;
+  for (const auto& [index, start_us] : first_cycles) {
+    const bool blocked = index == 0 || (index > 0 && start_us > (index + 0.5) * period_us);
+    floors.push_back(blocked ? start_us - std::max(0, index - 1) * period_us : 0.0);
+  }
+  options->step_first_negotiation_us = floors;
+  options->first_negotiation_us = Median(std::move(floors));
+}
+
 }  // namespace
 
 double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
@@ -49,76 +127,24 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
   const bool cache_on = trace.run.knobs.cache_capacity > 0;
   const double idle_us = negotiation.CycleUs(cache_on, 0, 0);
 
-  std::vector<double> single_copy_out, model_copy_out, wake_delays, copy_ratios;
-  std::vector<std::pair<int, double>> first_cycles;  // per step: (index, start) of its first
-  int overlapped = 0, sequential = 0;
+  Evidence e;
   for (const StepTrace& step : trace.steps) {
-    for (const CollectiveRecord& c : step.collectives) {
-      // Fusion-buffer copies of a real size, against the copy model.
-      const int64_t in_bytes =
-          c.op == Op::kAllgather ? c.bytes / network.topology().world_size() : c.bytes;
-      const double copy_in_model = network.CopyUs(in_bytes);
-      if (in_bytes >= kMinCopyBytes && copy_in_model > 0.0 && c.copy_in_end_us > c.start_us) {
-        copy_ratios.push_back((c.copy_in_end_us - c.start_us) / copy_in_model);
-      }
-      // Did one-tensor collectives copy out? Their recorded copy-out against the model's.
-      if (c.tensors.size() != 1) continue;
-      single_copy_out.push_back(c.end_us - c.comm_end_us);
-      model_copy_out.push_back(network.CopyUs(c.bytes));
-    }
-    std::vector<const CycleRecord*> cycles;
-    for (const CycleRecord& c : step.cycles) cycles.push_back(&c);
-    std::sort(cycles.begin(), cycles.end(),
-              [](const CycleRecord* a, const CycleRecord* b) { return a->cycle < b->cycle; });
-    first_cycles.push_back(cycles.empty()
-                               ? std::pair<int, double>{-1, 0.0}
-                               : std::pair<int, double>{cycles[0]->cycle, cycles[0]->start_us});
-    for (size_t i = 0; i + 1 < cycles.size(); ++i) {
-      const CycleRecord& a = *cycles[i];
-      const CycleRecord& b = *cycles[i + 1];
-      double busy_until = a.negotiate_end_us;
-      bool launched = false;
-      for (const CollectiveRecord& c : step.collectives) {
-        if (c.cycle != a.cycle) continue;
-        busy_until = std::max(busy_until, c.end_us);
-        launched = true;
-      }
-      // Did the next cycle start while this cycle's collectives were still running?
-      if (launched) (b.start_us + 1.0 < busy_until ? overlapped : sequential)++;
-      // A cycle that finished early slept until start + cycle time, as did the idle ones.
-      if (busy_until < a.start_us + cycle_us && idle_us < cycle_us && b.cycle > a.cycle) {
-        wake_delays.push_back((b.start_us - a.start_us) / (b.cycle - a.cycle) - cycle_us);
-      }
-    }
+    AddCopyEvidence(step, network, &e);
+    AddCycleEvidence(step, cycle_us, idle_us, &e);
   }
-  if (single_copy_out.size() >= kMinEvidence) {
-    const double model = Median(model_copy_out);
-    options.single_tensor_copy_out = model > 1.0 && Median(single_copy_out) >= 0.5 * model;
+  if (e.single_copy_out.size() >= kMinEvidence) {
+    const double model = Median(e.model_copy_out);
+    options.single_tensor_copy_out = model > 1.0 && Median(e.single_copy_out) >= 0.5 * model;
   }
-  if (overlapped + sequential >= static_cast<int>(kMinEvidence)) {
-    options.cycle_waits_for_collectives = sequential >= overlapped;
+  if (e.overlapped + e.sequential >= static_cast<int>(kMinEvidence)) {
+    options.cycle_waits_for_collectives = e.sequential >= e.overlapped;
   }
-  if (wake_delays.size() >= kMinEvidence) {
-    options.wake_delay_us = std::clamp(Median(std::move(wake_delays)), 0.0, cycle_us);
+  if (e.wake_delays.size() >= kMinEvidence) {
+    options.wake_delay_us = std::clamp(Median(std::move(e.wake_delays)), 0.0, cycle_us);
   }
-  // The step's first cycle with work shows when negotiation could first complete: it is
-  // cycle 0 itself (its thread started late), or cycle c >= 1 starting well after c idle
-  // periods (an earlier idle cycle waited for the slowest rank until then).
-  // Like the ready times, this is a property of each recorded step, kept per step.
-  const size_t with_cycles = std::count_if(first_cycles.begin(), first_cycles.end(),
-                                           [](const auto& f) { return f.first >= 0; });
-  if (with_cycles >= kMinEvidence) {
-    const double period_us = idle_us >= cycle_us ? idle_us : cycle_us + options.wake_delay_us;
-    std::vector<double> floors;
-    for (const auto& [index, start_us] : first_cycles) {
-      const bool blocked = index == 0 || (index > 0 && start_us > (index + 0.5) * period_us);
-      floors.push_back(blocked ? start_us - std::max(0, index - 1) * period_us : 0.0);
-    }
-    options.step_first_negotiation_us = floors;
-    options.first_negotiation_us = Median(std::move(floors));
-  }
-  if (copy_ratios.size() >= kMinEvidence) {
-    options.copy_scale = std::clamp(Median(std::move(copy_ratios)), 0.25, 20.0);
+  SetFirstNegotiation(e.first_cycles, cycle_us, idle_us, &options);
+  if (e.copy_ratios.size() >= kMinEvidence) {
+    options.copy_scale = std::clamp(Median(std::move(e.copy_ratios)), 0.25, 20.0);
   }
   return options;
 }

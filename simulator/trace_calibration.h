@@ -21,10 +21,9 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
 
 // Median over the recorded collectives of measured comm time / model time, each
 // collective weighted by its model time (1 when the trace has fewer than 3 collectives).
-// Not clamped. Weighted, because a step's few large collectives decide its time: with
-// 128 MB fusion a resnet50 step runs one small and one large collective, and on ranks
-// that share cores the small one alone ran at 2.2x the model in some rounds; a plain
-// median then flipped between the two halves (1.0 or 1.3 for the same setting).
+// Not clamped. Weighted, because a step's few large collectives decide its time: when a
+// step runs one small and one large collective, an unweighted median would be either
+// one's ratio depending on noise, and noise hits the small one hardest.
 double MeasuredCommRatio(const Trace& trace, const NetworkModel& network);
 
 }  // namespace autotune::sim

@@ -1,6 +1,7 @@
 // GaussianProcess: the log marginal likelihood, its gradient and the hyperparameter fit.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numbers>
 #include <random>
@@ -88,6 +89,104 @@ double GaussianProcess::LogHyperparameterPrior(const Eigen::VectorXd& log_params
   return log_density;
 }
 
+namespace {
+
+// Bounds of the fitted log hyperparameters [log length scales, log signal variance,
+// log noise variance when learned], from the options.
+struct LogParamBox {
+  std::vector<double> lower;
+  std::vector<double> upper;
+};
+
+LogParamBox HyperparameterBox(const GpOptions& options, int d, bool learn_noise) {
+  const int num_params = d + 1 + (learn_noise ? 1 : 0);
+  LogParamBox box{std::vector<double>(num_params), std::vector<double>(num_params)};
+  for (int i = 0; i < d; ++i) {
+    box.lower[i] = std::log(options.min_length_scale);
+    box.upper[i] = std::log(options.max_length_scale);
+  }
+  box.lower[d] = std::log(options.min_signal_variance);
+  box.upper[d] = std::log(options.max_signal_variance);
+  if (learn_noise) {
+    box.lower[d + 1] = std::log(options.min_noise_variance);
+    box.upper[d + 1] = std::log(options.max_noise_variance);
+  }
+  return box;
+}
+
+// Optimizer starts in the box's coordinates: the current hyperparameters (kernel,
+// noise_variance), a default, then options.random_restarts random ones drawn with a seed
+// mixed from options.seed and num_samples.
+std::vector<std::vector<double>> HyperparameterStarts(const GpOptions& options,
+                                                      const LogParamBox& box,
+                                                      const Matern52Kernel& kernel,
+                                                      double noise_variance, int64_t num_samples) {
+  const int d = kernel.input_dims();
+  const int num_params = static_cast<int>(box.lower.size());
+  const bool learn_noise = num_params > d + 1;  // the box has a noise coordinate
+  std::vector<std::vector<double>> starts;
+  std::vector<double> current(num_params);
+  for (int i = 0; i < d; ++i) current[i] = std::log(kernel.length_scales()[i]);
+  current[d] = std::log(kernel.signal_variance());
+  if (learn_noise) {
+    current[d + 1] = std::log(std::max(noise_variance, options.min_noise_variance));
+  }
+  starts.push_back(current);
+  std::vector<double> fallback(num_params, std::log(0.3));
+  fallback[d] = 0.0;
+  if (learn_noise) fallback[d + 1] = std::log(std::max(1e-2, options.min_noise_variance));
+  starts.push_back(fallback);
+  std::mt19937_64 rng(options.seed + 7919 * static_cast<uint64_t>(num_samples));
+  for (int r = 0; r < options.random_restarts; ++r) {
+    std::vector<double> start(num_params);
+    for (int i = 0; i < num_params; ++i) {
+      double lo = box.lower[i], hi = box.upper[i];
+      if (i < d) {  // typical length scales of inputs in [0,1]
+        lo = std::max(lo, std::log(0.05));
+        hi = std::min(hi, std::log(2.0));
+      }
+      start[i] = std::uniform_real_distribution<double>(lo, hi)(rng);
+    }
+    starts.push_back(start);
+  }
+  return starts;
+}
+
+// Runs LD_LBFGS in the box from every start and returns the best point found; empty when
+// every run failed. Counts starts, failures and evaluations into *report.
+std::vector<double> MinimizeFromStarts(const std::vector<std::vector<double>>& starts,
+                                       const LogParamBox& box, const GpOptions& options,
+                                       const BoxObjective& objective, FitReport* report) {
+  std::vector<double> best;
+  double best_value = std::numeric_limits<double>::infinity();
+  for (const std::vector<double>& start : starts) {
+    NloptProblem problem;
+    problem.algorithm = nlopt::LD_LBFGS;
+    problem.lower = box.lower;
+    problem.upper = box.upper;
+    problem.start = start;
+    problem.max_evaluations = options.max_evaluations_per_restart;
+    problem.relative_x_tolerance = 1e-4;
+    problem.relative_f_tolerance = 1e-8;
+    ++report->starts;
+    StatusOr<NloptOutcome> outcome =
+        MinimizeInBox(problem, objective, "Gaussian process hyperparameter fit");
+    if (!outcome.ok()) {
+      ++report->failed_starts;
+      report->last_failure = outcome.status().message();
+      continue;
+    }
+    report->evaluations += outcome->evaluations;
+    if (outcome->best_value < best_value) {
+      best_value = outcome->best_value;
+      best = outcome->best_x;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 Status GaussianProcess::Fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
   AUTOTUNE_RETURN_IF_ERROR(CheckData(x, y));
   if (x.cols() == 0) return Status::InvalidArgument("Gaussian process: no samples to fit");
@@ -106,20 +205,9 @@ Status GaussianProcess::Fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) 
                             ? spread
                             : (std::fabs(mean) > 0.0 ? std::fabs(mean) : 1.0);
 
-  const int num_params = d + 1 + (learn_noise ? 1 : 0);
-  std::vector<double> lower(num_params), upper(num_params);
-  for (int i = 0; i < d; ++i) {
-    lower[i] = std::log(options_.min_length_scale);
-    upper[i] = std::log(options_.max_length_scale);
-  }
-  lower[d] = std::log(options_.min_signal_variance);
-  upper[d] = std::log(options_.max_signal_variance);
-  if (learn_noise) {
-    lower[d + 1] = std::log(options_.min_noise_variance);
-    upper[d + 1] = std::log(options_.max_noise_variance);
-  }
+  const LogParamBox box = HyperparameterBox(options_, d, learn_noise);
+  const int num_params = static_cast<int>(box.lower.size());
   const double fixed_log_noise = learn_noise ? 0.0 : std::log(std::max(noise_variance_, 1e-300));
-
   auto full_params = [&](const std::vector<double>& p) {
     Eigen::VectorXd full(d + 2);
     for (int i = 0; i <= d; ++i) full[i] = p[i];
@@ -138,59 +226,10 @@ Status GaussianProcess::Fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) 
     return -(*lml + log_prior);
   };
 
-  // Starts: the current hyperparameters, a default, then random ones.
-  std::vector<std::vector<double>> starts;
-  std::vector<double> current(num_params);
-  for (int i = 0; i < d; ++i) current[i] = std::log(kernel_.length_scales()[i]);
-  current[d] = std::log(kernel_.signal_variance());
-  if (learn_noise) {
-    current[d + 1] = std::log(std::max(noise_variance_, options_.min_noise_variance));
-  }
-  starts.push_back(current);
-  std::vector<double> fallback(num_params, std::log(0.3));
-  fallback[d] = 0.0;
-  if (learn_noise) fallback[d + 1] = std::log(std::max(1e-2, options_.min_noise_variance));
-  starts.push_back(fallback);
-  std::mt19937_64 rng(options_.seed + 7919 * static_cast<uint64_t>(x.cols()));
-  for (int r = 0; r < options_.random_restarts; ++r) {
-    std::vector<double> start(num_params);
-    for (int i = 0; i < num_params; ++i) {
-      double lo = lower[i], hi = upper[i];
-      if (i < d) {  // typical length scales of inputs in [0,1]
-        lo = std::max(lo, std::log(0.05));
-        hi = std::min(hi, std::log(2.0));
-      }
-      start[i] = std::uniform_real_distribution<double>(lo, hi)(rng);
-    }
-    starts.push_back(start);
-  }
-
   FitReport report;
-  std::vector<double> best;
-  double best_value = std::numeric_limits<double>::infinity();
-  for (const std::vector<double>& start : starts) {
-    NloptProblem problem;
-    problem.algorithm = nlopt::LD_LBFGS;
-    problem.lower = lower;
-    problem.upper = upper;
-    problem.start = start;
-    problem.max_evaluations = options_.max_evaluations_per_restart;
-    problem.relative_x_tolerance = 1e-4;
-    problem.relative_f_tolerance = 1e-8;
-    ++report.starts;
-    StatusOr<NloptOutcome> outcome =
-        MinimizeInBox(problem, negative_lml, "Gaussian process hyperparameter fit");
-    if (!outcome.ok()) {
-      ++report.failed_starts;
-      report.last_failure = outcome.status().message();
-      continue;
-    }
-    report.evaluations += outcome->evaluations;
-    if (outcome->best_value < best_value) {
-      best_value = outcome->best_value;
-      best = outcome->best_x;
-    }
-  }
+  const std::vector<double> best =
+      MinimizeFromStarts(HyperparameterStarts(options_, box, kernel_, noise_variance_, x.cols()),
+                         box, options_, negative_lml, &report);
   if (best.empty()) {
     return Status::Internal("Gaussian process: every hyperparameter start failed (" +
                             report.last_failure + ")");

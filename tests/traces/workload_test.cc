@@ -4,11 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <string>
+#include <vector>
 
 namespace autotune {
 namespace {
@@ -196,27 +199,49 @@ struct BadCase {
   std::vector<std::string> expected;  // substrings of the one-line message
 };
 
+// How gtest shows a case: its label.
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.label; }
+
 std::string WithTensors(const std::string& tensors, const std::string& extra = "") {
   return R"({"name": "m", "forward_ms": 1, "backward_ms": 10, "optimizer_ms": 1)" + extra +
          R"(, "tensors": [)" + tensors + "]}";
 }
 
-TEST(WorkloadJson, MalformedInputNamesTheField) {
-  const std::string ok_tensor = R"({"name": "a", "shape": [4], "ready_ms": 1})";
-  const std::vector<BadCase> cases = {
+const std::string kOkTensor = R"({"name": "a", "shape": [4], "ready_ms": 1})";
+
+// Malformed files whose fault is in the top-level object.
+std::vector<BadCase> TopLevelCases() {
+  return {
       {"syntax", R"({"name": "m", "tensors": [})", {"model.json: invalid JSON", "line 1"}},
       {"not an object", "[1, 2]", {"model.json: ", "object"}},
       {"missing backward_ms",
-       R"({"name": "m", "forward_ms": 1, "optimizer_ms": 1, "tensors": [)" + ok_tensor + "]}",
+       R"({"name": "m", "forward_ms": 1, "optimizer_ms": 1, "tensors": [)" + kOkTensor + "]}",
        {"missing field \"backward_ms\""}},
+      {"unknown default dtype",
+       WithTensors(kOkTensor, R"(, "dtype": "complex64")"),
+       {"model.json: \"dtype\": unknown dtype \"complex64\""}},
+      {"empty tensor list", WithTensors(""), {"model.json: \"tensors\" must be a non-empty"}},
+      {"unknown top-level field",
+       WithTensors(kOkTensor, R"(, "backwards_ms": 3)"),
+       {"model.json: unknown field \"backwards_ms\""}},
+      {"negative backward_ms",
+       R"({"name": "m", "forward_ms": 1, "backward_ms": -10, "optimizer_ms": 1, "tensors": [)" +
+           kOkTensor + "]}",
+       {"\"backward_ms\""}},
+  };
+}
+
+// Malformed files whose fault is in one tensor: the message names its index and name.
+std::vector<BadCase> TensorCases() {
+  return {
       {"missing tensor shape",
-       WithTensors(ok_tensor + R"(, {"name": "b", "ready_ms": 2})"),
+       WithTensors(kOkTensor + R"(, {"name": "b", "ready_ms": 2})"),
        {"tensors[1] (\"b\"): missing field \"shape\""}},
       {"missing tensor name",
        WithTensors(R"({"shape": [1], "ready_ms": 2})"),
        {"tensors[0]: missing field \"name\""}},
       {"negative shape",
-       WithTensors(ok_tensor + R"(, {"name": "fc.bias", "shape": [3, -1], "ready_ms": 2})"),
+       WithTensors(kOkTensor + R"(, {"name": "fc.bias", "shape": [3, -1], "ready_ms": 2})"),
        {"model.json: tensors[1] (\"fc.bias\"): \"shape\" must be a list of positive integers"}},
       {"zero shape",
        WithTensors(R"({"name": "z", "shape": [0], "ready_ms": 2})"),
@@ -233,14 +258,11 @@ TEST(WorkloadJson, MalformedInputNamesTheField) {
       {"unknown dtype",
        WithTensors(R"({"name": "h", "shape": [4], "dtype": "float8", "ready_ms": 2})"),
        {"tensors[0] (\"h\"): \"dtype\": unknown dtype \"float8\""}},
-      {"unknown default dtype",
-       WithTensors(ok_tensor, R"(, "dtype": "complex64")"),
-       {"model.json: \"dtype\": unknown dtype \"complex64\""}},
       {"unknown op",
        WithTensors(R"({"name": "o", "shape": [4], "op": "reduce", "ready_ms": 2})"),
        {"tensors[0] (\"o\"): \"op\": unknown op \"reduce\""}},
       {"decreasing ready_ms",
-       WithTensors(ok_tensor + R"(, {"name": "late", "shape": [4], "ready_ms": 0.5})"),
+       WithTensors(kOkTensor + R"(, {"name": "late", "shape": [4], "ready_ms": 0.5})"),
        {"tensors[1] (\"late\"): \"ready_ms\"", "ready order"}},
       {"ready_ms after backward",
        WithTensors(R"({"name": "a", "shape": [4], "ready_ms": 11})"),
@@ -252,38 +274,46 @@ TEST(WorkloadJson, MalformedInputNamesTheField) {
        WithTensors(R"({"name": "a", "shape": [4], "ready_ms": "1"})"),
        {"\"ready_ms\" must be a number"}},
       {"duplicate names",
-       WithTensors(ok_tensor + ", " + ok_tensor),
+       WithTensors(kOkTensor + ", " + kOkTensor),
        {"tensors[1] (\"a\"): \"name\" duplicates"}},
-      {"empty tensor list", WithTensors(""), {"model.json: \"tensors\" must be a non-empty"}},
       {"negative group",
        WithTensors(R"({"name": "g", "shape": [4], "ready_ms": 1, "group": -2})"),
        {"tensors[0] (\"g\"): \"group\""}},
       {"unknown tensor field",
        WithTensors(R"({"name": "t", "shape": [4], "ready": 1})"),
        {"tensors[0] (\"t\"): unknown field \"ready\""}},
-      {"unknown top-level field",
-       WithTensors(ok_tensor, R"(, "backwards_ms": 3)"),
-       {"model.json: unknown field \"backwards_ms\""}},
-      {"negative backward_ms",
-       R"({"name": "m", "forward_ms": 1, "backward_ms": -10, "optimizer_ms": 1, "tensors": [)" +
-           ok_tensor + "]}",
-       {"\"backward_ms\""}},
   };
-  for (const BadCase& c : cases) {
-    Workload w;
-    w.name = "untouched";
-    Status s = ParseWorkloadJson(c.text, "model.json", &w);
-    EXPECT_FALSE(s.ok()) << c.label;
-    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << c.label;
-    EXPECT_EQ(s.message().rfind("model.json: ", 0), 0u) << c.label << ": " << s.message();
-    EXPECT_EQ(s.message().find('\n'), std::string::npos) << c.label << ": " << s.message();
-    for (const std::string& want : c.expected) {
-      EXPECT_NE(s.message().find(want), std::string::npos)
-          << c.label << ": \"" << s.message() << "\" lacks \"" << want << "\"";
-    }
-    EXPECT_EQ(w.name, "untouched") << c.label << ": output changed on error";
-  }
 }
+
+class WorkloadJsonMalformedTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(WorkloadJsonMalformedTest, NamesTheField) {
+  const BadCase& c = GetParam();
+  Workload w;
+  w.name = "untouched";
+  Status s = ParseWorkloadJson(c.text, "model.json", &w);
+  EXPECT_FALSE(s.ok()) << c.label;
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << c.label;
+  EXPECT_EQ(s.message().rfind("model.json: ", 0), 0u) << c.label << ": " << s.message();
+  EXPECT_EQ(s.message().find('\n'), std::string::npos) << c.label << ": " << s.message();
+  for (const std::string& want : c.expected) {
+    EXPECT_NE(s.message().find(want), std::string::npos)
+        << c.label << ": \"" << s.message() << "\" lacks \"" << want << "\"";
+  }
+  EXPECT_EQ(w.name, "untouched") << c.label << ": output changed on error";
+}
+
+// The case's label as a test name: letters, digits and underscores.
+std::string CaseName(const ::testing::TestParamInfo<BadCase>& info) {
+  std::string n = info.param.label;
+  for (char& ch : n) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(TopLevel, WorkloadJsonMalformedTest, ::testing::ValuesIn(TopLevelCases()),
+                         CaseName);
+INSTANTIATE_TEST_SUITE_P(Tensor, WorkloadJsonMalformedTest, ::testing::ValuesIn(TensorCases()),
+                         CaseName);
 
 TEST(WorkloadScale, ShrinksTensorsAndTimes) {
   Workload w;
