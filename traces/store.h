@@ -47,7 +47,7 @@ struct SampleQuery {
   std::optional<Fidelity> fidelity;     // default: both
   // Of the run in the sample's run_id; a sample without a run matches neither when set.
   std::optional<double> scale;          // the run's --scale, exactly
-  std::optional<std::string> backend;   // the run's backend: mpi | nccl
+  std::optional<BackendKind> backend;   // the run's backend
 };
 
 class Store {

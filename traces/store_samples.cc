@@ -92,7 +92,7 @@ Status Store::ListSamples(const SampleQuery& query, std::vector<Sample>* out) {
     q.BindNull(5);
   }
   if (query.backend) {
-    q.Bind(6, *query.backend);
+    q.Bind(6, std::string(BackendName(*query.backend)));
   } else {
     q.BindNull(6);
   }

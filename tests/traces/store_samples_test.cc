@@ -29,7 +29,7 @@ class StoreSamplesTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  int64_t AddRun(double scale, const std::string& backend) {
+  int64_t AddRun(double scale, BackendKind backend) {
     RunInfo run;
     run.command = "autotune record";
     run.workload.name = "w";
@@ -71,7 +71,8 @@ class StoreSamplesTest : public ::testing::Test {
 };
 
 TEST_F(StoreSamplesTest, QueryFiltersByFidelityScaleAndBackend) {
-  const int64_t a = AddRun(0.5, "mpi"), b = AddRun(1.0, "mpi"), c = AddRun(0.5, "nccl");
+  const int64_t a = AddRun(0.5, BackendKind::kMpi), b = AddRun(1.0, BackendKind::kMpi),
+                c = AddRun(0.5, BackendKind::kNccl);
   AddSample(Fidelity::kMeasured, a, 1);
   AddSample(Fidelity::kMeasured, b, 2);
   AddSample(Fidelity::kMeasured, c, 3);
@@ -87,7 +88,7 @@ TEST_F(StoreSamplesTest, QueryFiltersByFidelityScaleAndBackend) {
   EXPECT_EQ(Scores(query), (std::set<double>{1, 2, 3, 5}));
   query.scale = 0.5;
   EXPECT_EQ(Scores(query), (std::set<double>{1, 3, 5}));
-  query.backend = "mpi";
+  query.backend = BackendKind::kMpi;
   EXPECT_EQ(Scores(query), (std::set<double>{1, 5}));
   // A sample without a run has no scale: a scale query leaves it out.
   query.fidelity.reset();
