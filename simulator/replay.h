@@ -23,6 +23,7 @@
 #include "simulator/prepared_trace.h"
 #include "traces/fusion_policy.h"
 #include "traces/knobs.h"
+#include "traces/score.h"
 #include "traces/trace.h"
 
 namespace autotune::sim {
@@ -61,7 +62,7 @@ struct StepPrediction {
   int cycles = 0;             // cycles that had work
   int collectives = 0;
   int64_t bytes = 0;  // score numerator for the predicted topology
-  double score_bytes_per_s() const { return step_ms > 0.0 ? bytes / (step_ms * 1e-3) : 0.0; }
+  double score_bytes_per_s() const { return ScoreBytesPerSecond(bytes, step_ms * 1e-3); }
 };
 
 // A knob setting turned into what a replay reads; build once per setting with

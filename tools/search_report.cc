@@ -100,7 +100,7 @@ nlohmann::json SearchJson(const RoundReport& r) {
   nlohmann::json j = {{"run", r.run.id},
                       {"workload", r.run.workload.name},
                       {"topology", r.run.topology.key()},
-                      {"backend", r.run.backend},
+                      {"backend", BackendName(r.run.backend)},
                       {"simulated_samples", r.simulated},
                       {"measured_samples", r.measured},
                       {"skipped_measured_samples", r.skipped_measured},
@@ -125,7 +125,7 @@ nlohmann::json SearchJson(const RoundReport& r) {
 void PrintSearchSummary(const RoundReport& r, std::ostream& out) {
   const tuner::SearchLoop::Conclusion& c = r.conclusion;
   out << "search: run " << r.run.id << " (" << r.run.workload.name << ", " << r.run.topology.key()
-      << ", " << r.run.backend << "): " << r.simulated << " simulated, " << r.measured
+      << ", " << BackendName(r.run.backend) << "): " << r.simulated << " simulated, " << r.measured
       << " measured samples";
   if (r.skipped_measured > 0) out << " (" << r.skipped_measured << " skipped)";
   out << ", rho " << r.rho << "\n";

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "simulator/synthetic.h"
-#include "tests/simulator/sim_test_util.h"
+#include "tests/support/synthetic.h"
+#include "tests/support/sim_fixtures.h"
 #include "traces/store.h"
 
 namespace autotune::sim {
@@ -105,7 +105,7 @@ TEST_F(StoredSimulationTest, OnlyAMeasuredRunWithStepsIsReplayed) {
   RunInfo simulated;
   ASSERT_TRUE(BuiltinWorkload("vgg16", &simulated.workload).ok());
   simulated.topology = Topo(2, 2);
-  simulated.kind = "simulated";
+  simulated.kind = RunKind::kSimulated;
   simulated.source_run = measured;
   ASSERT_TRUE(store_->CreateRun(&simulated).ok());
   s = LoadSimulation(*store_, simulated.id, {}, IfUncalibrated::kNoSimulation, &loaded);
