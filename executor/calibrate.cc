@@ -132,7 +132,6 @@ Status RunCalibrate(const CalibrateOptions& options, Calibration* out) {
   Harness h;
   h.world = world;
   h.repetitions = options.repetitions;
-  h.device_copy = options.backend == "nccl";
   LayoutComms comms;
   AUTOTUNE_RETURN_IF_ERROR(DetectLayout(world, &h.layout, &comms));
   std::unique_ptr<Store> store;
@@ -144,6 +143,7 @@ Status RunCalibrate(const CalibrateOptions& options, Calibration* out) {
   }
   FreeLayoutComms(&comms);
   AUTOTUNE_RETURN_IF_ERROR(st);
+  h.device_copy = h.backend->kind() == BackendKind::kNccl;
 
   const std::vector<int64_t> sizes = CalibrationSizes(options.min_bytes, options.max_bytes);
   const int64_t largest = sizes.back() * h.layout.size;  // allgather result

@@ -83,7 +83,7 @@ Status Setup(Session* s) {
   if (st.ok()) st = TensorMemory::Create(s->backend.get(), s->workload, s->layout.size, &s->memory);
   if (st.ok()) st = FillInputs(s->backend.get(), s->workload, s->layout.rank, s->memory.get());
 #ifdef AUTOTUNE_HAVE_NCCL
-  if (st.ok() && s->options.backend == "nccl") {
+  if (st.ok() && s->backend->kind() == BackendKind::kNccl) {
     st = MakeDeviceStepPlayer(s->backend.get(), &s->workload, &s->device_player);
   }
 #endif

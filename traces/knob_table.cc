@@ -78,9 +78,9 @@ std::vector<EnvVar> MpiAllreduceAlgorithm(const Knobs& k) {
            set ? std::to_string(k.mpi_allreduce_algorithm) : ""}};
 }
 
-// The table. Field order is KnobSpec's (designated initializers); unset fields take
-// KnobSpec's defaults.
-std::vector<KnobSpec> MakeTable() {
+// The rows, in two groups: the framework's knobs (Horovod's), then the collective libraries'
+// own. Field order is KnobSpec's (designated initializers); unset fields take its defaults.
+std::vector<KnobSpec> FrameworkKnobRows() {
   using enum KnobType;
   using enum KnobLifetime;
   return {
@@ -134,6 +134,13 @@ std::vector<KnobSpec> MakeTable() {
                "tensors.",
        .yaml_section = "autotune_extra", .yaml_key = "num_groups",
        .summary_label = "groups", .scale = KnobScale::kLog1p},
+  };
+}
+
+std::vector<KnobSpec> BackendKnobRows() {
+  using enum KnobType;
+  using enum KnobLifetime;
+  return {
       {.name = "nccl_algo", .type = kChoice, .field = &Knobs::nccl_algo,
        .choices = {"", "ring", "tree", "collnet", "collnetdirect", "collnetchain", "nvls",
                    "nvlstree", "pat"},
@@ -178,6 +185,12 @@ std::vector<KnobSpec> MakeTable() {
        .environment_help = "with OMPI_MCA_coll_tuned_use_dynamic_rules=1",
        .summary_label = "mpi_ar_alg", .scale = KnobScale::kCategorical},
   };
+}
+
+std::vector<KnobSpec> MakeTable() {
+  std::vector<KnobSpec> table = FrameworkKnobRows();
+  for (KnobSpec& row : BackendKnobRows()) table.push_back(std::move(row));
+  return table;
 }
 
 Status ParseNumber(const KnobSpec& spec, const std::string& text, double* out) {

@@ -16,6 +16,7 @@
 #include "tools/tuning_io.h"
 #include "traces/config_file.h"
 #include "traces/knob_table.h"
+#include "tuner/knob_search.h"
 #include "tuner/knob_space.h"
 
 namespace autotune {
@@ -162,9 +163,9 @@ TEST(KnobTable, SearchSpaceHoldsTheKnobsOfTheBackendWithTheirLifetime) {
       EXPECT_EQ(space.dimension(i).lifetime == tuner::Lifetime::kRuntime, row.runtime) << name;
       const Knobs knobs = WithValue(name, row.value);
       tuner::Point point;
-      ASSERT_TRUE(cli::KnobsToPoint(space, knobs, &point).ok()) << name;
+      ASSERT_TRUE(tuner::KnobsToPoint(space, knobs, &point).ok()) << name;
       Knobs back;
-      ASSERT_TRUE(cli::PointToKnobs(space, point, Knobs(), &back).ok()) << name;
+      ASSERT_TRUE(tuner::PointToKnobs(space, point, Knobs(), &back).ok()) << name;
       EXPECT_EQ(back, knobs) << name;
     }
   }
