@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real task of issue 4 on the emulated cluster (DESIGN.md, "The emulated cluster").
+# The real task (tuning a measured grid) on the emulated cluster (DESIGN.md, "The emulated cluster").
 #
 # On 2 nodes x 2 ranks at 1 Gbit/s: records a calibration, then per workload (resnet50: many
 # small tensors; vgg16: few large ones) the exhaustive grid of the runtime knobs
