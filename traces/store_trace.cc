@@ -40,6 +40,129 @@ Status RowError(const std::string& path, const std::string& table, int64_t run_i
                             " step " + std::to_string(step) + ": " + what);
 }
 
+// What the per-table readers of LoadTrace share: where to read, and the ranges rows must fit.
+struct TraceRowContext {
+  sqlite3* db;
+  const std::string& path;
+  int64_t run_id;
+  int tensors;  // tensors in the run's workload
+  int world;    // ranks in the run's topology
+};
+
+using StepIndex = std::map<int, size_t>;  // step -> position in Trace::steps
+
+// Appends the run's step rows, in step order, to trace->steps and records each step's position
+// in *index; a row with step_ms <= 0 is Corruption.
+Status ReadStepRows(const TraceRowContext& ctx, Trace* trace, StepIndex* index) {
+  Statement q(ctx.db, R"sql(SELECT step, step_ms, backward_start_us, bytes, score_bytes_per_s
+                            FROM steps WHERE run_id = ? ORDER BY step)sql");
+  q.Bind(1, ctx.run_id);
+  Status s;
+  while (q.Step(&s)) {
+    StepTrace st;
+    st.step = static_cast<int>(q.Int(0));
+    st.step_ms = q.Double(1);
+    st.backward_start_us = q.Double(2);
+    st.bytes = q.Int(3);
+    st.score_bytes_per_s = q.Double(4);
+    if (!(st.step_ms > 0)) {
+      return RowError(ctx.path, "steps", ctx.run_id, st.step, "step_ms <= 0");
+    }
+    (*index)[st.step] = trace->steps.size();
+    trace->steps.push_back(std::move(st));
+  }
+  return s.WithPrefix(ctx.path);
+}
+
+// Appends the run's tensor_events rows to their steps in *trace; a row without a step row or
+// with a rank or tensor out of range is Corruption.
+Status ReadTensorEventRows(const TraceRowContext& ctx, const StepIndex& index, Trace* trace) {
+  Statement q(ctx.db, R"sql(SELECT step, rank, tensor, ready_us, done_us FROM tensor_events
+                            WHERE run_id = ? ORDER BY step, rank, tensor)sql");
+  q.Bind(1, ctx.run_id);
+  Status s;
+  while (q.Step(&s)) {
+    int step = static_cast<int>(q.Int(0));
+    TensorEvent e{static_cast<int>(q.Int(1)), static_cast<int>(q.Int(2)), q.Double(3), q.Double(4)};
+    auto it = index.find(step);
+    if (it == index.end()) {
+      return RowError(ctx.path, "tensor_events", ctx.run_id, step, "no step row");
+    }
+    if (e.rank < 0 || e.rank >= ctx.world || e.tensor < 0 || e.tensor >= ctx.tensors) {
+      return RowError(ctx.path, "tensor_events", ctx.run_id, step, "rank or tensor out of range");
+    }
+    trace->steps[it->second].tensors.push_back(e);
+  }
+  return s.WithPrefix(ctx.path);
+}
+
+// Appends the run's cycles rows to their steps in *trace; a row without a step row is
+// Corruption.
+Status ReadCycleRows(const TraceRowContext& ctx, const StepIndex& index, Trace* trace) {
+  Statement q(ctx.db, R"sql(SELECT step, rank, cycle, start_us, negotiate_end_us, submitted,
+                            cache_hits, responses, collectives FROM cycles WHERE run_id = ?
+                            ORDER BY step, rank, cycle)sql");
+  q.Bind(1, ctx.run_id);
+  Status s;
+  while (q.Step(&s)) {
+    int step = static_cast<int>(q.Int(0));
+    auto it = index.find(step);
+    if (it == index.end()) return RowError(ctx.path, "cycles", ctx.run_id, step, "no step row");
+    CycleRecord c;
+    c.rank = static_cast<int>(q.Int(1));
+    c.cycle = static_cast<int>(q.Int(2));
+    c.start_us = q.Double(3);
+    c.negotiate_end_us = q.Double(4);
+    c.submitted = static_cast<int>(q.Int(5));
+    c.cache_hits = static_cast<int>(q.Int(6));
+    c.responses = static_cast<int>(q.Int(7));
+    c.collectives = static_cast<int>(q.Int(8));
+    trace->steps[it->second].cycles.push_back(c);
+  }
+  return s.WithPrefix(ctx.path);
+}
+
+// Appends the run's collectives rows to their steps in *trace; a row without a step row, with
+// an unknown op, or with a malformed or out-of-range tensor list is Corruption.
+Status ReadCollectiveRows(const TraceRowContext& ctx, const StepIndex& index, Trace* trace) {
+  Statement q(ctx.db, R"sql(SELECT step, rank, seq, cycle, op, algorithm, bytes, tensors,
+                            start_us, copy_in_end_us, comm_end_us, end_us FROM collectives
+                            WHERE run_id = ? ORDER BY step, rank, seq)sql");
+  q.Bind(1, ctx.run_id);
+  Status s;
+  while (q.Step(&s)) {
+    int step = static_cast<int>(q.Int(0));
+    auto it = index.find(step);
+    if (it == index.end()) {
+      return RowError(ctx.path, "collectives", ctx.run_id, step, "no step row");
+    }
+    CollectiveRecord c;
+    c.rank = static_cast<int>(q.Int(1));
+    c.seq = static_cast<int>(q.Int(2));
+    c.cycle = static_cast<int>(q.Int(3));
+    if (!ParseOp(q.Text(4), &c.op).ok()) {
+      return RowError(ctx.path, "collectives", ctx.run_id, step,
+                      "unknown op \"" + q.Text(4) + "\"");
+    }
+    c.algorithm = q.Text(5) == "hierarchical" ? Algorithm::kHierarchical : Algorithm::kFlat;
+    c.bytes = q.Int(6);
+    if (!SplitInts(q.Text(7), &c.tensors)) {
+      return RowError(ctx.path, "collectives", ctx.run_id, step, "malformed tensor list");
+    }
+    for (int member : c.tensors) {
+      if (member >= ctx.tensors) {
+        return RowError(ctx.path, "collectives", ctx.run_id, step, "tensor index out of range");
+      }
+    }
+    c.start_us = q.Double(8);
+    c.copy_in_end_us = q.Double(9);
+    c.comm_end_us = q.Double(10);
+    c.end_us = q.Double(11);
+    trace->steps[it->second].collectives.push_back(std::move(c));
+  }
+  return s.WithPrefix(ctx.path);
+}
+
 }  // namespace
 
 Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info) {
@@ -137,100 +260,14 @@ Status Store::GetStepSeries(int64_t run_id, std::vector<double>* step_ms,
 Status Store::LoadTrace(int64_t run_id, Trace* trace) {
   Trace t;
   AUTOTUNE_RETURN_IF_ERROR(GetRun(run_id, &t.run));
-  const int tensors = static_cast<int>(t.run.workload.tensors.size());
-  const int world = t.run.topology.world_size();
-  std::map<int, size_t> index;  // step -> position in t.steps
-  Status s;
-  {
-    Statement q(db_, R"sql(SELECT step, step_ms, backward_start_us, bytes, score_bytes_per_s
-                           FROM steps WHERE run_id = ? ORDER BY step)sql");
-    q.Bind(1, run_id);
-    while (q.Step(&s)) {
-      StepTrace st;
-      st.step = static_cast<int>(q.Int(0));
-      st.step_ms = q.Double(1);
-      st.backward_start_us = q.Double(2);
-      st.bytes = q.Int(3);
-      st.score_bytes_per_s = q.Double(4);
-      if (!(st.step_ms > 0)) return RowError(path_, "steps", run_id, st.step, "step_ms <= 0");
-      index[st.step] = t.steps.size();
-      t.steps.push_back(std::move(st));
-    }
-    AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
-  }
-  {
-    Statement q(db_, R"sql(SELECT step, rank, tensor, ready_us, done_us FROM tensor_events
-                           WHERE run_id = ? ORDER BY step, rank, tensor)sql");
-    q.Bind(1, run_id);
-    while (q.Step(&s)) {
-      int step = static_cast<int>(q.Int(0));
-      TensorEvent e{static_cast<int>(q.Int(1)), static_cast<int>(q.Int(2)), q.Double(3),
-                    q.Double(4)};
-      auto it = index.find(step);
-      if (it == index.end()) return RowError(path_, "tensor_events", run_id, step, "no step row");
-      if (e.rank < 0 || e.rank >= world || e.tensor < 0 || e.tensor >= tensors) {
-        return RowError(path_, "tensor_events", run_id, step, "rank or tensor out of range");
-      }
-      t.steps[it->second].tensors.push_back(e);
-    }
-    AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
-  }
-  {
-    Statement q(db_, R"sql(SELECT step, rank, cycle, start_us, negotiate_end_us, submitted,
-                           cache_hits, responses, collectives FROM cycles WHERE run_id = ?
-                           ORDER BY step, rank, cycle)sql");
-    q.Bind(1, run_id);
-    while (q.Step(&s)) {
-      int step = static_cast<int>(q.Int(0));
-      auto it = index.find(step);
-      if (it == index.end()) return RowError(path_, "cycles", run_id, step, "no step row");
-      CycleRecord c;
-      c.rank = static_cast<int>(q.Int(1));
-      c.cycle = static_cast<int>(q.Int(2));
-      c.start_us = q.Double(3);
-      c.negotiate_end_us = q.Double(4);
-      c.submitted = static_cast<int>(q.Int(5));
-      c.cache_hits = static_cast<int>(q.Int(6));
-      c.responses = static_cast<int>(q.Int(7));
-      c.collectives = static_cast<int>(q.Int(8));
-      t.steps[it->second].cycles.push_back(c);
-    }
-    AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
-  }
-  {
-    Statement q(db_, R"sql(SELECT step, rank, seq, cycle, op, algorithm, bytes, tensors,
-                           start_us, copy_in_end_us, comm_end_us, end_us FROM collectives
-                           WHERE run_id = ? ORDER BY step, rank, seq)sql");
-    q.Bind(1, run_id);
-    while (q.Step(&s)) {
-      int step = static_cast<int>(q.Int(0));
-      auto it = index.find(step);
-      if (it == index.end()) return RowError(path_, "collectives", run_id, step, "no step row");
-      CollectiveRecord c;
-      c.rank = static_cast<int>(q.Int(1));
-      c.seq = static_cast<int>(q.Int(2));
-      c.cycle = static_cast<int>(q.Int(3));
-      if (!ParseOp(q.Text(4), &c.op).ok()) {
-        return RowError(path_, "collectives", run_id, step, "unknown op \"" + q.Text(4) + "\"");
-      }
-      c.algorithm = q.Text(5) == "hierarchical" ? Algorithm::kHierarchical : Algorithm::kFlat;
-      c.bytes = q.Int(6);
-      if (!SplitInts(q.Text(7), &c.tensors)) {
-        return RowError(path_, "collectives", run_id, step, "malformed tensor list");
-      }
-      for (int member : c.tensors) {
-        if (member >= tensors) {
-          return RowError(path_, "collectives", run_id, step, "tensor index out of range");
-        }
-      }
-      c.start_us = q.Double(8);
-      c.copy_in_end_us = q.Double(9);
-      c.comm_end_us = q.Double(10);
-      c.end_us = q.Double(11);
-      t.steps[it->second].collectives.push_back(std::move(c));
-    }
-    AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
-  }
+  const TraceRowContext ctx{db_, path_, run_id,
+                            static_cast<int>(t.run.workload.tensors.size()),
+                            t.run.topology.world_size()};
+  StepIndex index;
+  AUTOTUNE_RETURN_IF_ERROR(ReadStepRows(ctx, &t, &index));
+  AUTOTUNE_RETURN_IF_ERROR(ReadTensorEventRows(ctx, index, &t));
+  AUTOTUNE_RETURN_IF_ERROR(ReadCycleRows(ctx, index, &t));
+  AUTOTUNE_RETURN_IF_ERROR(ReadCollectiveRows(ctx, index, &t));
   *trace = std::move(t);
   return Status::Ok();
 }

@@ -59,12 +59,12 @@ const char* const kGridKnobs[] = {"fusion_threshold_mb", "cycle_time_ms", "cache
                                   "hierarchical_allreduce", "hierarchical_allgather"};
 
 struct Grid {
-  std::string label;          // "resnet50 x0.1 2x2 mpi"
-  std::vector<RunInfo> runs;  // one per distinct setting (repeats: the median-score run,
-                              // whose knobs, and for the default its trace, are used)
+  std::string label;           // "resnet50 x0.1 2x2 mpi"
+  std::vector<RunInfo> runs;   // one per distinct setting (repeats: the median-score run,
+                               // whose knobs, and for the default its trace, are used)
   std::vector<double> scores;  // per setting: the mean score of its runs, bytes/s
   std::vector<int> counts;     // per setting: its runs
-  int default_index = -1;     // the run at the default knobs: the simulator's baseline
+  int default_index = -1;      // the run at the default knobs: the simulator's baseline
 };
 
 double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b) {
@@ -116,8 +116,8 @@ StatusOr<int> AddRecording(Store& store, std::vector<Grid>* grids) {
       if (grid.label != GroupLabel(run)) continue;
       for (size_t i = 0; i < grid.runs.size(); ++i) {
         if (grid.runs[i].knobs != run.knobs) continue;
-        grid.scores[i] = (grid.scores[i] * grid.counts[i] + run.score_bytes_per_s) /
-                         (grid.counts[i] + 1);
+        grid.scores[i] =
+            (grid.scores[i] * grid.counts[i] + run.score_bytes_per_s) / (grid.counts[i] + 1);
         ++grid.counts[i];
         ++added;
         break;  // a grid holds each setting once
@@ -158,7 +158,9 @@ Status LoadGrids(Store& store, std::vector<Grid>* grids) {
       for (const RunInfo& run : repeats) sum += run.score_bytes_per_s;
       grid.scores.push_back(sum / repeats.size());
       grid.counts.push_back(static_cast<int>(repeats.size()));
-      if (repeats.front().knobs == defaults) grid.default_index = static_cast<int>(grid.runs.size()) - 1;
+      if (repeats.front().knobs == defaults) {
+        grid.default_index = static_cast<int>(grid.runs.size()) - 1;
+      }
     }
     if (grid.runs.size() < 8) continue;
     if (grid.default_index < 0) {
@@ -242,7 +244,9 @@ int RunBayes(const Task& task, const Options& options, uint64_t seed, bool multi
   };
   std::vector<tuner::Observation> prior = {
       {task.points[start], Fidelity::kMeasured, task.measured[start]}};
-  if (multi_fidelity) prior.push_back({task.points[start], Fidelity::kSimulated, task.simulated[start]});
+  if (multi_fidelity) {
+    prior.push_back({task.points[start], Fidelity::kSimulated, task.simulated[start]});
+  }
   StatusOr<tuner::SearchResult> result = tuner::RunBayesSearch(
       task.space, search, measured, multi_fidelity ? simulated : tuner::Objective(), prior);
   if (!reached && !result.ok()) {
@@ -297,7 +301,8 @@ Status BuildTask(Store& store, const Grid& grid, const Options& options, Task* t
   for (const RunInfo& run : grid.runs) {
     Point point;
     AUTOTUNE_RETURN_IF_ERROR(tuner::KnobsToPoint(task->space, run.knobs, &point));
-    AUTOTUNE_RETURN_IF_ERROR(task->space.Validate(point).WithPrefix("run " + std::to_string(run.id)));
+    AUTOTUNE_RETURN_IF_ERROR(
+        task->space.Validate(point).WithPrefix("run " + std::to_string(run.id)));
     task->points.push_back(point);
     settings.push_back(run.knobs);
   }
@@ -311,29 +316,33 @@ Status BuildTask(Store& store, const Grid& grid, const Options& options, Task* t
   }
   std::string names;
   for (const std::string& v : varying) names += (names.empty() ? "" : ", ") + v;
-  std::printf("# %s: %zu settings over %s, measured %d+ times each (score: the mean); "
-              "baseline run %lld; best measured %.4g GB/s (%s)\n",
-              grid.label.c_str(), grid.runs.size(), names.c_str(),
-              *std::min_element(grid.counts.begin(), grid.counts.end()),
-              static_cast<long long>(grid.runs[grid.default_index].id), task->best / 1e9,
-              KnobsShort(grid.runs[std::max_element(task->measured.begin(),
-                                                         task->measured.end()) -
-                                        task->measured.begin()]
-                                  .knobs)
-                  .c_str());
+  const size_t top_measured =
+      std::max_element(task->measured.begin(), task->measured.end()) - task->measured.begin();
+  std::printf(
+      "# %s: %zu settings over %s, measured %d+ times each (score: the mean); "
+      "baseline run %lld; best measured %.4g GB/s (%s)\n",
+      grid.label.c_str(), grid.runs.size(), names.c_str(),
+      *std::min_element(grid.counts.begin(), grid.counts.end()),
+      static_cast<long long>(grid.runs[grid.default_index].id), task->best / 1e9,
+      KnobsShort(grid.runs[top_measured].knobs).c_str());
   int hits = 0;
-  for (size_t i = 0; i < task->points.size(); ++i) hits += task->Hit(static_cast<int>(i), options.within);
-  const size_t top_sim = std::max_element(task->simulated.begin(), task->simulated.end()) -
-                         task->simulated.begin();
-  std::printf("# %s: %d of %zu settings within %.0f%% of the best; simulator vs measured: "
-              "Spearman %.3f, simulated best is measured at %.1f%% of the best\n",
-              grid.label.c_str(), hits, task->points.size(), 100 * options.within,
-              SpearmanRho(task->simulated, task->measured), 100 * task->measured[top_sim] / task->best);
+  for (size_t i = 0; i < task->points.size(); ++i) {
+    hits += task->Hit(static_cast<int>(i), options.within);
+  }
+  const size_t top_sim =
+      std::max_element(task->simulated.begin(), task->simulated.end()) - task->simulated.begin();
+  std::printf(
+      "# %s: %d of %zu settings within %.0f%% of the best; simulator vs measured: "
+      "Spearman %.3f, simulated best is measured at %.1f%% of the best\n",
+      grid.label.c_str(), hits, task->points.size(), 100 * options.within,
+      SpearmanRho(task->simulated, task->measured), 100 * task->measured[top_sim] / task->best);
   return Status::Ok();
 }
 
-int Main(int argc, char** argv) {
-  Options options;
+// Parses the command line into *options. Returns 0 when it is complete and valid, else prints
+// why to stderr and returns the process's exit code (2); exits with 2 when a flag lacks its
+// value.
+int ParseArgs(int argc, char** argv, Options* options) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -344,43 +353,49 @@ int Main(int argc, char** argv) {
       return argv[++i];
     };
     if (arg == "--db") {
-      options.db = value();
+      options->db = value();
     } else if (arg == "--also") {
-      options.also.push_back(value());
+      options->also.push_back(value());
     } else if (arg == "--seeds") {
-      options.seeds = std::atoi(value().c_str());
+      options->seeds = std::atoi(value().c_str());
     } else if (arg == "--sim-budget") {
-      options.sim_budget = std::atoi(value().c_str());
+      options->sim_budget = std::atoi(value().c_str());
     } else if (arg == "--within") {
-      options.within = std::atof(value().c_str());
+      options->within = std::atof(value().c_str());
     } else if (arg == "--threads") {
-      options.threads = std::atoi(value().c_str());
+      options->threads = std::atoi(value().c_str());
     } else if (arg == "--gp-noise") {
-      options.gp_noise = std::atof(value().c_str());
+      options->gp_noise = std::atof(value().c_str());
     } else if (arg == "--show") {
-      options.show = true;
+      options->show = true;
     } else {
       std::fprintf(stderr,
                    "bench_tuner_real_task: unknown argument %s (usage: --db DB [--seeds 30] "
-                   "[--also DB ...] [--sim-budget 40] [--within 0.03] [--threads N] [--gp-noise 0.8] "
-                   "[--show])\n",
+                   "[--also DB ...] [--sim-budget 40] [--within 0.03] [--threads N] "
+                   "[--gp-noise 0.8] [--show])\n",
                    arg.c_str());
       return 2;
     }
   }
-  if (options.db.empty() || options.seeds < 1 || options.sim_budget < 0 || options.within < 0) {
-    std::fprintf(stderr, "bench_tuner_real_task: needs --db DB (written by real_task.sh), "
-                         "--seeds >= 1, --sim-budget >= 0, --within >= 0\n");
+  if (options->db.empty() || options->seeds < 1 || options->sim_budget < 0 || options->within < 0) {
+    std::fprintf(stderr,
+                 "bench_tuner_real_task: needs --db DB (written by real_task.sh), "
+                 "--seeds >= 1, --sim-budget >= 0, --within >= 0\n");
     return 2;
   }
-  std::unique_ptr<Store> store;
-  Status status = Store::Open(options.db, Store::Mode::kReadOnly, &store);
-  std::vector<Grid> grids;
-  if (status.ok()) status = LoadGrids(*store, &grids);
+  return 0;
+}
+
+// Opens --db into *store and loads its grids into *grids, then adds the runs of every --also
+// recording to their mean scores (printing how many each added). Errors name the --also
+// database at fault.
+Status OpenGrids(const Options& options, std::unique_ptr<Store>* store, std::vector<Grid>* grids) {
+  Status status = Store::Open(options.db, Store::Mode::kReadOnly, store);
+  if (status.ok()) status = LoadGrids(**store, grids);
   for (size_t i = 0; status.ok() && i < options.also.size(); ++i) {
     std::unique_ptr<Store> other;
     status = Store::Open(options.also[i], Store::Mode::kReadOnly, &other);
-    StatusOr<int> added = status.ok() ? AddRecording(*other, &grids) : StatusOr<int>(status);
+    StatusOr<int> added = status.ok() ? AddRecording(*other, grids) : StatusOr<int>(status);
     if (!added.ok()) {
       status = added.status().WithPrefix(options.also[i]);
     } else {
@@ -388,59 +403,89 @@ int Main(int argc, char** argv) {
                   options.also[i].c_str(), *added);
     }
   }
+  return status;
+}
+
+// Prints one summary line per method (label, runs needed per seed) for `grid`.
+void PrintMethodSummaries(const Grid& grid, const Options& options,
+                          const std::vector<std::pair<const char*, std::vector<double>*>>& runs) {
+  for (auto [label, v] : runs) {
+    std::printf(
+        "# %s %s: runs to within %.0f%%: median %.1f, quartiles %.1f-%.1f, mean %.2f, "
+        "max %.0f over %d seeds\n",
+        grid.label.c_str(), label, 100 * options.within, tuner::bench::Median(*v),
+        Quantile(*v, 0.25), Quantile(*v, 0.75),
+        std::accumulate(v->begin(), v->end(), 0.0) / v->size(),
+        *std::max_element(v->begin(), v->end()), options.seeds);
+  }
+}
+
+// Prints the figures of one workload from the median runs of each method. Targets:
+// multi-fidelity within 8 runs, and within half of measured-only BO's runs.
+void PrintFigures(const std::string& workload, double mf_median, double bo_median,
+                  double random_median) {
+  const std::string prefix = "tuner.real_task." + workload;
+  bench::PrintFigure({.bench = prefix + ".multi_fidelity_runs",
+                      .value = mf_median,
+                      .unit = "runs",
+                      .anchor = "target",
+                      .anchor_value = 8.0,
+                      .target = bench::RatioAtMost(1.0)});
+  bench::PrintFigure({.bench = prefix + ".multi_fidelity_runs",
+                      .value = mf_median,
+                      .unit = "runs",
+                      .anchor = "measured_bo_runs",
+                      .anchor_value = bo_median,
+                      .target = bench::RatioAtMost(0.5)});
+  bench::PrintFigure({.bench = prefix + ".measured_bo_runs",
+                      .value = bo_median,
+                      .unit = "runs",
+                      .anchor = "random_runs",
+                      .anchor_value = random_median});
+}
+
+// Builds the task of `grid`, runs the three methods over the seeds and prints their summaries
+// and figures. Returns BuildTask's error, if any, before running anything.
+Status BenchGrid(Store& store, const Grid& grid, const Options& options) {
+  Task task;
+  AUTOTUNE_RETURN_IF_ERROR(BuildTask(store, grid, options, &task));
+  std::vector<double> mf =
+      OverSeeds(options, [&](uint64_t s) { return RunBayes(task, options, s, true); });
+  std::vector<double> bo =
+      OverSeeds(options, [&](uint64_t s) { return RunBayes(task, options, s, false); });
+  std::vector<double> rnd =
+      OverSeeds(options, [&](uint64_t s) { return RunRandom(task, options, s); });
+  PrintMethodSummaries(grid, options,
+                       {{"multi_fidelity", &mf}, {"measured_bo", &bo}, {"random", &rnd}});
+  PrintFigures(grid.runs.front().workload.name, tuner::bench::Median(mf), tuner::bench::Median(bo),
+               tuner::bench::Median(rnd));
+  return Status::Ok();
+}
+
+int Main(int argc, char** argv) {
+  Options options;
+  if (int code = ParseArgs(argc, argv, &options); code != 0) return code;
+  std::unique_ptr<Store> store;
+  std::vector<Grid> grids;
+  Status status = OpenGrids(options, &store, &grids);
   if (!status.ok()) {
     std::fprintf(stderr, "bench_tuner_real_task: %s\n", status.message().c_str());
     return 1;
   }
   if (grids.empty()) {
-    std::fprintf(stderr, "bench_tuner_real_task: %s holds no grid of at least 8 measured "
-                         "settings with a default-knob run; run bench/tuner/real_task.sh\n",
+    std::fprintf(stderr,
+                 "bench_tuner_real_task: %s holds no grid of at least 8 measured "
+                 "settings with a default-knob run; run bench/tuner/real_task.sh\n",
                  options.db.c_str());
     return 1;
   }
   for (const Grid& grid : grids) {
-    Task task;
-    status = BuildTask(*store, grid, options, &task);
+    status = BenchGrid(*store, grid, options);
     if (!status.ok()) {
       std::fprintf(stderr, "bench_tuner_real_task: %s: %s\n", grid.label.c_str(),
                    status.message().c_str());
       return 1;
     }
-    std::vector<double> mf = OverSeeds(options, [&](uint64_t s) { return RunBayes(task, options, s, true); });
-    std::vector<double> bo = OverSeeds(options, [&](uint64_t s) { return RunBayes(task, options, s, false); });
-    std::vector<double> rnd = OverSeeds(options, [&](uint64_t s) { return RunRandom(task, options, s); });
-    std::string name = grid.runs.front().workload.name;
-    for (auto [label, v] : {std::pair<const char*, std::vector<double>*>{"multi_fidelity", &mf},
-                            {"measured_bo", &bo},
-                            {"random", &rnd}}) {
-      std::printf("# %s %s: runs to within %.0f%%: median %.1f, quartiles %.1f-%.1f, mean %.2f, "
-                  "max %.0f over %d seeds\n",
-                  grid.label.c_str(), label, 100 * options.within, tuner::bench::Median(*v),
-                  Quantile(*v, 0.25), Quantile(*v, 0.75),
-                  std::accumulate(v->begin(), v->end(), 0.0) / v->size(),
-                  *std::max_element(v->begin(), v->end()), options.seeds);
-    }
-    const double mf_median = tuner::bench::Median(mf), bo_median = tuner::bench::Median(bo),
-                 random_median = tuner::bench::Median(rnd);
-    // Targets: multi-fidelity within 8 runs, and within half of measured-only BO's runs.
-    const std::string prefix = "tuner.real_task." + name;
-    bench::PrintFigure({.bench = prefix + ".multi_fidelity_runs",
-                        .value = mf_median,
-                        .unit = "runs",
-                        .anchor = "target",
-                        .anchor_value = 8.0,
-                        .target = bench::RatioAtMost(1.0)});
-    bench::PrintFigure({.bench = prefix + ".multi_fidelity_runs",
-                        .value = mf_median,
-                        .unit = "runs",
-                        .anchor = "measured_bo_runs",
-                        .anchor_value = bo_median,
-                        .target = bench::RatioAtMost(0.5)});
-    bench::PrintFigure({.bench = prefix + ".measured_bo_runs",
-                        .value = bo_median,
-                        .unit = "runs",
-                        .anchor = "random_runs",
-                        .anchor_value = random_median});
   }
   return 0;
 }

@@ -36,89 +36,164 @@ class RecordAutotuneTest : public ::testing::Test {
   const fs::path dir_ = temp_.path();
 };
 
-TEST_F(RecordAutotuneTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
-  const fs::path db = dir_ / "runs.db", log = dir_ / "log.csv", best = dir_ / "best.yaml";
-  CommandResult r = RunCommand({AutotuneBinary(),
-                                "record",
-                                "--np",
-                                "4",
-                                "--workload",
-                                "resnet50",
-                                "--scale",
-                                "0.02",
-                                "--warmup-steps",
-                                "1",
-                                "--db",
-                                db.string(),
-                                "--json",
-                                "--cycle-time-ms",
-                                "2",
-                                "--autotune",
-                                "--autotune-warmup-samples",
-                                std::to_string(kWarmupSamples),
-                                "--autotune-steps-per-sample",
-                                std::to_string(kStepsPerSample),
-                                "--autotune-bayes-opt-max-samples",
-                                std::to_string(kMaxSamples),
-                                "--autotune-log-file",
-                                log.string(),
-                                "--autotune-out",
-                                best.string()},
-                               dir_);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["steps"], (kWarmupSamples + kMaxSamples) * kStepsPerSample);
-  EXPECT_EQ(j["complete"], true);
-  const int64_t run_id = j["run"];
+// One `record --autotune` run (cycle time held constant, the other runtime knobs tuned), run
+// once and shared by the TunedRecordTest tests, with what it stored loaded back.
+struct TunedRecord {
+  TempDir temp;
+  fs::path db = fs::path(temp.path()) / "runs.db";
+  fs::path log = fs::path(temp.path()) / "log.csv";
+  fs::path best = fs::path(temp.path()) / "best.yaml";
+  CommandResult result;
+  std::string error;                      // why the run or the loading failed; empty if neither
+  nlohmann::json summary;                 // the --json summary on stdout
+  autotune::Trace trace;                  // the run's stored trace
+  std::vector<autotune::Sample> samples;  // the run's stored samples, in stored order
+};
 
-  std::unique_ptr<autotune::Store> store;
-  ASSERT_TRUE(autotune::Store::Open(db.string(), autotune::Store::Mode::kReadOnly, &store).ok());
-  autotune::Trace trace;
-  ASSERT_TRUE(store->LoadTrace(run_id, &trace).ok());
-  std::vector<autotune::Sample> all, samples;
-  ASSERT_TRUE(store->ListSamples(trace.run.workload.name, trace.run.topology, &all).ok());
-  for (const autotune::Sample& s : all) {
-    if (s.run_id == run_id) samples.push_back(s);
+// Runs the command into a fresh directory and loads its summary, trace and samples; on
+// failure, *record's error says what failed and the fields after it are left empty.
+void RunTunedRecord(TunedRecord* record) {
+  record->result = RunCommand({AutotuneBinary(),
+                               "record",
+                               "--np",
+                               "4",
+                               "--workload",
+                               "resnet50",
+                               "--scale",
+                               "0.02",
+                               "--warmup-steps",
+                               "1",
+                               "--db",
+                               record->db.string(),
+                               "--json",
+                               "--cycle-time-ms",
+                               "2",
+                               "--autotune",
+                               "--autotune-warmup-samples",
+                               std::to_string(kWarmupSamples),
+                               "--autotune-steps-per-sample",
+                               std::to_string(kStepsPerSample),
+                               "--autotune-bayes-opt-max-samples",
+                               std::to_string(kMaxSamples),
+                               "--autotune-log-file",
+                               record->log.string(),
+                               "--autotune-out",
+                               record->best.string()},
+                              record->temp.path());
+  if (record->result.exit_code != 0) {
+    record->error = "record exited with " + std::to_string(record->result.exit_code) + ": " +
+                    record->result.err;
+    return;
   }
-  // One measured sample per tuned sample (the warm-up one is discarded), none for the run.
-  ASSERT_EQ(samples.size(), static_cast<size_t>(kMaxSamples));
-  std::set<std::string> settings;
-  for (size_t i = 0; i < samples.size(); ++i) {
-    const autotune::Sample& s = samples[i];
+  record->summary = nlohmann::json::parse(record->result.out, nullptr, false);
+  if (record->summary.is_discarded() || !record->summary.contains("run")) {
+    record->error = "no JSON summary with a run id: " + record->result.out;
+    return;
+  }
+  const int64_t run_id = record->summary["run"];
+  std::unique_ptr<autotune::Store> store;
+  autotune::Status s =
+      autotune::Store::Open(record->db.string(), autotune::Store::Mode::kReadOnly, &store);
+  if (s.ok()) s = store->LoadTrace(run_id, &record->trace);
+  std::vector<autotune::Sample> all;
+  if (s.ok()) {
+    s = store->ListSamples(record->trace.run.workload.name, record->trace.run.topology, &all);
+  }
+  if (!s.ok()) {
+    record->error = s.message();
+    return;
+  }
+  for (const autotune::Sample& sample : all) {
+    if (sample.run_id == run_id) record->samples.push_back(sample);
+  }
+}
+
+class TunedRecordTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    run_ = std::make_unique<TunedRecord>();
+    RunTunedRecord(run_.get());
+  }
+  static void TearDownTestSuite() { run_.reset(); }
+  // The shared run; fails the calling test first if the run or its loading failed.
+  void SetUp() override { ASSERT_TRUE(run_->error.empty()) << run_->error; }
+
+  // Index in the trace of the first step of tuned sample i (after the warm-up samples).
+  static int FirstStepOfSample(size_t i) {
+    return (kWarmupSamples + static_cast<int>(i)) * kStepsPerSample;
+  }
+
+  static inline std::unique_ptr<TunedRecord> run_;
+};
+
+// Every step of every sample is recorded, and there is one measured sample per tuned sample
+// (the warm-up one is discarded), none for the run as a whole.
+TEST_F(TunedRecordTest, StoresOneMeasuredSamplePerTunedSample) {
+  EXPECT_EQ(run_->summary["steps"], (kWarmupSamples + kMaxSamples) * kStepsPerSample);
+  EXPECT_EQ(run_->summary["complete"], true);
+  ASSERT_EQ(run_->samples.size(), static_cast<size_t>(kMaxSamples));
+  for (const autotune::Sample& s : run_->samples) {
     EXPECT_EQ(s.fidelity, autotune::Fidelity::kMeasured);
+    EXPECT_GT(s.score_bytes_per_s, 0.0);
+  }
+}
+
+// The runtime knobs change between samples, starting at the defaults; the constants stay.
+TEST_F(TunedRecordTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
+  ASSERT_EQ(run_->samples.size(), static_cast<size_t>(kMaxSamples));
+  std::set<std::string> settings;
+  for (const autotune::Sample& s : run_->samples) {
     EXPECT_EQ(s.knobs.cycle_time_ms, 2.0);  // the constant
     EXPECT_EQ(s.knobs.num_groups, 0);
-    EXPECT_GT(s.score_bytes_per_s, 0.0);
     settings.insert(autotune::KnobsShort(s.knobs));
-    // The engine really ran this sample's knobs: no fused collective above its threshold,
-    // and hierarchical collectives exactly when asked for.
-    const int first = (kWarmupSamples + static_cast<int>(i)) * kStepsPerSample;
-    // Its score is the run's statistic over its steps: total bytes / total time.
+  }
+  EXPECT_GE(settings.size(), 3u);
+  // The first tuned sample is the starting setting (defaults + the constant).
+  EXPECT_EQ(run_->samples[0].knobs.fusion_threshold_mb, 128.0);
+  EXPECT_FALSE(run_->samples[0].knobs.hierarchical_allreduce);
+}
+
+// A sample's score is the run's statistic over its own steps: total bytes / total time.
+TEST_F(TunedRecordTest, EachSampleScoresItsOwnSteps) {
+  ASSERT_EQ(run_->samples.size(), static_cast<size_t>(kMaxSamples));
+  ASSERT_GE(run_->trace.steps.size(), static_cast<size_t>(FirstStepOfSample(kMaxSamples)));
+  for (size_t i = 0; i < run_->samples.size(); ++i) {
+    const int first = FirstStepOfSample(i);
     double bytes = 0.0, seconds = 0.0;
     for (int step = first; step < first + kStepsPerSample; ++step) {
-      bytes += static_cast<double>(trace.steps[step].bytes);
-      seconds += trace.steps[step].step_ms / 1000.0;
+      bytes += static_cast<double>(run_->trace.steps[step].bytes);
+      seconds += run_->trace.steps[step].step_ms / 1000.0;
     }
-    EXPECT_NEAR(s.score_bytes_per_s, bytes / seconds, 1e-9 * bytes / seconds) << "sample " << i;
+    EXPECT_NEAR(run_->samples[i].score_bytes_per_s, bytes / seconds, 1e-9 * bytes / seconds)
+        << "sample " << i;
+  }
+}
+
+// The engine really ran each sample's knobs: no fused collective above its threshold, and
+// hierarchical allreduces exactly when asked for.
+TEST_F(TunedRecordTest, EachSampleRanItsOwnKnobs) {
+  ASSERT_EQ(run_->samples.size(), static_cast<size_t>(kMaxSamples));
+  ASSERT_GE(run_->trace.steps.size(), static_cast<size_t>(FirstStepOfSample(kMaxSamples)));
+  for (size_t i = 0; i < run_->samples.size(); ++i) {
+    const autotune::Knobs& knobs = run_->samples[i].knobs;
+    const int first = FirstStepOfSample(i);
     for (int step = first; step < first + kStepsPerSample; ++step) {
-      for (const autotune::CollectiveRecord& c : trace.steps[step].collectives) {
+      for (const autotune::CollectiveRecord& c : run_->trace.steps[step].collectives) {
         if (c.tensors.size() > 1) {
-          EXPECT_LE(c.bytes, s.knobs.threshold_bytes()) << "sample " << i << " step " << step;
+          EXPECT_LE(c.bytes, knobs.threshold_bytes()) << "sample " << i << " step " << step;
         }
         if (c.op == autotune::Op::kAllreduce) {
-          EXPECT_EQ(c.algorithm != autotune::Algorithm::kFlat, s.knobs.hierarchical_allreduce)
+          EXPECT_EQ(c.algorithm != autotune::Algorithm::kFlat, knobs.hierarchical_allreduce)
               << "sample " << i << " step " << step;
         }
       }
     }
   }
-  EXPECT_GE(settings.size(), 3u);
-  // The first tuned sample is the starting setting (defaults + the constant).
-  EXPECT_EQ(samples[0].knobs.fusion_threshold_mb, 128.0);
-  EXPECT_FALSE(samples[0].knobs.hierarchical_allreduce);
+}
 
-  // The CSV: Horovod's columns first, one row per tuned sample.
-  std::istringstream csv(ReadFile(log));
+// The CSV log: Horovod's columns first, one row per tuned sample.
+TEST_F(TunedRecordTest, LogsOneCsvRowPerTunedSample) {
+  std::istringstream csv(ReadFile(run_->log));
   std::string header, line;
   std::getline(csv, header);
   EXPECT_EQ(header.rfind("hierarchical_allreduce,hierarchical_allgather,cycle_time_ms,"
@@ -129,14 +204,17 @@ TEST_F(RecordAutotuneTest, TunesRuntimeKnobsBetweenSamplesAndKeepsConstants) {
   int rows = 0;
   while (std::getline(csv, line)) rows += line.empty() ? 0 : 1;
   EXPECT_EQ(rows, kMaxSamples);
+}
 
+// The best setting is written (with the constant) and announced; without a calibration in the
+// database there is no simulator prior, and the run says so.
+TEST_F(TunedRecordTest, WritesTheBestSettingWithoutASimulatorPrior) {
   autotune::ConfigFile config;
-  ASSERT_TRUE(autotune::LoadConfigFile(best.string(), &config).ok());
+  ASSERT_TRUE(autotune::LoadConfigFile(run_->best.string(), &config).ok());
   EXPECT_EQ(config.knobs.cycle_time_ms, 2.0);
-  EXPECT_NE(r.err.find("autotune: best of 5 samples"), std::string::npos) << r.err;
-  // No calibration in the database: no simulator prior, and the run says so.
-  EXPECT_NE(r.err.find("no simulator prior (no calibration for topology"), std::string::npos)
-      << r.err;
+  const std::string& err = run_->result.err;
+  EXPECT_NE(err.find("autotune: best of 5 samples"), std::string::npos) << err;
+  EXPECT_NE(err.find("no simulator prior (no calibration for topology"), std::string::npos) << err;
 }
 
 // With a calibration of the topology in the database, the simulator replays the run's own
