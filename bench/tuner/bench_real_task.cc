@@ -1,4 +1,4 @@
-// The real task (issue 4): an exhaustive measured grid of the runtime knobs, recorded on the
+// The real task: an exhaustive measured grid of the runtime knobs, recorded on the
 // emulated cluster by bench/tuner/real_task.sh, is the ground truth; each method "measures" a
 // setting by looking up its recorded result, and the figure is the number of measured runs it
 // needs before one of them is within --within (3%) of the grid's best score:
