@@ -11,7 +11,7 @@ namespace {
 
 // The knobs of Horovod's autotune log, in its column order (hierarchical allreduce, allgather,
 // cycle time, fusion threshold in MB), then the other knobs in table order.
-std::vector<const KnobSpec*> LogColumns(bool horovod) {
+std::vector<const KnobSpec*> MakeLogColumns(bool horovod) {
   std::vector<const KnobSpec*> out;
   for (const KnobSpec& spec : KnobTable()) {
     if ((spec.horovod_log_column >= 0) == horovod) out.push_back(&spec);
@@ -22,6 +22,12 @@ std::vector<const KnobSpec*> LogColumns(bool horovod) {
     });
   }
   return out;
+}
+
+const std::vector<const KnobSpec*>& LogColumns(bool horovod) {
+  static const std::vector<const KnobSpec*> kHorovod = MakeLogColumns(true);
+  static const std::vector<const KnobSpec*> kOthers = MakeLogColumns(false);
+  return horovod ? kHorovod : kOthers;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "traces/knob_table.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -216,13 +217,15 @@ Status ParseInteger(const KnobSpec& spec, const std::string& text, int* out) {
 }
 
 Status ParseBool(const KnobSpec& spec, const std::string& text, bool* out) {
-  static const char* kTrue[] = {"1", "true", "True", "on", "yes"};
-  static const char* kFalse[] = {"0", "false", "False", "off", "no"};
-  for (const char* t : kTrue) {
-    if (text == t) return *out = true, Status::Ok();
-  }
-  for (const char* f : kFalse) {
-    if (text == f) return *out = false, Status::Ok();
+  static const std::array<const char*, 5> kTrue = {"1", "true", "True", "on", "yes"};
+  static const std::array<const char*, 5> kFalse = {"0", "false", "False", "off", "no"};
+  for (const bool value : {true, false}) {
+    for (const char* spelling : value ? kTrue : kFalse) {
+      if (text == spelling) {
+        *out = value;
+        return Status::Ok();
+      }
+    }
   }
   return Status::InvalidArgument("knob " + std::string(spec.name) + ": \"" + text +
                                  "\" is not a boolean");

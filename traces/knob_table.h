@@ -68,8 +68,7 @@ struct KnobSpec {
   const char* summary_unit = "";        // "MB" in "threshold=128MB"
   int horovod_log_column = -1;  // its column in Horovod's autotune log (0-3); -1: none
   const char* horovod_log_name = nullptr;  // that column's name ("tensor_fusion_threshold")
-  // The tuner's search space: whether it searches the knob, how, and which choices.
-  bool searched = true;
+  // How the tuner's search space holds the knob (every knob of the run's backend is in it).
   KnobScale scale = KnobScale::kLinear;
   std::vector<std::string> search_choices = {};  // kChoice: the subset searched ({} = all)
   // The values `simulate --grid` sweeps ({} = the knob keeps the base setting's value).

@@ -68,7 +68,7 @@ Dimension DimensionOf(const KnobSpec& spec) {
 Space KnobSearchSpace(BackendKind backend) {
   Space space;
   for (const KnobSpec& spec : KnobTable()) {
-    if (spec.searched && InScope(spec.scope, backend)) MustAdd(&space, DimensionOf(spec));
+    if (InScope(spec.scope, backend)) MustAdd(&space, DimensionOf(spec));
   }
   return space;
 }

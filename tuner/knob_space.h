@@ -8,7 +8,7 @@
 
 namespace autotune::tuner {
 
-// One dimension per knob-table row that is searched and exists for `backend`: kReal ->
+// One dimension per knob-table row that exists for `backend`: kReal ->
 // continuous, kInteger -> integer (categorical where the table says its values are ids),
 // kBool -> boolean, kChoice -> categorical over the row's search choices.
 Space KnobSearchSpace(BackendKind backend);
