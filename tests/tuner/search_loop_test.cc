@@ -6,19 +6,13 @@
 #include <set>
 #include <vector>
 
+#include "tests/tuner/quadratic.h"
+
 namespace autotune::tuner {
 namespace {
 
-Space QuadraticSpace() {
-  Space space;
-  EXPECT_TRUE(space.AddDimension(Dimension::Continuous("x", 0, 1, Scale::kLinear, 0.5)).ok());
-  EXPECT_TRUE(space.AddDimension(Dimension::Continuous("y", 0, 1, Scale::kLinear, 0.5)).ok());
-  return space;
-}
-
-double Quadratic(const Point& p) {
-  return -((p[0] - 0.3) * (p[0] - 0.3) + (p[1] - 0.7) * (p[1] - 0.7));
-}
+using testing::Quadratic;
+using testing::QuadraticSpace;
 
 TEST(RunBayesSearchTest, FindsTheOptimumOfASmoothFunction) {
   SearchOptions options;
