@@ -28,6 +28,8 @@ const char* SuggestionOriginName(SuggestionOrigin origin) {
       return "simulated optimum";
     case SuggestionOrigin::kDefaultNeverMeasured:
       return "default, never measured";
+    case SuggestionOrigin::kRemeasure:
+      return "re-measure: the verdict hangs on noise";
   }
   return "unknown";
 }

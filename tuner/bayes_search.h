@@ -84,8 +84,10 @@ enum class SuggestionOrigin {
   kExpectedImprovement,  // maximizes expected improvement on the model
   kSimulatedOptimum,     // the first measured pick after a simulated phase
   kDefaultNeverMeasured, // the default setting, proposed first while it was never measured
+  kRemeasure,            // a repeat of the candidate or the default: the verdict hangs on noise
 };
-// "initial design", "expected improvement", "simulated optimum", "default, never measured".
+// "initial design", "expected improvement", "simulated optimum", "default, never measured",
+// "re-measure: the verdict hangs on noise".
 const char* SuggestionOriginName(SuggestionOrigin origin);
 
 struct Suggestion {

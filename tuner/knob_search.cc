@@ -7,15 +7,16 @@
 namespace autotune::tuner {
 namespace {
 
-// Whether `free` keeps dimension d at its base value.
-bool Fixed(FreeKnobs free, const Dimension& d) {
+// Whether `free` or `scope` keeps dimension d at its base value.
+bool Fixed(FreeKnobs free, const SpaceScope& scope, const Dimension& d) {
+  const KnobSpec* spec = FindKnob(d.name);
+  if (scope.target == Target::kCpu && spec != nullptr && spec->needs_hierarchy) return true;
+  if (!scope.tune_groups && d.name == "num_groups") return true;
   switch (free) {
     case FreeKnobs::kAll:
       return false;
-    case FreeKnobs::kAllButBackend: {
-      const KnobSpec* spec = FindKnob(d.name);
+    case FreeKnobs::kAllButBackend:
       return spec != nullptr && spec->scope != KnobBackendScope::kAll;
-    }
     case FreeKnobs::kOnline:
       return !IsOnlineKnob(d.name);
   }
@@ -23,6 +24,28 @@ bool Fixed(FreeKnobs free, const Dimension& d) {
 }
 
 }  // namespace
+
+const char* TargetName(Target target) {
+  switch (target) {
+    case Target::kCpu:
+      return "cpu";
+    case Target::kNccl:
+      return "nccl";
+    case Target::kExecutor:
+      return "executor";
+  }
+  return "unknown";
+}
+
+Status ParseTarget(const std::string& name, Target* target) {
+  for (Target t : {Target::kCpu, Target::kNccl, Target::kExecutor}) {
+    if (name == TargetName(t)) {
+      *target = t;
+      return Status::Ok();
+    }
+  }
+  return Status::InvalidArgument("target \"" + name + "\": expected cpu, nccl or executor");
+}
 
 Status KnobsToPoint(const Space& space, const Knobs& knobs, Point* point) {
   point->assign(space.num_dimensions(), 0.0);
@@ -48,7 +71,7 @@ bool IsOnlineKnob(const std::string& name) {
 }
 
 Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::string>& constants,
-                 FreeKnobs free, Space* out) {
+                 FreeKnobs free, const SpaceScope& scope, Space* out) {
   Space space = KnobSearchSpace(backend);
   for (const std::string& name : constants) {
     if (space.IndexOf(name) < 0) continue;  // a knob of the other backend: stays in base
@@ -56,7 +79,7 @@ Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::str
         space.SetConstantText(name, KnobValue(base, name)).WithPrefix("constant " + name));
   }
   for (int i = 0; i < space.num_dimensions(); ++i) {
-    if (space.is_constant(i) || !Fixed(free, space.dimension(i))) continue;
+    if (space.is_constant(i) || !Fixed(free, scope, space.dimension(i))) continue;
     const std::string name = space.dimension(i).name;
     AUTOTUNE_RETURN_IF_ERROR(
         space.SetConstantText(name, KnobValue(base, name)).WithPrefix("constant " + name));
@@ -108,6 +131,16 @@ Status KnobSearch::SimulatePrior(const SimulatedScore& simulate, int budget,
     return score;
   };
   return loop_.SimulatePrior(nested, budget, objective, picked);
+}
+
+StatusOr<SearchLoop::Conclusion> KnobSearch::Conclude(int propose,
+                                                      const std::vector<MeasuredSteps>& steps) {
+  SearchLoop::StepTimes by_point;
+  for (const MeasuredSteps& sample : steps) {
+    StatusOr<Point> point = ToPoint(sample.knobs);
+    if (point.ok()) by_point[*point].push_back(sample.step_ms);
+  }
+  return loop_.Conclude(propose, space().Default(), by_point);
 }
 
 StatusOr<KnobSearch::Next> KnobSearch::NextMeasured() {

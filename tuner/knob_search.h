@@ -37,11 +37,37 @@ enum class FreeKnobs {
   kOnline,   // IsOnlineKnob's only: what can change between samples inside one run
 };
 
+// What the measured samples run on; it decides which knobs can matter at all.
+enum class Target {
+  kCpu,       // Horovod on CPUs (MPI): it turns hierarchical collectives off without NCCL/DDL
+  kNccl,      // Horovod with NCCL: hierarchical collectives exist
+  kExecutor,  // autotune's own executor: every knob exists
+};
+// "cpu", "nccl", "executor".
+const char* TargetName(Target target);
+// Inverse of TargetName; InvalidArgument naming the value and the choices otherwise.
+Status ParseTarget(const std::string& name, Target* target);
+
+// Beyond FreeKnobs: what the target runs and what the user asked to tune.
+struct SpaceScope {
+  Target target = Target::kExecutor;  // kCpu: the hierarchical knobs are constants
+  // num_groups is a training-script argument (hvd.DistributedOptimizer(num_groups=N)) that
+  // `apply` cannot set: searched only when true, else a constant.
+  bool tune_groups = false;
+};
+
 // The search space of `backend`'s knobs for a search from `base` (defaults + constants): each
-// knob in `constants`, and each knob `free` excludes, is a constant at its value in `base`.
+// knob in `constants`, each knob `free` excludes, the knob table's needs_hierarchy knobs on a
+// kCpu target, and num_groups unless scope.tune_groups, is a constant at its value in `base`.
 // Fails naming the knob ("constant NAME: ...") whose value has no place in the space.
 Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::string>& constants,
-                 FreeKnobs free, Space* space);
+                 FreeKnobs free, const SpaceScope& scope, Space* space);
+
+// The measured step times of one measured sample of a setting (one run of it), ms.
+struct MeasuredSteps {
+  Knobs knobs;
+  std::vector<double> step_ms;
+};
 
 // The simulator, as the search sees it: the predicted score of a setting, bytes/s.
 using SimulatedScore = std::function<double(const Knobs& knobs)>;
@@ -80,10 +106,11 @@ class KnobSearch {
     Knobs knobs;  // valid when stop == kNotStopped
   };
   StatusOr<Next> NextMeasured();
-  // Offline: one round's conclusion (SearchLoop::Conclude) around the space's default.
-  StatusOr<SearchLoop::Conclusion> Conclude(int propose) {
-    return loop_.Conclude(propose, space().Default());
-  }
+  // Offline: one round's conclusion (SearchLoop::Conclude) around the space's default, judged
+  // on `steps` (samples whose knobs have no place in the space are left out; repeats of one
+  // setting are its samples).
+  StatusOr<SearchLoop::Conclusion> Conclude(int propose,
+                                            const std::vector<MeasuredSteps>& steps = {});
   // The measured incumbent with its repeats; NotFound when nothing was measured.
   StatusOr<Reported> Incumbent() { return loop_.Incumbent(); }
   // The observed setting of `fidelity` with the best posterior mean.

@@ -86,16 +86,27 @@ StatusOr<std::vector<Reported>> SearchLoop::ReportObserved() {
   return reported;
 }
 
-StatusOr<SearchLoop::Conclusion> SearchLoop::Conclude(int propose, const Point& default_point) {
+StatusOr<SearchLoop::Conclusion> SearchLoop::Conclude(int propose, const Point& default_point,
+                                                      const StepTimes& steps) {
   StatusOr<std::vector<Reported>> observed = ReportObserved();
   if (!observed.ok()) return observed.status();
   if (observed->empty()) return Status::InvalidArgument("no samples to conclude from");
   Conclusion conclusion;
   conclusion.best = ChooseBest(*observed);
+  conclusion.candidate = Candidate(conclusion.best, BestMeasured(*observed), default_point);
   StatusOr<Reported> default_setting = Report(default_point);
   if (!default_setting.ok()) return default_setting.status();
   conclusion.default_setting = *default_setting;
-  conclusion.verdict = BeatsDefault(conclusion.best, conclusion.default_setting);
+  std::vector<StepSamples> every_setting;
+  for (const auto& [point, samples] : steps) every_setting.push_back(samples);
+  auto steps_at = [&steps](const Point& point) {
+    const auto it = steps.find(point);
+    return it == steps.end() ? StepSamples{} : it->second;
+  };
+  conclusion.decision =
+      Decide(conclusion.candidate, conclusion.default_setting,
+             steps_at(conclusion.candidate.point), steps_at(default_point),
+             MeasureNoise(every_setting));
   AUTOTUNE_RETURN_IF_ERROR(Propose(propose, &conclusion));
   return conclusion;
 }
@@ -113,6 +124,16 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
   const int wanted = propose - static_cast<int>(proposals.size());
   if (BudgetSpent(stop_, measured())) {
     conclusion->stop = StopReason::kBudgetSpent;
+    return Status::Ok();
+  }
+  if (RemeasureToDecide(stop_, measured(), conclusion->decision, conclusion->candidate, def)) {
+    for (const Reported* r : {static_cast<const Reported*>(&conclusion->candidate), &def}) {
+      Suggestion s;
+      s.point = r->point;
+      s.prediction = r->prediction;
+      s.origin = SuggestionOrigin::kRemeasure;
+      proposals.push_back(s);
+    }
     return Status::Ok();
   }
   if (wanted <= 0) return Status::Ok();

@@ -6,8 +6,9 @@
 //      improvement on the simulated model;
 //   3. measuring: the next setting (or a batch of them) by expected improvement on the
 //      co-kriging model, until the stop rule (tuner/search_policy.h) says stop;
-//   4. the verdict: the incumbent (best posterior mean among the measured settings), the
-//      setting written as the best, and whether it is shown to beat the default.
+//   4. the verdict: the model's best guess, the candidate judged against the default, and
+//      whether measured step times show it faster beyond noise (tuner/search_policy.h:
+//      Decide); the setting written is the candidate only then, else the default.
 // `autotune search` (one round of 1-4 per invocation: 3 proposes, others measure), `search
 // --live` (rounds until the rule stops) and `record --autotune` (1 and 3 for every sample of
 // the run, 2 after its first, the incumbent at the end) use it through tuner/knob_search.h;
@@ -16,6 +17,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "traces/status.h"
@@ -72,18 +74,28 @@ class SearchLoop {
 
   // What one round of an offline search concludes.
   struct Conclusion {
-    Reported best;                          // the setting to write (ChooseBest)
-    Reported default_setting;               // the space's default
-    Verdict verdict = Verdict::kIsDefault;  // BeatsDefault(best, default_setting)
+    Reported best;             // the model's best guess (ChooseBest)
+    Reported candidate;        // the setting judged against the default (Candidate)
+    Reported default_setting;  // the space's default
+    Decision decision;         // Decide(candidate, default_setting, their step times)
     StopReason stop = StopReason::kNotStopped;
     std::vector<Suggestion> proposals;  // what to measure next
+    // The setting to write: the candidate when it beats the default, else the default.
+    const Reported& written() const {
+      return decision.verdict == Verdict::kBeatsDefault ? candidate : default_setting;
+    }
   };
-  // Concludes a round: the best and default settings, the verdict, and up to `propose`
-  // settings to measure next: the default first while it was never measured (stopped or
-  // not), then, unless the stop rule says stop (the budget first, then the
-  // expected-improvement rule on the batch's first pick), a batch by expected improvement
-  // (kriging believer) without the default. Fails when nothing was observed.
-  StatusOr<Conclusion> Conclude(int propose, const Point& default_point);
+  // The measured step times by setting (each setting's samples; a setting absent has none).
+  using StepTimes = std::map<Point, StepSamples>;
+  // Concludes a round: the best guess, the candidate, the default and the decision on
+  // `steps`, and up to `propose` settings to measure next: the default first while it was
+  // never measured (stopped or not); then, when RemeasureToDecide, the candidate and the
+  // default again (both, whatever `propose`); else, unless the stop rule says stop (the
+  // budget first, then the expected-improvement rule on the batch's first pick), a batch by
+  // expected improvement (kriging believer) without the default. Fails when nothing was
+  // observed.
+  StatusOr<Conclusion> Conclude(int propose, const Point& default_point,
+                                const StepTimes& steps = {});
 
  private:
   // Each observed setting once, in observation order, reported.

@@ -37,12 +37,24 @@ Repeats MeanOfRepeats(const std::vector<Observation>& observations, const Point&
   return repeats;
 }
 
+const Reported* BestMeasured(const std::vector<Reported>& settings) {
+  const Reported* best = nullptr;
+  for (const Reported& r : settings) {
+    if (r.measured.count > 0 && (best == nullptr || r.prediction.mean > best->prediction.mean)) {
+      best = &r;
+    }
+  }
+  return best;
+}
+
 const Reported& ChooseBest(const std::vector<Reported>& settings) {
-  const Reported* best_measured = nullptr;
+  const Reported* best_measured = BestMeasured(settings);
   const Reported* best_predicted = nullptr;
   for (const Reported& r : settings) {
-    const Reported*& slot = r.measured.count > 0 ? best_measured : best_predicted;
-    if (slot == nullptr || r.prediction.mean > slot->prediction.mean) slot = &r;
+    if (r.measured.count > 0) continue;
+    if (best_predicted == nullptr || r.prediction.mean > best_predicted->prediction.mean) {
+      best_predicted = &r;
+    }
   }
   if (best_measured == nullptr) return *best_predicted;
   if (best_predicted != nullptr &&
@@ -50,6 +62,13 @@ const Reported& ChooseBest(const std::vector<Reported>& settings) {
     return *best_predicted;
   }
   return *best_measured;
+}
+
+const Reported& Candidate(const Reported& best, const Reported* best_measured,
+                          const Point& default_point) {
+  if (best.measured.count > 0) return best;
+  if (best_measured != nullptr && best_measured->point != default_point) return *best_measured;
+  return best;
 }
 
 const char* VerdictText(Verdict verdict) {
@@ -60,20 +79,56 @@ const char* VerdictText(Verdict verdict) {
       return "not shown: predicted, not measured yet";
     case Verdict::kDefaultNotMeasured:
       return "not shown: the default was never measured";
-    case Verdict::kWithinUncertainty:
-      return "not shown: within the model's uncertainty";
+    case Verdict::kNoStepTimes:
+      return "not shown: no step times measured";
+    case Verdict::kWithinNoise:
+      return "not shown: within noise";
     case Verdict::kBeatsDefault:
       return "yes";
   }
   return "unknown";
 }
 
-Verdict BeatsDefault(const Reported& best, const Reported& default_setting) {
-  if (best.point == default_setting.point) return Verdict::kIsDefault;
-  if (best.measured.count == 0) return Verdict::kBestNotMeasured;
-  if (default_setting.measured.count == 0) return Verdict::kDefaultNotMeasured;
-  return BeyondNoise(best.prediction, default_setting.prediction) ? Verdict::kBeatsDefault
-                                                                  : Verdict::kWithinUncertainty;
+namespace {
+
+bool HasSteps(const StepSamples& samples) {
+  for (const std::vector<double>& s : samples) {
+    if (!s.empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Decision Decide(const Reported& candidate, const Reported& default_setting,
+                const StepSamples& candidate_steps, const StepSamples& default_steps,
+                const StepNoise& noise) {
+  Decision decision;
+  decision.noise = noise;
+  if (candidate.point == default_setting.point) {
+    decision.verdict = Verdict::kIsDefault;
+  } else if (candidate.measured.count == 0) {
+    decision.verdict = Verdict::kBestNotMeasured;
+  } else if (default_setting.measured.count == 0) {
+    decision.verdict = Verdict::kDefaultNotMeasured;
+  } else if (!HasSteps(candidate_steps) || !HasSteps(default_steps)) {
+    decision.verdict = Verdict::kNoStepTimes;
+  } else {
+    BootstrapOptions options;
+    options.across_cv = noise.across_cv;
+    decision.speedup = BootstrapSpeedup(default_steps, candidate_steps, options);
+    decision.has_speedup = true;
+    decision.verdict =
+        decision.speedup.Faster() ? Verdict::kBeatsDefault : Verdict::kWithinNoise;
+  }
+  return decision;
+}
+
+bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,
+                       const Reported& candidate, const Reported& default_setting) {
+  return decision.HangsOnNoise() && !BudgetSpent(rule, measured) &&
+         std::min(candidate.measured.count, default_setting.measured.count) <
+             kMaxRepeatsToDecide;
 }
 
 }  // namespace autotune::tuner

@@ -1,16 +1,19 @@
-// The search's decisions, as plain functions of what the model says: when to stop measuring,
-// the mean of a setting's repeated measurements, which setting is written as the best, and
-// whether it is shown to beat the default. tuner/search_loop.h applies them.
+// The search's decisions, as plain functions: when to stop measuring, the mean of a setting's
+// repeated measurements, which setting the model thinks best, and whether measurements show
+// it beating the default (only measured step times decide that, never the model's
+// predictions). tuner/search_loop.h applies them.
 #pragma once
 
 #include <vector>
 
 #include "tuner/bayes_search.h"
+#include "tuner/step_statistics.h"
 
 namespace autotune::tuner {
 
-// A gap between two posteriors counts as beyond noise when it exceeds this many standard
-// deviations of their difference (the two taken as independent).
+// A gap between two posteriors counts as beyond the model's uncertainty when it exceeds this
+// many standard deviations of their difference (the two taken as independent). It ranks
+// predictions (ChooseBest); it never decides a verdict against the default.
 inline constexpr double kBeyondNoiseStddevs = 2.0;
 
 // True when better.mean - worse.mean > kBeyondNoiseStddevs * sqrt(better.variance +
@@ -43,25 +46,61 @@ struct Reported {
   Repeats measured;
 };
 
-// The setting to write as the best among `settings` (each observed setting once, in
-// observation order): the measured one with the highest posterior mean, unless one not
-// measured is predicted higher beyond noise (then that one, a prediction); with nothing
-// measured, the highest prediction. Ties go to the first. REQUIRES: !settings.empty().
+// The measured setting among `settings` with the highest posterior mean (ties: the first);
+// nullptr when none was measured.
+const Reported* BestMeasured(const std::vector<Reported>& settings);
+
+// The search's best guess among `settings` (each observed setting once, in observation order):
+// the measured one with the highest posterior mean, unless one not measured is predicted
+// higher beyond noise (then that one, a prediction); with nothing measured, the highest
+// prediction. Ties go to the first. A guess only: what is written as the best is decided by
+// Decide. REQUIRES: !settings.empty().
 const Reported& ChooseBest(const std::vector<Reported>& settings);
 
-// Whether the best setting is shown to beat the default, or what evidence is missing.
+// The setting judged against the default: `best` when it was measured; else the best measured
+// setting (`best_measured`, nullptr when none) unless that is the default; else `best`.
+const Reported& Candidate(const Reported& best, const Reported* best_measured,
+                          const Point& default_point);
+
+// Whether the candidate is shown, by measured step times, to beat the default, or what
+// evidence is missing.
 enum class Verdict {
-  kIsDefault,           // the best setting is the default
-  kBestNotMeasured,     // the best is a prediction, never measured
+  kIsDefault,           // the candidate is the default
+  kBestNotMeasured,     // the candidate is a prediction, never measured
   kDefaultNotMeasured,  // the default was never measured
-  kWithinUncertainty,   // both measured, the gap is not beyond noise
-  kBeatsDefault,        // both measured, the gap is beyond noise
+  kNoStepTimes,         // both measured, but the step times of one of them are not known
+  kWithinNoise,         // the speedup interval does not exclude 1 from below
+  kBeatsDefault,        // the speedup interval's lower bound is above 1
 };
 // "is the default", "not shown: predicted, not measured yet", "not shown: the default was
-// never measured", "not shown: within the model's uncertainty", "yes".
+// never measured", "not shown: no step times measured", "not shown: within noise", "yes".
 const char* VerdictText(Verdict verdict);
-// The verdict on `best` against `default_setting`, in the order of the enum: a setting beats
-// the default only when both were measured and BeyondNoise(best, default).
-Verdict BeatsDefault(const Reported& best, const Reported& default_setting);
+
+// The measured evidence on the candidate against the default.
+struct Decision {
+  Verdict verdict = Verdict::kIsDefault;
+  bool has_speedup = false;
+  SpeedupInterval speedup;  // of the candidate over the default; valid when has_speedup
+  StepNoise noise;          // of the step times of every measured setting
+  // True when the speedup interval contains 1: more repeats may settle the verdict.
+  bool HangsOnNoise() const { return has_speedup && speedup.ContainsOne(); }
+};
+
+// The verdict on `candidate` against `default_setting`, checked in the order of the enum;
+// predictions never enter it. With both measured and both step series known, the speedup is
+// BootstrapSpeedup(default_steps, candidate_steps) with noise.across_cv applied to a side of
+// one sample, and the candidate beats the default only when its lower bound exceeds 1.
+Decision Decide(const Reported& candidate, const Reported& default_setting,
+                const StepSamples& candidate_steps, const StepSamples& default_steps,
+                const StepNoise& noise);
+
+// Repeats of each of the candidate and the default after which a verdict that still hangs on
+// noise is taken as final (the difference, if any, is too small to matter).
+inline constexpr int kMaxRepeatsToDecide = 3;
+// True when the next measurements should repeat the candidate and the default rather than
+// explore: the decision hangs on noise, the budget is not spent, and one of the two has
+// fewer than kMaxRepeatsToDecide measured samples.
+bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,
+                       const Reported& candidate, const Reported& default_setting);
 
 }  // namespace autotune::tuner

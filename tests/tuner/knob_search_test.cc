@@ -75,19 +75,20 @@ TEST(KnobSearchTest, SpaceFromKnobsAndConstants) {
   const std::set<std::string> constants = {"cycle_time_ms", "nccl_algo"};
   Space space;
   // search: constants and the backend algorithm knobs stay.
-  ASSERT_TRUE(KnobSpace(BackendKind::kMpi, base, constants, FreeKnobs::kAllButBackend, &space).ok());
+  ASSERT_TRUE(KnobSpace(BackendKind::kMpi, base, constants, FreeKnobs::kAllButBackend, {}, &space).ok());
   EXPECT_TRUE(IsConstant(space, "cycle_time_ms"));
   EXPECT_EQ(At(space, space.Default(), "cycle_time_ms"), 2.5);
   EXPECT_TRUE(IsConstant(space, "mpi_allreduce_algorithm"));
   EXPECT_EQ(At(space, space.Default(), "mpi_allreduce_algorithm"), 3.0);
   EXPECT_FALSE(IsConstant(space, "fusion_threshold_mb"));
-  EXPECT_FALSE(IsConstant(space, "num_groups"));
+  EXPECT_TRUE(IsConstant(space, "num_groups"));  // only on request
+  EXPECT_EQ(At(space, space.Default(), "num_groups"), 4.0);
   // search --tune-backend-knobs: only the constants stay.
-  ASSERT_TRUE(KnobSpace(BackendKind::kMpi, base, constants, FreeKnobs::kAll, &space).ok());
+  ASSERT_TRUE(KnobSpace(BackendKind::kMpi, base, constants, FreeKnobs::kAll, {}, &space).ok());
   EXPECT_FALSE(IsConstant(space, "mpi_allreduce_algorithm"));
   EXPECT_TRUE(IsConstant(space, "cycle_time_ms"));
   // record --autotune: only the online knobs move, and not the constant one.
-  ASSERT_TRUE(KnobSpace(BackendKind::kMpi, base, constants, FreeKnobs::kOnline, &space).ok());
+  ASSERT_TRUE(KnobSpace(BackendKind::kMpi, base, constants, FreeKnobs::kOnline, {}, &space).ok());
   EXPECT_TRUE(IsConstant(space, "num_groups"));
   EXPECT_EQ(At(space, space.Default(), "num_groups"), 4.0);
   EXPECT_TRUE(IsConstant(space, "cycle_time_ms"));
@@ -96,9 +97,43 @@ TEST(KnobSearchTest, SpaceFromKnobsAndConstants) {
   // A constant whose value has no place in the space is named.
   Knobs odd = base;
   odd.nccl_algo = "bogus";
-  const Status refused = KnobSpace(BackendKind::kNccl, odd, constants, FreeKnobs::kAllButBackend, &space);
+  const Status refused = KnobSpace(BackendKind::kNccl, odd, constants, FreeKnobs::kAllButBackend, {}, &space);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.message().rfind("constant nccl_algo", 0), 0u) << refused.message();
+}
+
+// The target decides whether hierarchical collectives are searched; --tune-groups whether
+// num_groups is.
+TEST(KnobSearchTest, TheSpaceIsWhatTheTargetRunsAndApplyCanSet) {
+  const Knobs base = Sample();
+  auto free_names = [&](const SpaceScope& scope) {
+    Space space;
+    EXPECT_TRUE(KnobSpace(BackendKind::kMpi, base, {}, FreeKnobs::kAllButBackend, scope, &space)
+                    .ok());
+    std::set<std::string> names;
+    for (int i = 0; i < space.num_dimensions(); ++i) {
+      if (!space.is_constant(i)) names.insert(space.dimension(i).name);
+    }
+    return names;
+  };
+  using Names = std::set<std::string>;
+  EXPECT_EQ(free_names({Target::kCpu, false}),
+            (Names{"fusion_threshold_mb", "cycle_time_ms", "cache_capacity"}));
+  EXPECT_EQ(free_names({Target::kExecutor, false}),
+            (Names{"fusion_threshold_mb", "cycle_time_ms", "cache_capacity",
+                   "hierarchical_allreduce", "hierarchical_allgather"}));
+  EXPECT_EQ(free_names({Target::kNccl, false}), free_names({Target::kExecutor, false}));
+  EXPECT_EQ(free_names({Target::kCpu, true}),
+            (Names{"fusion_threshold_mb", "cycle_time_ms", "cache_capacity", "num_groups"}));
+  Target target = Target::kExecutor;
+  for (Target t : {Target::kCpu, Target::kNccl, Target::kExecutor}) {
+    ASSERT_TRUE(ParseTarget(TargetName(t), &target).ok());
+    EXPECT_EQ(target, t);
+  }
+  EXPECT_STREQ(TargetName(Target::kCpu), "cpu");
+  const Status bad = ParseTarget("gpu", &target);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("gpu"), std::string::npos) << bad.message();
 }
 
 struct Heard {
@@ -115,7 +150,7 @@ class KnobSearchLoopTest : public ::testing::Test {
     base.cycle_time_ms = 2.5;
     Space space;
     EXPECT_TRUE(
-        KnobSpace(BackendKind::kMpi, base, {"cycle_time_ms"}, FreeKnobs::kOnline, &space).ok());
+        KnobSpace(BackendKind::kMpi, base, {"cycle_time_ms"}, FreeKnobs::kOnline, {}, &space).ok());
     SearchOptions options;
     options.stop.max_measured_samples = max_measured;
     return KnobSearch(space, base, options, [this](const Knobs& k, Fidelity f, double score) {

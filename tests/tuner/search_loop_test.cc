@@ -209,8 +209,9 @@ TEST(SearchLoopTest, ConcludeProposesTheUnmeasuredDefaultFirst) {
   EXPECT_NE(c->proposals[1].point, default_point);
   EXPECT_EQ(c->default_setting.measured.count, 0);
   EXPECT_EQ(c->best.measured.count, 0);  // nothing measured: the best is a prediction
-  EXPECT_EQ(c->verdict,
+  EXPECT_EQ(c->decision.verdict,
             c->best.point == default_point ? Verdict::kIsDefault : Verdict::kBestNotMeasured);
+  EXPECT_EQ(c->written().point, default_point);  // a prediction is never written
 
   SearchOptions spent;
   spent.stop.max_measured_samples = 1;
@@ -222,7 +223,8 @@ TEST(SearchLoopTest, ConcludeProposesTheUnmeasuredDefaultFirst) {
   ASSERT_EQ(c->proposals.size(), 1u);
   EXPECT_EQ(c->proposals[0].origin, SuggestionOrigin::kDefaultNeverMeasured);
   EXPECT_EQ(c->best.point, (Point{0.3, 0.7}));
-  EXPECT_EQ(c->verdict, Verdict::kDefaultNotMeasured);
+  EXPECT_EQ(c->decision.verdict, Verdict::kDefaultNotMeasured);
+  EXPECT_EQ(c->written().point, default_point);
 }
 
 // A measured default is never proposed again, and the round's best is the default when it
@@ -234,7 +236,7 @@ TEST(SearchLoopTest, ConcludeWithAMeasuredDefault) {
   StatusOr<SearchLoop::Conclusion> c = loop.Conclude(3, default_point);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->best.point, default_point);
-  EXPECT_EQ(c->verdict, Verdict::kIsDefault);
+  EXPECT_EQ(c->decision.verdict, Verdict::kIsDefault);
   EXPECT_EQ(c->default_setting.measured.count, 1);
   EXPECT_DOUBLE_EQ(c->default_setting.measured.mean, Quadratic(default_point));
   EXPECT_EQ(c->proposals.size(), 3u);
@@ -242,6 +244,55 @@ TEST(SearchLoopTest, ConcludeWithAMeasuredDefault) {
   // Nothing observed: nothing to conclude from.
   SearchLoop empty(QuadraticSpace(), SearchOptions{});
   EXPECT_FALSE(empty.Conclude(1, default_point).ok());
+}
+
+// Steps of `n` values alternating around `mean` by +-spread (mean and spread exact).
+std::vector<double> Steps(double mean, double spread, int n = 10) {
+  std::vector<double> steps;
+  for (int i = 0; i < n; ++i) steps.push_back(mean + (i % 2 == 0 ? spread : -spread));
+  return steps;
+}
+
+// The default and one other setting, both measured once; the other scores higher. With step
+// times 20% shorter and 1% spread it is written; with step times that cannot be told apart
+// the default is written and the next proposals repeat the two.
+TEST(SearchLoopTest, MeasuredStepTimesDecideWhatIsWritten) {
+  const Point other = {0.3, 0.7};
+  auto make = [&](SearchLoop* loop) {
+    const Point default_point = loop->space().Default();
+    ASSERT_TRUE(loop->Observe({default_point, Fidelity::kMeasured, 1.0}).ok());
+    ASSERT_TRUE(loop->Observe({other, Fidelity::kMeasured, 2.0}).ok());
+  };
+  SearchLoop faster(QuadraticSpace(), SearchOptions{});
+  make(&faster);
+  const Point default_point = faster.space().Default();
+  SearchLoop::StepTimes steps = {{default_point, {Steps(100, 1)}}, {other, {Steps(80, 1)}}};
+  StatusOr<SearchLoop::Conclusion> c = faster.Conclude(1, default_point, steps);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->candidate.point, other);
+  EXPECT_EQ(c->decision.verdict, Verdict::kBeatsDefault);
+  EXPECT_NEAR(c->decision.speedup.speedup, 100.0 / 80.0, 1e-12);
+  EXPECT_EQ(c->written().point, other);
+  EXPECT_EQ(c->decision.noise.samples, 2);
+
+  SearchLoop same(QuadraticSpace(), SearchOptions{});
+  make(&same);
+  steps = {{default_point, {Steps(100, 5)}}, {other, {Steps(99, 5)}}};
+  c = same.Conclude(1, default_point, steps);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->decision.verdict, Verdict::kWithinNoise);
+  EXPECT_TRUE(c->decision.HangsOnNoise());
+  EXPECT_EQ(c->written().point, default_point);
+  ASSERT_EQ(c->proposals.size(), 2u);
+  EXPECT_EQ(c->proposals[0].point, other);
+  EXPECT_EQ(c->proposals[1].point, default_point);
+  for (const Suggestion& s : c->proposals) EXPECT_EQ(s.origin, SuggestionOrigin::kRemeasure);
+
+  // Measured but without step times: not shown, the default is written.
+  c = same.Conclude(1, default_point, {});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->decision.verdict, Verdict::kNoStepTimes);
+  EXPECT_EQ(c->written().point, default_point);
 }
 
 }  // namespace

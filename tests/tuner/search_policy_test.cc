@@ -97,22 +97,78 @@ TEST(SearchPolicyTest, BestIsTheBestMeasuredUnlessAPredictionBeatsItBeyondNoise)
   EXPECT_EQ(ChooseBest({Setting(6, 10, 1, 1), Setting(7, 10, 1, 1)}).point, (Point{6}));
 }
 
-TEST(SearchPolicyTest, BeatsTheDefaultOnlyMeasuredAndBeyondNoise) {
+TEST(SearchPolicyTest, CandidateIsTheBestMeasuredUnlessOnlyTheDefaultWas) {
+  const Point default_point = {0};
+  const Reported measured_best = Setting(1, 12, 1, 2);
+  const Reported predicted = Setting(2, 20, 1, 0);
   const Reported def = Setting(0, 10, 1, 1);
-  EXPECT_EQ(BeatsDefault(def, def), Verdict::kIsDefault);
-  EXPECT_EQ(BeatsDefault(Setting(1, 50, 1, 0), def), Verdict::kBestNotMeasured);
-  EXPECT_EQ(BeatsDefault(Setting(1, 50, 1, 2), Setting(0, 10, 1, 0)), Verdict::kDefaultNotMeasured);
-  // Variances 1 + 1: the bar is 2 sqrt(2) = 2.83.
-  EXPECT_EQ(BeatsDefault(Setting(1, 13, 1, 1), def), Verdict::kBeatsDefault);       // gap 3
-  EXPECT_EQ(BeatsDefault(Setting(1, 12, 1, 3), def), Verdict::kWithinUncertainty);  // gap 2
+  EXPECT_EQ(Candidate(measured_best, &measured_best, default_point).point, (Point{1}));
+  EXPECT_EQ(Candidate(predicted, &measured_best, default_point).point, (Point{1}));
+  EXPECT_EQ(Candidate(predicted, &def, default_point).point, (Point{2}));
+  EXPECT_EQ(Candidate(predicted, nullptr, default_point).point, (Point{2}));
+}
+
+// Step times: `n` values alternating mean +- spread.
+std::vector<double> Alternating(double mean, double spread, int n) {
+  std::vector<double> steps;
+  for (int i = 0; i < n; ++i) steps.push_back(mean + (i % 2 == 0 ? spread : -spread));
+  return steps;
+}
+
+TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
+  const Reported def = Setting(0, 10, 1, 1);
+  const StepSamples slow = {Alternating(100, 1, 10)};
+  const StepSamples fast = {Alternating(80, 1, 10)};
+  const StepNoise noise;
+  EXPECT_EQ(Decide(def, def, slow, slow, noise).verdict, Verdict::kIsDefault);
+  // A prediction far above the default is still not shown.
+  EXPECT_EQ(Decide(Setting(1, 50, 1, 0), def, {}, slow, noise).verdict,
+            Verdict::kBestNotMeasured);
+  EXPECT_EQ(Decide(Setting(1, 50, 1, 2), Setting(0, 10, 1, 0), fast, {}, noise).verdict,
+            Verdict::kDefaultNotMeasured);
+  EXPECT_EQ(Decide(Setting(1, 50, 1, 2), def, {}, slow, noise).verdict, Verdict::kNoStepTimes);
+  // 20% shorter steps with a 1% spread: shown, whatever the model predicts.
+  Decision d = Decide(Setting(1, 9, 1, 1), def, fast, slow, noise);
+  EXPECT_EQ(d.verdict, Verdict::kBeatsDefault);
+  EXPECT_TRUE(d.has_speedup);
+  EXPECT_DOUBLE_EQ(d.speedup.speedup, 100.0 / 80.0);
+  EXPECT_FALSE(d.HangsOnNoise());
+  // The same steps on both sides: within noise, and it hangs on it.
+  d = Decide(Setting(1, 50, 1, 1), def, slow, slow, noise);
+  EXPECT_EQ(d.verdict, Verdict::kWithinNoise);
+  EXPECT_TRUE(d.HangsOnNoise());
+  // Steps 2% shorter with a 1% spread: shown; with a run-to-run spread of 5% measured
+  // elsewhere applied to these single samples: not.
+  const StepSamples two_percent = {Alternating(98, 1, 10)};
+  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, two_percent, slow, noise).verdict,
+            Verdict::kBeatsDefault);
+  StepNoise run_to_run;
+  run_to_run.across_cv = 0.05;
+  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, two_percent, slow, run_to_run).verdict,
+            Verdict::kWithinNoise);
   // The texts `search` writes into best.yaml and its summaries.
   EXPECT_STREQ(VerdictText(Verdict::kIsDefault), "is the default");
   EXPECT_STREQ(VerdictText(Verdict::kBestNotMeasured), "not shown: predicted, not measured yet");
   EXPECT_STREQ(VerdictText(Verdict::kDefaultNotMeasured),
                "not shown: the default was never measured");
-  EXPECT_STREQ(VerdictText(Verdict::kWithinUncertainty),
-               "not shown: within the model's uncertainty");
+  EXPECT_STREQ(VerdictText(Verdict::kNoStepTimes), "not shown: no step times measured");
+  EXPECT_STREQ(VerdictText(Verdict::kWithinNoise), "not shown: within noise");
   EXPECT_STREQ(VerdictText(Verdict::kBeatsDefault), "yes");
+}
+
+TEST(SearchPolicyTest, RemeasureWhileTheVerdictHangsOnNoiseAndBudgetAndRepeatsRemain) {
+  const StepSamples slow = {Alternating(100, 5, 10)};
+  const Decision hangs = Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 1), slow, slow, {});
+  ASSERT_TRUE(hangs.HangsOnNoise());
+  StopRule rule;
+  rule.max_measured_samples = 5;
+  EXPECT_TRUE(RemeasureToDecide(rule, 2, hangs, Setting(1, 9, 1, 1), Setting(0, 10, 1, 1)));
+  EXPECT_FALSE(RemeasureToDecide(rule, 5, hangs, Setting(1, 9, 1, 1), Setting(0, 10, 1, 1)));
+  EXPECT_TRUE(RemeasureToDecide(rule, 4, hangs, Setting(1, 9, 1, 3), Setting(0, 10, 1, 2)));
+  EXPECT_FALSE(RemeasureToDecide(rule, 4, hangs, Setting(1, 9, 1, 3), Setting(0, 10, 1, 3)));
+  const Decision shown =
+      Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 1), {Alternating(80, 1, 10)}, slow, {});
+  EXPECT_FALSE(RemeasureToDecide(rule, 2, shown, Setting(1, 9, 1, 1), Setting(0, 10, 1, 1)));
 }
 
 TEST(SearchPolicyTest, OriginAndStopNamesAreTheTextsTheOutputsCarry) {
@@ -122,6 +178,8 @@ TEST(SearchPolicyTest, OriginAndStopNamesAreTheTextsTheOutputsCarry) {
   EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kSimulatedOptimum), "simulated optimum");
   EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kDefaultNeverMeasured),
                "default, never measured");
+  EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kRemeasure),
+               "re-measure: the verdict hangs on noise");
   EXPECT_STREQ(StopReasonName(StopReason::kBudgetSpent), "budget spent");
   EXPECT_STREQ(StopReasonName(StopReason::kExpectedImprovementBelowThreshold),
                "expected improvement below threshold");
