@@ -47,6 +47,29 @@ Environment EnvironmentFor(const ConfigFile& config) {
   return env;
 }
 
+// One line for each knob of the config that no variable carries, so nothing in the file goes
+// unapplied silently: num_groups (a training-script argument) when not 0, and any other knob
+// without variables (the executor's own) away from its default.
+std::vector<std::string> UnappliedNotes(const ConfigFile& config) {
+  std::vector<std::string> notes;
+  const Knobs defaults;
+  for (const KnobSpec& spec : KnobTable()) {
+    if (spec.environment != nullptr) continue;
+    const std::string value = KnobText(spec, config.knobs);
+    if (std::string(spec.name) == "num_groups") {
+      if (config.knobs.num_groups == 0) continue;
+      notes.push_back("num_groups=" + value +
+                      " must be passed to hvd.DistributedOptimizer(num_groups=" + value +
+                      ") in the training script; apply cannot set it");
+    } else if (value != KnobText(spec, defaults)) {
+      notes.push_back(std::string(spec.name) + "=" + value +
+                      " is a setting of autotune's executor (autotune record); apply has no "
+                      "variable for it");
+    }
+  }
+  return notes;
+}
+
 // apply --help's list of the variables, from the knob table.
 std::string EnvironmentHelp() {
   std::string out = "Exports, for each knob (backend knobs only when the file sets them):\n";
@@ -132,10 +155,7 @@ void AddApplyCommand(CLI::App& root, Action* action) {
         for (const auto& [key, value] : env) {
           std::cout << "export " << key << "=" << ShellQuote(value) << "\n";
         }
-        if (config.knobs.num_groups > 0) {
-          std::cout << "# num_groups=" << config.knobs.num_groups
-                    << " is set in the framework (e.g. hvd.DistributedOptimizer(num_groups=...))\n";
-        }
+        for (const std::string& note : UnappliedNotes(config)) std::cout << "# " << note << "\n";
         return 0;
       }
       if (opts->command.empty()) {
@@ -146,9 +166,8 @@ void AddApplyCommand(CLI::App& root, Action* action) {
           return Fail("apply: cannot set " + key + ": " + std::strerror(errno));
         }
       }
-      if (config.knobs.num_groups > 0) {
-        std::cerr << "autotune: note: num_groups=" << config.knobs.num_groups
-                  << " is set in the framework, not by the environment\n";
+      for (const std::string& note : UnappliedNotes(config)) {
+        std::cerr << "autotune: note: " << note << "\n";
       }
       std::vector<char*> argv;
       for (std::string& arg : opts->command) argv.push_back(arg.data());

@@ -1,9 +1,11 @@
 // `autotune search`: offline multi-fidelity tuning from a database. Simulates settings chosen by
 // the tuner on run ID's trace (not a blind grid), blends them with every measured sample of the
-// same workload, scale and topology, writes the best setting and the next ones worth measuring.
+// same workload, scale and topology, writes the best setting (the default unless measured step
+// times show another faster beyond noise) and the next ones worth measuring.
 // The database is only read, except with --live (tools/search_live.h), where `autotune record`
 // adds the measurements.
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -27,6 +29,7 @@ namespace {
 struct Inputs {
   RunInfo run;
   Knobs base;  // defaults + constants
+  tuner::SpaceScope scope;
   tuner::Space space;
   std::optional<sim::Simulation> simulation;  // empty when no calibration exists
   Status uncalibrated;                        // then: why
@@ -34,7 +37,41 @@ struct Inputs {
   // its workload and topology there are, of another scale or backend.
   std::vector<Sample> measured;
   int other_measured = 0;
+  // The step times of the measured samples that are a whole run each (a run tuned online
+  // holds several settings' steps, which cannot be told apart here).
+  std::vector<tuner::MeasuredSteps> steps;
 };
+
+// The step times of `measured`'s samples that are the only measured sample of their run.
+Status LoadStepTimes(Store& store, const std::vector<Sample>& measured,
+                     std::vector<tuner::MeasuredSteps>* out) {
+  std::map<int64_t, int> samples_of_run;
+  for (const Sample& sample : measured) ++samples_of_run[sample.run_id];
+  for (const Sample& sample : measured) {
+    if (sample.run_id <= 0 || samples_of_run[sample.run_id] != 1) continue;
+    tuner::MeasuredSteps steps{sample.knobs, {}};
+    std::vector<double> scores;
+    AUTOTUNE_RETURN_IF_ERROR(store.GetStepSeries(sample.run_id, &steps.step_ms, &scores));
+    if (!steps.step_ms.empty()) out->push_back(std::move(steps));
+  }
+  return Status::Ok();
+}
+
+// The target and what it may move: --target or the run's; num_groups held at the run's value
+// unless given or searched.
+Status ResolveScope(const SearchFlags& flags, const std::set<std::string>& constants,
+                    Inputs* in) {
+  in->scope.target = TargetOf(in->run);
+  if (!flags.target.empty()) {
+    AUTOTUNE_RETURN_IF_ERROR(
+        tuner::ParseTarget(flags.target, &in->scope.target).WithPrefix("--target"));
+  }
+  in->scope.tune_groups = flags.tune_groups;
+  if (!flags.tune_groups && constants.count("num_groups") == 0) {
+    in->base.num_groups = in->run.knobs.num_groups;
+  }
+  return Status::Ok();
+}
 
 Status LoadInputs(const SearchFlags& flags, Inputs* in) {
   std::set<std::string> constants;
@@ -47,11 +84,13 @@ Status LoadInputs(const SearchFlags& flags, Inputs* in) {
   in->run = loaded.run;
   in->simulation = std::move(loaded.simulation);
   in->uncalibrated = loaded.missing;
+  AUTOTUNE_RETURN_IF_ERROR(ResolveScope(flags, constants, in));
   // The simulator does not model the backend's own algorithm knobs: left free, the model
   // would pick them at random. They stay at their given or default value unless asked.
   AUTOTUNE_RETURN_IF_ERROR(tuner::KnobSpace(
       in->run.backend, in->base, constants,
-      flags.tune_backend_knobs ? tuner::FreeKnobs::kAll : tuner::FreeKnobs::kAllButBackend, &in->space));
+      flags.tune_backend_knobs ? tuner::FreeKnobs::kAll : tuner::FreeKnobs::kAllButBackend,
+      in->scope, &in->space));
   SampleQuery query;
   query.workload = in->run.workload.name;
   query.topology = in->run.topology;
@@ -62,7 +101,7 @@ Status LoadInputs(const SearchFlags& flags, Inputs* in) {
   query.backend = in->run.backend;
   AUTOTUNE_RETURN_IF_ERROR(store->ListSamples(query, &in->measured));
   in->other_measured = static_cast<int>(all.size() - in->measured.size());
-  return Status::Ok();
+  return LoadStepTimes(*store, in->measured, &in->steps);
 }
 
 tuner::SearchOptions MakeOptions(const SearchFlags& flags) {
@@ -114,17 +153,21 @@ Status SimulatePrior(const SearchFlags& flags, const Inputs& in, tuner::KnobSear
 // The round's conclusion with the knobs of each setting it names.
 Status MakeReport(const SearchFlags& flags, const Inputs& in, int skipped,
                   tuner::KnobSearch& search, RoundReport* report) {
-  StatusOr<tuner::SearchLoop::Conclusion> conclusion = search.Conclude(flags.propose);
+  StatusOr<tuner::SearchLoop::Conclusion> conclusion = search.Conclude(flags.propose, in.steps);
   if (!conclusion.ok()) return conclusion.status().WithPrefix("search");
   report->db = flags.db;
   report->out = flags.out;
   report->run = in.run;
+  report->scope = in.scope;
   report->measured = search.measured();
   report->simulated = search.simulated();
   report->skipped_measured = skipped;
   report->rho = search.rho();
   report->conclusion = *conclusion;
-  StatusOr<Knobs> knobs = search.ToKnobs(conclusion->best.point);
+  StatusOr<Knobs> knobs = search.ToKnobs(conclusion->candidate.point);
+  if (!knobs.ok()) return knobs.status();
+  report->candidate_knobs = *knobs;
+  knobs = search.ToKnobs(conclusion->written().point);
   if (!knobs.ok()) return knobs.status();
   report->best_knobs = *knobs;
   knobs = search.ToKnobs(conclusion->default_setting.point);
@@ -139,6 +182,12 @@ Status MakeReport(const SearchFlags& flags, const Inputs& in, int skipped,
 }
 
 }  // namespace
+
+tuner::Target TargetOf(const RunInfo& run) {
+  if (run.backend == BackendKind::kNccl) return tuner::Target::kNccl;
+  if (run.hardware.rfind("horovod timeline", 0) == 0) return tuner::Target::kCpu;
+  return tuner::Target::kExecutor;
+}
 
 int RunSearch(const SearchFlags& flags, Round* round) {
   Inputs in;
@@ -183,10 +232,13 @@ void AddSearchCommand(CLI::App& root, Action* action) {
       "setting and the next ones worth measuring");
   app->footer(
       "Simulates settings the tuner picks on run ID's trace (not a grid), blends them with every\n"
-      "measured sample of the same workload, scale and topology (co-kriging), writes the best\n"
-      "setting to --out with its prediction and evidence, and the next settings worth measuring\n"
-      "to OUT.next1.yaml ... Knobs given as flags or in --config-file are constants, never tuned.\n"
-      "The database is only read. Record a proposal with `autotune record --config-file F`.");
+      "measured sample of the same workload, scale and topology (co-kriging), and proposes the\n"
+      "next settings worth measuring (OUT.next1.yaml ...). --out gets a setting other than the\n"
+      "default only when measured step times show it faster beyond noise (95% bootstrap\n"
+      "interval of the speedup above 1); else the default, and one line says so. While that\n"
+      "interval contains 1, the proposals repeat the best and the default. Knobs given as flags\n"
+      "or in --config-file are constants, never tuned. The database is only read. Record a\n"
+      "proposal with `autotune record --config-file F`.");
   app->add_option("--db", flags->db, "SQLite database file. Default ./autotune.db");
   app->add_option("--run", flags->run, "Recorded run whose trace the simulator replays")
       ->required();
@@ -216,6 +268,15 @@ void AddSearchCommand(CLI::App& root, Action* action) {
                   "Stop proposing when the expected improvement is below this fraction of the "
                   "best predicted score. Default 0.002");
   app->add_option("--seed", flags->seed, "Random seed of the tuner. Default 1");
+  app->add_option("--target", flags->target,
+                  "What the measurements run on: cpu (Horovod on CPUs, which turns hierarchical "
+                  "collectives off: they stay constants), nccl, or executor (autotune record). "
+                  "Default: from the run (a Horovod timeline of an MPI job: cpu; backend nccl: "
+                  "nccl; else executor)");
+  app->add_flag("--tune-groups", flags->tune_groups,
+                "Also search num_groups, an argument of hvd.DistributedOptimizer in the "
+                "training script that `apply` cannot set (the files then say so). Default: it "
+                "keeps the run's value");
   app->add_flag("--tune-backend-knobs", flags->tune_backend_knobs,
                 "Also tune the per-launch backend knobs (MPI/NCCL algorithm settings). The "
                 "simulator does not model them, so only measured samples inform them. Default: "

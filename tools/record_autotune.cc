@@ -37,7 +37,7 @@ Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
   BackendKind backend_kind = BackendKind::kMpi;
   AUTOTUNE_RETURN_IF_ERROR(ParseBackend(backend, &backend_kind));
   AUTOTUNE_RETURN_IF_ERROR(tuner::KnobSpace(backend_kind, start, constants,
-                                            tuner::FreeKnobs::kOnline, &space));
+                                            tuner::FreeKnobs::kOnline, {}, &space));
   if (space.encoded_size() == 0) {
     return Status::InvalidArgument(
         "--autotune: every runtime knob is a constant (given on the command line or in "

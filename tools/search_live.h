@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "tools/knob_flags.h"
+#include "traces/trace.h"
 #include "tuner/bayes_search.h"
+#include "tuner/knob_search.h"
 
 namespace autotune::cli {
 
@@ -29,6 +31,8 @@ struct SearchFlags {
   double min_ei_ratio = 0.002;
   uint64_t seed = 1;
   bool tune_backend_knobs = false;
+  std::string target;        // cpu | nccl | executor; "": TargetOf(the run)
+  bool tune_groups = false;  // search num_groups (else a constant at the run's value)
   bool live = false;
   std::string launcher;
   int warmup_steps = 3;
@@ -43,6 +47,11 @@ struct Round {
   tuner::StopReason stop = tuner::StopReason::kNotStopped;
   std::vector<std::string> proposal_files;
 };
+
+// The target a run's measurements ran on (cmd_search.cc): kCpu for a run imported from a
+// Horovod timeline (hardware starting with "horovod timeline") of backend mpi, kNccl for
+// backend nccl, kExecutor otherwise.
+tuner::Target TargetOf(const RunInfo& run);
 
 // One offline search (cmd_search.cc): prints its summary, writes --out and the proposals; the
 // process exit code.

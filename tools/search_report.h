@@ -11,6 +11,7 @@
 #include "traces/knobs.h"
 #include "traces/status.h"
 #include "traces/trace.h"
+#include "tuner/knob_search.h"
 #include "tuner/search_loop.h"
 
 namespace autotune::cli {
@@ -20,12 +21,14 @@ struct RoundReport {
   std::string db;   // --db
   std::string out;  // --out: the best setting's file
   RunInfo run;      // the run searched from
+  tuner::SpaceScope scope;  // the target, and whether num_groups was searched
   int measured = 0;
   int simulated = 0;
   int skipped_measured = 0;  // measured samples of another scale or backend, or a moved constant
   double rho = 1.0;
   tuner::SearchLoop::Conclusion conclusion;
-  Knobs best_knobs;
+  Knobs best_knobs;       // the setting written to `out`: conclusion.written()
+  Knobs candidate_knobs;  // the setting judged against the default: conclusion.candidate
   Knobs default_knobs;
   std::vector<Knobs> proposal_knobs;        // one per conclusion.proposals
   std::vector<std::string> proposal_files;  // set by WriteSearchConfigs, as written
@@ -35,9 +38,18 @@ struct RoundReport {
 std::string Gbps(double bytes_per_s);
 // "" when not stopped, else StopReasonName(stop): the text of --json's stop_reason.
 std::string StopText(tuner::StopReason stop);
-// How the best setting is known: "measured Nx", "predicted by co-kriging, not measured yet"
-// (with measured samples elsewhere) or "simulated only, not measured yet".
-std::string Evidence(const RoundReport& report);
+// How `setting` is known: "measured Nx", "predicted by co-kriging, not measured yet" (with
+// measured samples elsewhere in the report) or "simulated only, not measured yet".
+std::string Evidence(const RoundReport& report, const tuner::Reported& setting);
+// The one line of the verdict. When the candidate beats the default: "best: KNOBS beats the
+// default: steps P% shorter (speedup S, C% interval [L, H]; noise ±X%)"; otherwise "no setting
+// beats the default beyond noise (±X%); keeping the defaults", X the measured noise (the
+// larger coefficient of variation of step times, within samples or across repeats), or
+// "(noise not measured yet)" without measured step times.
+std::string VerdictLine(const RoundReport& report);
+// The comment that heads every file of a round that searched num_groups, "" otherwise: N must
+// be passed to hvd.DistributedOptimizer(num_groups=N) (0: not passed); `apply` cannot set it.
+std::string GroupsNote(const RoundReport& report, const Knobs& knobs);
 // OUT.nextI.yaml for OUT.yaml (or OUT.yml, or OUT without either): proposal I's file (1-based).
 std::string ProposalPath(const std::string& out, int index);
 

@@ -119,6 +119,38 @@ TEST(ApplyTest, RunsTheCommandWithTheEnvironmentAndItsExitCode) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+// What no variable carries is said, one line each: num_groups (a training-script argument)
+// and the executor's own nccl_cross away from its default; the exports stay as they were.
+TEST(ApplyTest, KnobsWithoutAVariableAreNamedNotSilentlyDropped) {
+  TempDir dir;
+  std::string config = dir.File("groups.yaml",
+                                "params: {cycle_time_ms: 2}\n"
+                                "autotune_extra:\n"
+                                "  num_groups: 4\n"
+                                "  nccl: {cross: mpi}\n");
+  CommandResult r = RunAutotune("apply --config-file '" + config + "' --print-env");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n# num_groups=4 must be passed to hvd.DistributedOptimizer(num_groups=4) "
+                       "in the training script; apply cannot set it\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n# nccl_cross=mpi is a setting of autotune's executor"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("NUM_GROUPS"), std::string::npos) << r.out;
+  r = RunAutotune("apply --config-file '" + config + "' -- true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(CountLines(r.err), 2) << r.err;
+  EXPECT_NE(r.err.find("autotune: note: num_groups=4 must be passed to "
+                       "hvd.DistributedOptimizer(num_groups=4)"),
+            std::string::npos)
+      << r.err;
+  // At their defaults nothing is left to set: no note.
+  std::string plain = dir.File("plain.yaml", "autotune_extra: {num_groups: 0}\n");
+  r = RunAutotune("apply --config-file '" + plain + "' -- true");
+  EXPECT_EQ(r.err, "");
+}
+
 TEST(ApplyTest, MissingCommandIsAnError) {
   TempDir dir;
   std::string config = dir.File("best.yaml", "params: {cycle_time_ms: 2}\n");

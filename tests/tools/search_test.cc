@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "tests/support/cli.h"
 #include "tests/support/synthetic.h"
@@ -16,8 +18,10 @@ namespace autotune::testing {
 namespace {
 
 // Stores a complete synthetic run of resnet50 at `scale` on 2x2 recorded with `knobs` (which
-// makes it a measured sample too); returns its id.
-int64_t AddRun(Store* store, double scale, const Knobs& knobs) {
+// makes it a measured sample too); returns its id. With `step_ms`, its steps take those times
+// (one step each) and `hardware` names the machine.
+int64_t AddRun(Store* store, double scale, const Knobs& knobs,
+               const std::vector<double>& step_ms = {}, const std::string& hardware = "") {
   Topology topology;
   topology.nodes = 2;
   topology.ranks_per_node = 2;
@@ -28,15 +32,20 @@ int64_t AddRun(Store* store, double scale, const Knobs& knobs) {
   EXPECT_TRUE(ScaleWorkload(scale, &workload).ok());
   Trace trace;
   sim::SyntheticTraceOptions options;
-  options.steps = 3;
+  options.steps = step_ms.empty() ? 3 : static_cast<int>(step_ms.size());
   EXPECT_TRUE(sim::SynthesizeTrace(
                   workload, knobs, network,
                   sim::NegotiationModel::Prior(network, static_cast<int>(workload.tensors.size())),
                   options, &trace)
                   .ok());
+  for (size_t i = 0; i < step_ms.size(); ++i) {
+    trace.steps[i].step_ms = step_ms[i];
+    trace.steps[i].score_bytes_per_s = static_cast<double>(trace.steps[i].bytes) / step_ms[i] * 1e3;
+  }
   RunInfo run = trace.run;
   run.id = 0;
   run.scale = scale;
+  if (!hardware.empty()) run.hardware = hardware;
   EXPECT_TRUE(store->CreateRun(&run).ok());
   for (const StepTrace& step : trace.steps) EXPECT_TRUE(store->AppendStep(run.id, step).ok());
   EXPECT_TRUE(store->FinishRun(run.id, true).ok());
@@ -209,6 +218,142 @@ TEST(SearchTest, SamplesOfAnotherScaleAreSkipped) {
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["measured_samples"], 1);
   EXPECT_EQ(j["skipped_measured_samples"], 1);
+}
+
+// `n` step times of mean exactly `mean_ms` with 5% normal noise from `rng` (shifted so the
+// sample's gain is the true one).
+std::vector<double> NoisySteps(double mean_ms, int n, std::mt19937_64& rng) {
+  std::normal_distribution<double> noise(0.0, 0.05 * mean_ms);
+  std::vector<double> steps;
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) {
+    steps.push_back(mean_ms + noise(rng));
+    sum += steps.back();
+  }
+  for (double& step : steps) step += mean_ms - sum / n;
+  return steps;
+}
+
+// A database (no calibration: measured samples only) holding the default measured once and a
+// 16 MB threshold measured once, `gain` faster, both under 5% step-to-step noise, 10 steps.
+std::string GainDatabase(const TempDir& dir, double gain) {
+  const std::string db = dir.File("runs.db");
+  std::unique_ptr<Store> store;
+  EXPECT_TRUE(Store::Open(db, Store::Mode::kReadWrite, &store).ok());
+  std::mt19937_64 rng(5);
+  EXPECT_EQ(AddRun(store.get(), 0.05, Knobs(), NoisySteps(100.0, 10, rng)), 1);
+  Knobs other;
+  other.fusion_threshold_mb = 16;
+  EXPECT_EQ(AddRun(store.get(), 0.05, other, NoisySteps(100.0 / (1.0 + gain), 10, rng)), 2);
+  return db;
+}
+
+// A true 10% gain under 5% noise is measured beyond noise: best.yaml holds it.
+TEST(SearchVerdictTest, ATenPercentGainIsWritten) {
+  TempDir dir;
+  const std::string db = GainDatabase(dir, 0.10);
+  const std::string best = dir.path() + "/best.yaml";
+  CommandResult r = RunAutotune("search --db '" + db + "' --run 1 --json --out '" + best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["best"]["beats_default"], "yes") << r.out;
+  EXPECT_GT(j["evidence"]["speedup"]["low"].get<double>(), 1.0);
+  EXPECT_EQ(j["verdict"].get<std::string>().rfind("best: ", 0), 0u) << j["verdict"];
+  ConfigFile config;
+  ASSERT_TRUE(LoadConfigFile(best, &config).ok());
+  EXPECT_EQ(config.knobs.fusion_threshold_mb, 16.0);
+}
+
+// A true 2% gain under 5% noise is not claimed: one line says so, best.yaml is the default,
+// and the next proposals repeat the two settings.
+TEST(SearchVerdictTest, ATwoPercentGainIsNotClaimedAndTheDefaultIsWritten) {
+  TempDir dir;
+  const std::string db = GainDatabase(dir, 0.02);
+  const std::string best = dir.path() + "/best.yaml";
+  CommandResult r =
+      RunAutotune("search --db '" + db + "' --run 1 --propose 1 --out '" + best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string line = "no setting beats the default beyond noise (±";
+  ASSERT_NE(r.out.find(line), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(line, r.out.find(line) + 1), std::string::npos) << r.out;  // once
+  EXPECT_NE(r.out.find("%); keeping the defaults -> " + best), std::string::npos) << r.out;
+  ConfigFile written;
+  ASSERT_TRUE(LoadConfigFile(best, &written).ok());
+  const Knobs defaults;
+  for (const std::string& name : KnobNames()) {
+    EXPECT_EQ(KnobValue(written.knobs, name), KnobValue(defaults, name)) << name;
+  }
+  // The decision hangs on noise: the proposals re-measure the candidate and the default.
+  ConfigFile next1, next2;
+  ASSERT_TRUE(LoadConfigFile(dir.path() + "/best.next1.yaml", &next1).ok());
+  ASSERT_TRUE(LoadConfigFile(dir.path() + "/best.next2.yaml", &next2).ok());
+  EXPECT_EQ(next1.knobs.fusion_threshold_mb, 16.0);
+  EXPECT_EQ(next2.knobs.fusion_threshold_mb, 128.0);
+  EXPECT_NE(r.out.find("re-measure: the verdict hangs on noise"), std::string::npos) << r.out;
+}
+
+// A run imported from a CPU Horovod job is a cpu target: hierarchical collectives are never
+// proposed; --target overrides; a bad --target is one line.
+TEST(SearchVerdictTest, TargetFromTheRunOrTheFlag) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(db, Store::Mode::kReadWrite, &store).ok());
+    std::mt19937_64 rng(1);
+    ASSERT_EQ(AddRun(store.get(), 0.05, Knobs(), NoisySteps(100, 4, rng),
+                     "horovod timeline (imported)"),
+              1);
+  }
+  const std::string out = " --out '" + dir.path() + "/best.yaml'";
+  CommandResult r = RunAutotune("search --db '" + db + "' --run 1 --json --propose 4" + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["target"], "cpu");
+  for (const auto& p : j["proposals"]) {
+    EXPECT_EQ(p["knobs"]["hierarchical_allreduce"], false);
+    EXPECT_EQ(p["knobs"]["hierarchical_allgather"], false);
+  }
+  r = RunAutotune("search --db '" + db + "' --run 1 --json --target executor" + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["target"], "executor");
+  r = RunAutotune("search --db '" + db + "' --run 1 --target gpu" + out);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("--target"), std::string::npos) << r.err;
+}
+
+// Without --tune-groups num_groups keeps the run's value; with it, every file says that the
+// training script must pass it, and apply says so too.
+TEST(SearchVerdictTest, NumGroupsOnlyOnRequestAndThenNoted) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  Knobs grouped;
+  grouped.num_groups = 4;
+  MakeDatabase(db, grouped);
+  const std::string best = dir.path() + "/best.yaml";
+  CommandResult r = RunAutotune("search --db '" + db + "' --run 1 --sim-budget 10 --propose 3 "
+                                "--json --out '" + best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tune_groups"], false);
+  EXPECT_EQ(j["best"]["knobs"]["num_groups"], 4);
+  for (const auto& p : j["proposals"]) EXPECT_EQ(p["knobs"]["num_groups"], 4);
+  EXPECT_EQ(ReadFile(best).find("hvd.DistributedOptimizer"), std::string::npos);
+  r = RunAutotune("search --db '" + db + "' --run 1 --sim-budget 10 --tune-groups --json --out '" +
+                  best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tune_groups"], true);
+  const std::string text = ReadFile(best);
+  EXPECT_EQ(text.rfind("# num_groups: ", 0), 0u) << text;
+  EXPECT_NE(text.find("hvd.DistributedOptimizer"), std::string::npos) << text;
+  ConfigFile config;
+  ASSERT_TRUE(LoadConfigFile(best, &config).ok());  // still a valid config file
+  for (const auto& p : j["proposals"]) {
+    EXPECT_NE(ReadFile(p["file"].get<std::string>()).find("hvd.DistributedOptimizer"),
+              std::string::npos);
+  }
 }
 
 }  // namespace
