@@ -6,7 +6,6 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -123,7 +122,7 @@ void FindStepBounds(Import* in) {
   for (const Process* p : in->tensors) {
     first_negotiation = std::min(first_negotiation, p->occurrences[0].negotiate_start_us);
   }
-  double start = std::max(0.0, in->events->first_ts_us);
+  double start = in->events->first_ts_us;
   for (const auto& [pid, p] : in->events->processes) {
     for (const Occurrence& o : p.occurrences) {
       if (o.complete() && o.op_end_us <= first_negotiation) start = std::max(start, o.op_end_us);
@@ -227,30 +226,38 @@ class StepCycles {
   bool any_;
 };
 
-// The step's fused collectives: tensors whose op started at the same time, in start order.
+// When the first activity inside the op began (its end without one).
+double ActivityStartUs(const Occurrence& o) {
+  return o.activity_start_us >= 0.0 ? o.activity_start_us : o.op_end_us;
+}
+
+// The step's fused collectives, in start order. Horovod begins the ops of one response's
+// tensors one after another (microseconds apart) before any of their activities begins, so
+// a tensor whose op begins by the first activity of the collective being formed joins it.
 void AddCollectives(const Import& in, int k, const StepCycles& cycles, StepTrace* st) {
   const double s = in.step_start_us[k];
-  std::vector<std::tuple<double, Op, int>> starts;
+  std::vector<std::pair<double, int>> starts;  // op start, tensor
   for (size_t t = 0; t < in.tensors.size(); ++t) {
-    starts.emplace_back(in.tensors[t]->occurrences[k].op_start_us, in.workload.tensors[t].op,
-                        static_cast<int>(t));
+    starts.emplace_back(in.tensors[t]->occurrences[k].op_start_us, static_cast<int>(t));
   }
   std::sort(starts.begin(), starts.end());
   const int world = in.topology.world_size();
   for (size_t i = 0; i < starts.size();) {
     CollectiveRecord c;
     c.seq = static_cast<int>(st->collectives.size());
-    c.op = std::get<1>(starts[i]);
+    c.op = in.workload.tensors[starts[i].second].op;
     const bool hierarchical = c.op == Op::kAllreduce ? in.options->knobs.hierarchical_allreduce
                                                      : in.options->knobs.hierarchical_allgather;
     if (hierarchical && in.backend == BackendKind::kNccl) c.algorithm = Algorithm::kHierarchical;
-    const double start = std::get<0>(starts[i]);
-    c.cycle = cycles.Of(start);
-    c.start_us = start - s;
-    for (; i < starts.size() && std::get<0>(starts[i]) == start && std::get<1>(starts[i]) == c.op;
+    c.cycle = cycles.Of(starts[i].first);
+    c.start_us = starts[i].first - s;
+    double activity_us = ActivityStartUs(in.tensors[starts[i].second]->occurrences[k]);
+    for (; i < starts.size() && starts[i].first <= activity_us &&
+           in.workload.tensors[starts[i].second].op == c.op;
          ++i) {
-      const int t = std::get<2>(starts[i]);
+      const int t = starts[i].second;
       const Occurrence& o = in.tensors[t]->occurrences[k];
+      activity_us = std::min(activity_us, ActivityStartUs(o));
       c.tensors.push_back(t);
       c.bytes += FusionBytes(in.workload.tensors[t], world);
       const double comm_start = o.comm_start_us >= 0.0    ? o.comm_start_us

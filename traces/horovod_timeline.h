@@ -27,10 +27,14 @@
 //   (rank 0 offered the tensor) and the other ranks' the start of the cycle (CYCLE_START)
 //   in which the negotiation ended, else the negotiation end; all clamped into
 //   [step start, done]; done is the tensor's op end;
-// - collectives: tensors whose op (ALLREDUCE/ALLGATHER) starts at the same time form one
-//   fused collective: start = the op's begin, copy-in ends when the MPI_/NCCL_ activity
-//   begins, comm ends when it ends, end = the members' latest op end; bytes = the sum of
-//   FusionBytes (traces/fusion_policy.h) of the members, as the executor records them;
+// - collectives: the tensors of one fused response form one collective. Horovod begins their
+//   ops (ALLREDUCE/ALLGATHER) one after another, microseconds apart, before any activity of
+//   theirs begins, so in op-start order a tensor joins the collective being formed when its
+//   op begins no later than that collective's first activity (INIT_FUSION_BUFFER,
+//   MEMCPY_IN_FUSION_BUFFER, MPI_/NCCL_ ...). start = the first op's begin, copy-in ends when
+//   the members' MPI_/NCCL_ activity begins (the latest of them), comm ends when it ends,
+//   end = the members' latest op end; bytes = the sum of FusionBytes
+//   (traces/fusion_policy.h) of the members, as the executor records them;
 //   algorithm hierarchical only on nccl with the op's hierarchical knob set;
 // - cycles: one CycleRecord per CYCLE_START that had work (a tensor offered or agreed, or a
 //   collective launched, in it), numbered from the step's first mark; negotiate_end = the

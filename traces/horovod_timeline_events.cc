@@ -152,6 +152,7 @@ class EventFolder {
     Frame frame = Frame::kOther;
     if (p->open.back() == Frame::kOp) {
       Occurrence& o = p->occurrences.back();
+      if (o.activity_start_us < 0.0) o.activity_start_us = ts;
       if (name == "MEMCPY_IN_FUSION_BUFFER") {
         frame = Frame::kCopyIn;
       } else if (name == "MEMCPY_OUT_FUSION_BUFFER") {

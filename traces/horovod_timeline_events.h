@@ -22,6 +22,7 @@ struct Occurrence {
   double negotiate_end_us = -1.0;
   std::vector<double> rank_ready_us;  // per rank from its tick, -1 without; empty: no ticks
   double op_start_us = -1.0;          // ALLREDUCE / ALLGATHER / ... begins
+  double activity_start_us = -1.0;    // the first activity inside the op begins
   double op_end_us = -1.0;            // ... ends: the occurrence is complete
   double copy_in_end_us = -1.0;       // MEMCPY_IN_FUSION_BUFFER ends
   double comm_start_us = -1.0;        // first MPI_* / NCCL_* / ... activity begins

@@ -20,7 +20,9 @@ namespace {
 // Two ranks; tensors a (float32 [2, 3], 24 bytes) and b (float64 [4], 32 bytes) in three
 // steps; a broadcast first and a one-off allgather; cycle marks at 100, 1100, 1230, 2100.
 // Step 0 goes through the coordinator (rank ticks); steps 1 and 2 through the cache.
-// Step 1 fuses a and b (same ALLREDUCE start); step 2 runs them apart, a without copies.
+// Step 1 fuses a and b (b's ALLREDUCE begins 1 us after a's, as Horovod writes a response's
+// tensors, before a's first activity); step 2 runs them apart (b's op begins after a's
+// activity), a without copies.
 constexpr const char* kTiny = R"([
 {"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": 1}},
 {"name": "process_name", "ph": "M", "pid": 3, "args": {"name": "broadcast.w"}},
@@ -58,9 +60,9 @@ constexpr const char* kTiny = R"([
 {"ph": "E", "ts": 1250, "pid": 1},
 {"ph": "E", "ts": 1250, "pid": 2},
 {"ph": "B", "name": "ALLREDUCE", "ts": 1300, "pid": 1},
-{"ph": "B", "name": "ALLREDUCE", "ts": 1300, "pid": 2},
+{"ph": "B", "name": "ALLREDUCE", "ts": 1301, "pid": 2},
 {"ph": "B", "name": "MEMCPY_IN_FUSION_BUFFER", "ts": 1301, "pid": 1},
-{"ph": "B", "name": "MEMCPY_IN_FUSION_BUFFER", "ts": 1301, "pid": 2},
+{"ph": "B", "name": "MEMCPY_IN_FUSION_BUFFER", "ts": 1302, "pid": 2},
 {"ph": "E", "ts": 1310, "pid": 1},
 {"ph": "E", "ts": 1310, "pid": 2},
 {"ph": "B", "name": "MPI_ALLREDUCE", "ts": 1312, "pid": 1},
