@@ -24,11 +24,11 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
   Trace trace;
   AUTOTUNE_RETURN_IF_ERROR(store.LoadTrace(run_id, &trace));
   const RunInfo& run = trace.run;
-  if (run.kind != RunKind::kMeasured) {
+  if (!IsMeasuredKind(run.kind)) {
     return Status::InvalidArgument("run " + std::to_string(run_id) + " is a " +
                                    RunKindName(run.kind) +
                                    " run (of run " + std::to_string(run.source_run) +
-                                   "); simulate a measured run");
+                                   "); simulate a measured run (recorded or imported)");
   }
   if (trace.steps.empty()) {
     return Status::InvalidArgument("run " + std::to_string(run_id) +

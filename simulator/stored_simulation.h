@@ -27,7 +27,7 @@ enum class IfUncalibrated {
 };
 
 struct StoredSimulation {
-  RunInfo run;                           // the recorded run replayed
+  RunInfo run;                           // the recorded or imported run replayed
   Calibration calibration;               // its network model's source (with a simulation)
   std::optional<Simulation> simulation;  // empty only under kNoSimulation
   Status missing;  // NotFound "no calibration for topology T (B) in DB; make one with: CMD"
@@ -36,8 +36,8 @@ struct StoredSimulation {
 // Loads run `run_id`'s trace and the newest calibration of its topology shape and backend from
 // `store`, and builds their simulation predicting `target`. Errors, each one line: the
 // store's NotFound naming the run when there is none; InvalidArgument when the run is not a
-// measured run or has no recorded steps; the missing calibration (see IfUncalibrated);
-// Simulation::Build's errors.
+// measured or imported run (IsMeasuredKind) or has no recorded steps; the missing
+// calibration (see IfUncalibrated); Simulation::Build's errors.
 Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
                       IfUncalibrated if_uncalibrated, StoredSimulation* out);
 

@@ -240,7 +240,8 @@ void AddSearchCommand(CLI::App& root, Action* action) {
       "or in --config-file are constants, never tuned. The database is only read. Record a\n"
       "proposal with `autotune record --config-file F`.");
   app->add_option("--db", flags->db, "SQLite database file. Default ./autotune.db");
-  app->add_option("--run", flags->run, "Recorded run whose trace the simulator replays")
+  app->add_option("--run", flags->run,
+                  "Recorded or imported run whose trace the simulator replays")
       ->required();
   app->add_option("--sim-budget", flags->sim_budget,
                   "Settings to simulate, chosen by expected improvement. Default 120")

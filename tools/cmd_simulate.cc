@@ -303,11 +303,11 @@ void AddSimulateCommand(CLI::App& root, Action* action) {
   auto opts = std::make_shared<SimulateOptions>();
   CLI::App* app = root.add_subcommand(
       "simulate",
-      "Replay a recorded run under other knob settings (network model fitted to the "
+      "Replay a recorded or imported run under other knob settings (network model fitted to the "
       "calibration of its topology) and predict step time and score; stores the predictions "
       "as simulated samples and simulated runs");
   app->add_option("--db", opts->db, "SQLite database file. Default ./autotune.db");
-  app->add_option("--run", opts->run, "Id of the measured run whose trace to replay (required)")
+  app->add_option("--run", opts->run, "Id of the measured or imported run whose trace to replay (required)")
       ->required()
       ->check(CLI::PositiveNumber);
   opts->knobs.Add(app, /*with_config_file=*/false);

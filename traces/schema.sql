@@ -1,4 +1,5 @@
--- autotune database schema, version 1.
+-- autotune database schema, version 2 (version 1 lacked the imported run kind; a read-write
+-- open migrates a version-1 database by rebuilding its runs table).
 -- Read it with the sqlite3 shell, e.g.:
 --   sqlite3 autotune.db 'SELECT id, workload_name, complete, step_ms_median FROM runs'
 -- Times: *_us are microseconds from the start of the step on the rank that measured them
@@ -8,17 +9,18 @@
 -- never a median or mean of per-step ratios (traces/score.h), measured or simulated alike.
 -- The build embeds this file; the store creates it in one transaction on a new database.
 
--- Identity and version. application = 'autotune'; schema_version = 1.
+-- Identity and version. application = 'autotune'; schema_version = 2.
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
 
--- One row per run: a measured `autotune record`, or a simulated replay.
+-- One row per run: a measured `autotune record`, a simulated replay, or an imported real job
+-- (`autotune import` of a Horovod timeline).
 CREATE TABLE runs (
   id                     INTEGER PRIMARY KEY,
   created_at             TEXT NOT NULL,           -- UTC, ISO 8601
-  kind                   TEXT NOT NULL CHECK (kind IN ('measured', 'simulated')),
+  kind                   TEXT NOT NULL CHECK (kind IN ('measured', 'simulated', 'imported')),
   command                TEXT NOT NULL,           -- command line that made the run
   workload_name          TEXT NOT NULL,
   workload_json          TEXT NOT NULL,           -- the workload as played (after --scale)
@@ -138,7 +140,8 @@ CREATE TABLE calibration_points (
 );
 CREATE INDEX calibration_points_by_id ON calibration_points (calibration_id);
 
--- Scored points in knob space, measured (complete runs) or simulated (replays).
+-- Scored points in knob space, measured (complete measured or imported runs) or simulated
+-- (replays).
 CREATE TABLE samples (
   id                INTEGER PRIMARY KEY,
   created_at        TEXT NOT NULL,

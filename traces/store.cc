@@ -102,6 +102,7 @@ Status Store::Open(const std::string& path, Mode mode, std::unique_ptr<Store>* o
       return Status::IoError("cannot write database " + path + ": permission denied");
     }
     AUTOTUNE_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode = WAL"));
+    AUTOTUNE_RETURN_IF_ERROR(MigrateSchema(db, path, version));
   }
   AUTOTUNE_RETURN_IF_ERROR(store->Exec("PRAGMA synchronous = NORMAL"));
   *out = std::move(store);
@@ -222,7 +223,7 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
     if (q.Step(&s)) own_samples = q.Int(0);
     AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
   }
-  if (complete && info.kind == RunKind::kMeasured && info.steps_recorded > 0 && own_samples == 0) {
+  if (complete && IsMeasuredKind(info.kind) && info.steps_recorded > 0 && own_samples == 0) {
     Sample sample;
     sample.fidelity = Fidelity::kMeasured;
     sample.run_id = run_id;

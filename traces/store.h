@@ -3,7 +3,8 @@
 // One file, WAL journal, every write a transaction, SQL only through prepared statements.
 // The schema is documented in traces/schema.sql and versioned (meta.schema_version);
 // opening a database with a newer schema, or a file that is not an autotune database,
-// fails with a one-line error and touches nothing.
+// fails with a one-line error and touches nothing. A read-write open of an older schema
+// migrates it in one transaction; a read-only open reads it as it is.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +23,10 @@ struct sqlite3;
 
 namespace autotune {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
-// A scored point in knob space, measured (a complete run) or simulated (a replay).
+// A scored point in knob space, measured (a complete measured or imported run) or simulated
+// (a replay).
 struct Sample {
   int64_t id = 0;
   Fidelity fidelity = Fidelity::kSimulated;
@@ -54,8 +56,9 @@ class Store {
  public:
   enum class Mode { kReadWrite, kReadOnly };
 
-  // Opens (kReadWrite: creating if missing) the database at path. Fails with one line
-  // naming the path when it is unwritable, not an autotune database, or of a newer schema.
+  // Opens (kReadWrite: creating if missing, migrating an older schema) the database at path.
+  // Fails with one line naming the path when it is unwritable, not an autotune database, or
+  // of a newer schema.
   static Status Open(const std::string& path, Mode mode, std::unique_ptr<Store>* out);
   ~Store();
   Store(const Store&) = delete;
@@ -70,8 +73,8 @@ class Store {
   Status AppendStep(int64_t run_id, const StepTrace& step);
   // Computes the summary from the stored steps (score: ScoreBytesPerSecond over them, step
   // time median and p95) and marks the run complete or not.
-  // A complete measured run also becomes a measured sample, unless it already holds its own
-  // measured samples (one per setting of a run tuned online).
+  // A complete measured or imported run (IsMeasuredKind) also becomes a measured sample,
+  // unless it already holds its own measured samples (one per setting of a run tuned online).
   Status FinishRun(int64_t run_id, bool complete, RunInfo* summary = nullptr);
   // NotFound names the id when there is no such run.
   Status GetRun(int64_t run_id, RunInfo* info);

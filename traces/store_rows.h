@@ -21,4 +21,8 @@ Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info);
 // Inserts one sample (no transaction of its own); sets sample->id and created_at.
 Status InsertSample(sqlite3* db, Sample* sample);
 
+// Brings the database at path from schema from_version to kSchemaVersion in one transaction
+// (store_migration.cc); OK and untouched when it is current. Errors name the path.
+Status MigrateSchema(sqlite3* db, const std::string& path, int from_version);
+
 }  // namespace autotune

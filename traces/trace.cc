@@ -12,17 +12,25 @@ const char* AlgorithmName(Algorithm a) {
 }
 
 const char* RunKindName(RunKind kind) {
-  return kind == RunKind::kSimulated ? "simulated" : "measured";
+  switch (kind) {
+    case RunKind::kMeasured: return "measured";
+    case RunKind::kSimulated: return "simulated";
+    case RunKind::kImported: return "imported";
+  }
+  return "measured";
 }
 
+bool IsMeasuredKind(RunKind kind) { return kind != RunKind::kSimulated; }
+
 Status ParseRunKind(const std::string& name, RunKind* out) {
-  for (RunKind k : {RunKind::kMeasured, RunKind::kSimulated}) {
+  for (RunKind k : {RunKind::kMeasured, RunKind::kSimulated, RunKind::kImported}) {
     if (name == RunKindName(k)) {
       *out = k;
       return Status::Ok();
     }
   }
-  return Status::InvalidArgument("unknown run kind \"" + name + "\" (measured | simulated)");
+  return Status::InvalidArgument("unknown run kind \"" + name +
+                                 "\" (measured | simulated | imported)");
 }
 
 double Median(std::vector<double> v) {

@@ -65,10 +65,14 @@ struct StepTrace {
 };
 
 enum class RunKind {
-  kMeasured,   // recorded by the executor or imported from a real job
-  kSimulated,  // a replay of a measured run's trace under other knobs
+  kMeasured,   // recorded by the executor
+  kSimulated,  // a replay of a measured or imported run's trace under other knobs
+  kImported,   // a real job's timeline read in (traces/horovod_timeline.h): measured too
 };
-const char* RunKindName(RunKind kind);  // "measured" | "simulated"
+const char* RunKindName(RunKind kind);  // "measured" | "simulated" | "imported"
+// True for the kinds that measured the job (measured, imported): their traces can be
+// replayed and their complete runs are measured samples.
+bool IsMeasuredKind(RunKind kind);
 // Inverse of RunKindName; InvalidArgument naming the value otherwise.
 Status ParseRunKind(const std::string& name, RunKind* out);
 

@@ -24,11 +24,16 @@ TEST(RunKindsTest, BackendNamesRoundTrip) {
 TEST(RunKindsTest, RunKindNamesRoundTrip) {
   EXPECT_STREQ(RunKindName(RunKind::kMeasured), "measured");
   EXPECT_STREQ(RunKindName(RunKind::kSimulated), "simulated");
-  for (RunKind k : {RunKind::kMeasured, RunKind::kSimulated}) {
+  EXPECT_STREQ(RunKindName(RunKind::kImported), "imported");
+  for (RunKind k : {RunKind::kMeasured, RunKind::kSimulated, RunKind::kImported}) {
     RunKind back = k == RunKind::kMeasured ? RunKind::kSimulated : RunKind::kMeasured;
     ASSERT_TRUE(ParseRunKind(RunKindName(k), &back).ok());
     EXPECT_EQ(back, k);
   }
+  // Imported runs measured the real job; only simulated ones did not.
+  EXPECT_TRUE(IsMeasuredKind(RunKind::kMeasured));
+  EXPECT_TRUE(IsMeasuredKind(RunKind::kImported));
+  EXPECT_FALSE(IsMeasuredKind(RunKind::kSimulated));
   RunKind out;
   const Status st = ParseRunKind("replayed", &out);
   EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);

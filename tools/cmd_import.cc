@@ -1,0 +1,131 @@
+// `autotune import --horovod-timeline FILE`: a real Horovod job's timeline becomes a run of
+// kind imported (traces/horovod_timeline.h) that simulate, search, compare and runs use like
+// a recorded one. The file is read and checked before the database is opened, so a bad file
+// leaves no database behind and an existing one as it was.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tools/command.h"
+#include "tools/knob_flags.h"
+#include "tools/launch.h"
+#include "traces/horovod_timeline.h"
+#include "traces/store.h"
+
+namespace autotune::cli {
+namespace {
+
+struct ImportFlags {
+  std::string timeline;
+  std::string db = "autotune.db";
+  int nodes = 0;
+  int ranks_per_node = 0;
+  int warmup_steps = 1;
+  std::string workload;
+  KnobFlags knobs;
+  bool json = false;
+};
+
+Status StoreTrace(const std::string& db, Trace* trace) {
+  std::unique_ptr<Store> store;
+  AUTOTUNE_RETURN_IF_ERROR(Store::Open(db, Store::Mode::kReadWrite, &store));
+  RunInfo& run = trace->run;
+  AUTOTUNE_RETURN_IF_ERROR(store->CreateRun(&run));
+  for (const StepTrace& step : trace->steps) {
+    AUTOTUNE_RETURN_IF_ERROR(store->AppendStep(run.id, step));
+  }
+  return store->FinishRun(run.id, true, &run);
+}
+
+void PrintSummary(const ImportFlags& flags, const RunInfo& run,
+                  const TimelineImportSummary& summary) {
+  if (flags.json) {
+    nlohmann::json j = {{"run", run.id},
+                        {"kind", RunKindName(run.kind)},
+                        {"workload", run.workload.name},
+                        {"topology", run.topology.key()},
+                        {"backend", BackendName(run.backend)},
+                        {"steps", summary.steps},
+                        {"tensors", summary.tensors},
+                        {"bytes_per_step", summary.bytes_per_step},
+                        {"step_ms_median", summary.step_ms_median},
+                        {"step_ms_p95", run.step_ms_p95},
+                        {"score_bytes_per_s", run.score_bytes_per_s},
+                        {"collectives_per_step", summary.collectives_per_step},
+                        {"truncated", summary.truncated},
+                        {"knobs", KnobsToJson(run.knobs)},
+                        {"db", flags.db}};
+    std::cout << j.dump() << "\n";
+    return;
+  }
+  std::printf("imported %s as run %lld of %s (%s, %s, %s)\n", flags.timeline.c_str(),
+              static_cast<long long>(run.id), flags.db.c_str(), run.workload.name.c_str(),
+              run.topology.key().c_str(), BackendName(run.backend));
+  std::printf("  %d steps kept (%d warm-up left out)%s\n", summary.steps, flags.warmup_steps,
+              summary.truncated ? "; the file was cut off: its incomplete last step dropped" : "");
+  std::printf("  %d tensors, %.1f MiB per step, %d fused collectives per step (median)\n",
+              summary.tensors, static_cast<double>(summary.bytes_per_step) / (1 << 20),
+              summary.collectives_per_step);
+  std::printf("  step time median %.1f ms, p95 %.1f ms; score %.3f GB/s\n", summary.step_ms_median,
+              run.step_ms_p95, run.score_bytes_per_s / 1e9);
+  std::printf("  knobs (as given; the timeline does not carry them): %s\n",
+              KnobsShort(run.knobs).c_str());
+}
+
+int RunImport(const ImportFlags& flags) {
+  TimelineImportOptions options;
+  options.source = flags.timeline;
+  options.topology.nodes = flags.nodes;
+  options.topology.ranks_per_node = flags.ranks_per_node;
+  options.warmup_steps = flags.warmup_steps;
+  options.workload_name = flags.workload;
+  options.command = JoinCommandLine(SelfArgv());
+  Status s = flags.knobs.Resolve(&options.knobs);
+  if (!s.ok()) return Fail(s);
+  Trace trace;
+  TimelineImportSummary summary;
+  s = LoadHorovodTimeline(options, &trace, &summary);  // before the database is touched
+  if (!s.ok()) return Fail(s);
+  s = StoreTrace(flags.db, &trace);
+  if (!s.ok()) return Fail(s);
+  PrintSummary(flags, trace.run, summary);
+  return 0;
+}
+
+}  // namespace
+
+void AddImportCommand(CLI::App& root, Action* action) {
+  auto flags = std::make_shared<ImportFlags>();
+  CLI::App* app = root.add_subcommand(
+      "import",
+      "Import a real job's Horovod timeline (HOROVOD_TIMELINE, complete or cut off) as a run of "
+      "kind imported: its tensors, steps, ready times, cycles and fused collectives");
+  app->add_option("--horovod-timeline", flags->timeline,
+                  "The timeline file Horovod wrote on rank 0")
+      ->required();
+  app->add_option("--db", flags->db, "SQLite database file. Default ./autotune.db");
+  app->add_option("--nodes", flags->nodes,
+                  "Nodes the job ran on. Default: from the timeline's rank ticks")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--ranks-per-node", flags->ranks_per_node,
+                  "Ranks per node. Default: from the timeline's rank ticks")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--warmup-steps", flags->warmup_steps,
+                  "Leading steps left out (the first pays the response cache's misses). "
+                  "Default 1")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--workload", flags->workload,
+                  "Name of the imported workload (runs of one job share it so that search "
+                  "blends their measurements). Default: the file's name without extension");
+  app->add_flag("--json", flags->json, "Print one JSON object on stdout instead of a summary");
+  flags->knobs.Add(app);
+  app->footer(
+      "Give the knobs the job ran under (flags or --config-file): the timeline does not carry "
+      "them. Give --nodes and --ranks-per-node as the job ran, so that a calibration of the "
+      "same topology applies.");
+  app->callback([flags, action] { *action = [flags]() { return RunImport(*flags); }; });
+}
+
+}  // namespace autotune::cli
