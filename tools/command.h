@@ -34,5 +34,6 @@ void AddSimulateCommand(CLI::App& root, Action* action);
 void AddSearchCommand(CLI::App& root, Action* action);
 void AddApplyCommand(CLI::App& root, Action* action);
 void AddImportCommand(CLI::App& root, Action* action);
+void AddDiagnoseCommand(CLI::App& root, Action* action);
 
 }  // namespace autotune::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   autotune::cli::AddSearchCommand(app, &action);
   autotune::cli::AddApplyCommand(app, &action);
   autotune::cli::AddImportCommand(app, &action);
+  autotune::cli::AddDiagnoseCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,176 @@
+#include "simulator/diagnosis.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <numeric>
+#include <utility>
+
+namespace autotune::sim {
+namespace {
+
+using Interval = std::pair<double, double>;  // [begin, end), microseconds
+
+// What rank 0's communication thread was doing, in the order an instant is claimed.
+enum Activity { kCollective = 0, kCopy = 1, kNegotiation = 2, kActivities = 3 };
+
+// Measure of the union of intervals clipped to [from, to].
+double UnionUs(std::vector<Interval> intervals, double from, double to) {
+  for (Interval& i : intervals) {
+    i.first = std::max(i.first, from);
+    i.second = std::min(i.second, to);
+  }
+  std::erase_if(intervals, [](const Interval& i) { return i.second <= i.first; });
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0.0, begin = 0.0, end = 0.0;
+  bool open = false;
+  for (const Interval& i : intervals) {
+    if (open && i.first <= end) {
+      end = std::max(end, i.second);
+      continue;
+    }
+    if (open) total += end - begin;
+    begin = i.first;
+    end = i.second;
+    open = true;
+  }
+  if (open) total += end - begin;
+  return total;
+}
+
+// covered[k]: the time in [from, to] claimed by activities 0..k (the union of their
+// intervals), so activity k alone claims covered[k] - covered[k - 1].
+std::vector<double> CoveredUs(const std::vector<Interval> (&by_activity)[kActivities], double from,
+                              double to) {
+  std::vector<double> covered(kActivities);
+  std::vector<Interval> so_far;
+  for (int k = 0; k < kActivities; ++k) {
+    so_far.insert(so_far.end(), by_activity[k].begin(), by_activity[k].end());
+    covered[k] = UnionUs(so_far, from, to);
+  }
+  return covered;
+}
+
+// Rank 0's own compute end: max(backward start + backward, its latest ready time); when the
+// step has no rank-0 rows, `fallback_us` (no skew can be told apart).
+double RankZeroComputeEndUs(const StepTrace& step, double backward_us, double fallback_us) {
+  double latest = -1.0;
+  for (const TensorEvent& e : step.tensors) {
+    if (e.rank == 0) latest = std::max(latest, e.ready_us);
+  }
+  if (latest < 0.0) return fallback_us;
+  return std::max(step.backward_start_us + backward_us, latest);
+}
+
+// The parts of one step; prepared is step's PreparedStep, backward_us the workload's.
+StepDiagnosis DiagnoseStep(const PreparedStep& prepared, const StepTrace& step,
+                           double backward_us) {
+  const double step_us = prepared.measured_step_ms * 1000.0;
+  const double c = std::clamp(prepared.compute_end_us, 0.0, step_us);
+  const double e = std::clamp(step_us - prepared.tail_us, c, step_us);
+
+  std::vector<Interval> by_activity[kActivities];
+  double last_collective_end_us = -1.0;
+  for (const CollectiveRecord& r : step.collectives) {
+    by_activity[kCollective].push_back({r.copy_in_end_us, r.comm_end_us});
+    by_activity[kCopy].push_back({r.start_us, r.copy_in_end_us});
+    by_activity[kCopy].push_back({r.comm_end_us, r.end_us});
+    last_collective_end_us = std::max(last_collective_end_us, r.end_us);
+  }
+  // After rank 0's last collective, until the last result is out on every rank, the other
+  // ranks are still finishing theirs.
+  double last_done_us = 0.0;
+  for (const TensorEvent& t : step.tensors) last_done_us = std::max(last_done_us, t.done_us);
+  if (last_collective_end_us >= 0.0) {
+    by_activity[kCollective].push_back({last_collective_end_us, last_done_us});
+  }
+  for (const CycleRecord& r : step.cycles) {
+    by_activity[kNegotiation].push_back({r.start_us, r.negotiate_end_us});
+  }
+
+  const std::vector<double> exposed = CoveredUs(by_activity, c, e);
+  const std::vector<double> whole = CoveredUs(by_activity, 0.0, e);
+  StepDiagnosis d;
+  d.step = prepared.step;
+  d.step_ms = prepared.measured_step_ms;
+  d.compute_ms = (step_us - (e - c)) * 1e-3;
+  const double rank0_end_us = RankZeroComputeEndUs(step, backward_us, c);
+  d.rank_skew_ms = std::clamp(c - rank0_end_us, 0.0, c) * 1e-3;
+  d.collective_ms = exposed[kCollective] * 1e-3;
+  d.copy_ms = (exposed[kCopy] - exposed[kCollective]) * 1e-3;
+  d.negotiation_ms = (exposed[kNegotiation] - exposed[kCopy]) * 1e-3;
+  d.cycle_wait_ms = ((e - c) - exposed[kNegotiation]) * 1e-3;
+  d.total_comm_ms = whole[kNegotiation] * 1e-3;
+  return d;
+}
+
+// Percent of part in whole, 0 when whole is not positive.
+double Percent(double part, double whole) { return whole > 0.0 ? 100.0 * part / whole : 0.0; }
+
+// The exposed part that dominates, as the verdict names it.
+const char* LargestExposedPart(const StepDiagnosis& d) {
+  const std::pair<double, const char*> parts[] = {{d.negotiation_ms, "negotiation"},
+                                                  {d.cycle_wait_ms, "cycle wait"},
+                                                  {d.copy_ms, "fusion copies"},
+                                                  {d.collective_ms, "collectives"}};
+  return std::max_element(std::begin(parts), std::end(parts))->second;
+}
+
+}  // namespace
+
+double StepDiagnosis::exposed_comm_ms() const {
+  return negotiation_ms + cycle_wait_ms + copy_ms + collective_ms;
+}
+
+double StepDiagnosis::hidden_comm_ms() const {
+  return std::max(0.0, total_comm_ms - (negotiation_ms + copy_ms + collective_ms));
+}
+
+const char* DiagnosisVerdictName(DiagnosisVerdict v) {
+  return v == DiagnosisVerdict::kTune ? "tune" : "keep_defaults";
+}
+
+DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, std::string* line) {
+  char buf[320];
+  const double gain_pct = 100.0 * max_gain_fraction;
+  const double noise_pct = 100.0 * kTuningNoiseFraction;
+  if (max_gain_fraction < kTuningNoiseFraction) {
+    std::snprintf(buf, sizeof buf,
+                  "communication is %.1f%% of the step (%.0f%% of it hidden behind compute): "
+                  "tuning can gain at most %.1f%%, below the %.0f%% noise of real jobs; keep "
+                  "the defaults",
+                  Percent(median.total_comm_ms, median.step_ms),
+                  Percent(median.hidden_comm_ms(), median.total_comm_ms), gain_pct, noise_pct);
+    *line = buf;
+    return DiagnosisVerdict::kKeepDefaults;
+  }
+  std::snprintf(buf, sizeof buf,
+                "exposed communication is %.1f%% of the step (largest part: %s): tuning can "
+                "gain up to %.1f%%; run autotune search",
+                Percent(median.exposed_comm_ms(), median.step_ms), LargestExposedPart(median),
+                gain_pct);
+  *line = buf;
+  return DiagnosisVerdict::kTune;
+}
+
+Status Diagnose(const Trace& trace, Diagnosis* out) {
+  PreparedTrace prepared;
+  AUTOTUNE_RETURN_IF_ERROR(PreparedTrace::Prepare(trace, &prepared));
+  const double backward_us = trace.run.workload.backward_ms * 1000.0;
+  Diagnosis d;
+  for (size_t i = 0; i < trace.steps.size(); ++i) {
+    d.steps.push_back(DiagnoseStep(prepared.steps()[i], trace.steps[i], backward_us));
+  }
+  std::vector<int> order(d.steps.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return d.steps[a].step_ms < d.steps[b].step_ms; });
+  d.median_index = order[(order.size() - 1) / 2];
+  const StepDiagnosis& m = d.median();
+  d.max_gain_fraction = m.step_ms > 0.0 ? 1.0 - m.ideal_step_ms() / m.step_ms : 0.0;
+  d.verdict = Judge(m, d.max_gain_fraction, &d.verdict_line);
+  *out = std::move(d);
+  return Status::Ok();
+}
+
+}  // namespace autotune::sim

@@ -1,0 +1,95 @@
+// Diagnosis: where a run's step time goes, and the most any knob setting could gain.
+//
+// Works from the Trace alone (recorded, imported or simulated runs alike). Per step, the
+// step time is cut into parts that add up to it exactly:
+//
+//   step = compute + negotiation + cycle wait + copies + collectives
+//
+// with, in microseconds from the step start (PreparedStep, simulator/prepared_trace.h):
+// - the exposed window [C, E]: C = min(compute_end_us, step) is when the slowest rank's
+//   last gradient was ready (or backward compute ended, if later); E = step - tail_us is
+//   when the last tensor's result was copied out on any rank (never before C);
+// - compute = C + tail_us: the time until the last gradient was ready on the slowest rank,
+//   plus the measured tail after the gradients (optimizer, step-end barrier). No knob
+//   changes it. Of it, rank skew = C - (rank 0's own compute end, the same max over rank
+//   0's rows only), clamped to [0, C]: the step waiting for the slowest rank's readiness
+//   beyond rank 0's;
+// - exposed communication = E - C, what rank 0's communication thread did at each instant
+//   of the window, each instant counted once in the first of these that covers it:
+//   collectives: inside a fused collective's [copy_in_end, comm_end], or between the end of
+//     rank 0's last collective and the last tensor's done time on any rank (the other ranks
+//     finishing theirs);
+//   copies: inside a fused collective's copy-in [start, copy_in_end] or copy-out
+//     [comm_end, end];
+//   negotiation: inside a cycle's [start, negotiate_end];
+//   cycle wait: none of these (nothing ran: waiting for the next cycle that takes work).
+// Over the whole step, total communication is the time covered by any cycle's negotiation
+// or any collective (copies included) in [0, E]; hidden = total - exposed busy time is the
+// communication that overlapped compute.
+//
+// A run's diagnosis reports the parts of its median step (the step whose measured time is
+// the median; the lower middle one for an even count), so they add up to a step that
+// really happened. The most any setting could gain is that step's 1 - ideal / measured,
+// where the ideal step is the replay with zero negotiation, zero copies and zero collective
+// time (each step ends at compute end + tail): exposed / step.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "simulator/prepared_trace.h"
+#include "traces/status.h"
+#include "traces/trace.h"
+
+namespace autotune::sim {
+
+// A gain below this fraction of the step is within the step-to-step noise of real jobs
+// (run-to-run variation of about 5%): tuning is not worth its measurements.
+inline constexpr double kTuningNoiseFraction = 0.05;
+
+// One step's parts, milliseconds. compute + negotiation + cycle_wait + copy + collective
+// equals step (up to rounding).
+struct StepDiagnosis {
+  int step = 0;                 // StepTrace::step
+  double step_ms = 0.0;         // measured step time
+  double compute_ms = 0.0;      // compute end on the slowest rank + measured tail
+  double rank_skew_ms = 0.0;    // part of compute_ms: waiting for the slowest rank's readiness
+  double negotiation_ms = 0.0;  // exposed: negotiating
+  double cycle_wait_ms = 0.0;   // exposed: nothing ran
+  double copy_ms = 0.0;         // exposed: fusion-buffer copy-in / copy-out
+  double collective_ms = 0.0;   // exposed: the collectives themselves
+  double total_comm_ms = 0.0;   // negotiation + copies + collectives over the whole step
+  // negotiation + cycle wait + copies + collectives.
+  double exposed_comm_ms() const;
+  // Communication that overlapped compute: total_comm_ms minus its exposed busy time.
+  double hidden_comm_ms() const;
+  // The step with communication overhead removed (compute end + tail): compute_ms.
+  double ideal_step_ms() const { return compute_ms; }
+};
+
+enum class DiagnosisVerdict {
+  kKeepDefaults,  // the most any setting could gain is below kTuningNoiseFraction
+  kTune,          // exposed communication is worth a search
+};
+const char* DiagnosisVerdictName(DiagnosisVerdict v);  // "keep_defaults" | "tune"
+
+struct Diagnosis {
+  std::vector<StepDiagnosis> steps;  // in trace order
+  int median_index = 0;              // into steps: the median step
+  double max_gain_fraction = 0.0;    // median step: 1 - ideal_step_ms / step_ms
+  DiagnosisVerdict verdict = DiagnosisVerdict::kKeepDefaults;
+  std::string verdict_line;  // one line, no newline, for users
+
+  const StepDiagnosis& median() const { return steps[median_index]; }
+};
+
+// Diagnoses every step of trace. Errors are PreparedTrace::Prepare's (a run without
+// steps or tensor rows, inconsistent rows), naming the run, step and row.
+Status Diagnose(const Trace& trace, Diagnosis* out);
+
+// The verdict for a median step's parts: kTune when max_gain_fraction >= kTuningNoiseFraction;
+// *line says how much of the step communication is, how much is hidden, the most tuning
+// could gain and what to do.
+DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, std::string* line);
+
+}  // namespace autotune::sim

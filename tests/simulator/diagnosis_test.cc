@@ -1,0 +1,231 @@
+// Diagnosis on traces built by hand, where every part of the step is known by construction,
+// and on synthetic traces whose compute and tail are known from the workload.
+#include "simulator/diagnosis.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/sim_fixtures.h"
+#include "tests/support/synthetic.h"
+
+namespace autotune::sim {
+namespace {
+
+using testing::MakeWorkload;
+using testing::Topo;
+
+constexpr double kMs = 1000.0;  // microseconds per millisecond
+
+CollectiveRecord Collective(int seq, int cycle, int tensor, double start_ms, double copy_in_ms,
+                            double comm_ms, double copy_out_ms) {
+  CollectiveRecord c;
+  c.seq = seq;
+  c.cycle = cycle;
+  c.bytes = 4096;
+  c.tensors = {tensor};
+  c.start_us = start_ms * kMs;
+  c.copy_in_end_us = (start_ms + copy_in_ms) * kMs;
+  c.comm_end_us = (start_ms + copy_in_ms + comm_ms) * kMs;
+  c.end_us = (start_ms + copy_in_ms + comm_ms + copy_out_ms) * kMs;
+  return c;
+}
+
+CycleRecord Cycle(int index, double start_ms, double negotiate_ms) {
+  CycleRecord c;
+  c.cycle = index;
+  c.start_us = start_ms * kMs;
+  c.negotiate_end_us = (start_ms + negotiate_ms) * kMs;
+  c.submitted = c.responses = c.collectives = 1;
+  return c;
+}
+
+// Two ranks, two tensors. Backward runs 10..90 ms. Tensor 0 is ready at 49 ms on rank 0 and
+// 50 ms on rank 1; cycle 0 negotiates it 50..52 and its collective runs 52..60 (1 + 6 + 1):
+// hidden behind compute. Tensor 1 is ready at 96 ms on rank 0 and 100 ms on rank 1 (compute
+// ends at 100 ms, 4 ms of it rank skew); nothing runs 100..103 (cycle wait 3), cycle 1
+// negotiates 103..108 (5), its collective copies in 108..110, reduces 110..136, copies out
+// 136..138 (copies 4, collective 26); the optimizer and barrier take 7 ms: step 145 ms.
+Trace HandMadeTrace(double step_ms = 145.0) {
+  Trace trace;
+  trace.run.id = 3;
+  trace.run.workload = MakeWorkload({4096, 4096}, {39.0, 86.0}, 10.0, 80.0, 7.0);
+  trace.run.topology = Topo(1, 2);
+  StepTrace st;
+  st.step_ms = step_ms;
+  st.backward_start_us = 10 * kMs;
+  st.tensors = {{0, 0, 49 * kMs, 60 * kMs},
+                {1, 0, 50 * kMs, 60 * kMs},
+                {0, 1, 96 * kMs, 138 * kMs},
+                {1, 1, 100 * kMs, 138 * kMs}};
+  st.cycles = {Cycle(0, 50, 2), Cycle(1, 103, 5)};
+  st.collectives = {Collective(0, 0, 0, 52, 1, 6, 1), Collective(1, 1, 1, 108, 2, 26, 2)};
+  trace.steps.push_back(st);
+  return trace;
+}
+
+TEST(DiagnosisTest, HandMadeStepHasTheConstructedParts) {
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(HandMadeTrace(), &d).ok());
+  ASSERT_EQ(d.steps.size(), 1u);
+  const StepDiagnosis& s = d.median();
+  EXPECT_NEAR(s.step_ms, 145.0, 1e-9);
+  EXPECT_NEAR(s.compute_ms, 107.0, 1e-9);  // 100 ms to the last gradient + 7 ms tail
+  EXPECT_NEAR(s.rank_skew_ms, 4.0, 1e-9);
+  EXPECT_NEAR(s.cycle_wait_ms, 3.0, 1e-9);
+  EXPECT_NEAR(s.negotiation_ms, 5.0, 1e-9);
+  EXPECT_NEAR(s.copy_ms, 4.0, 1e-9);
+  EXPECT_NEAR(s.collective_ms, 26.0, 1e-9);
+  EXPECT_NEAR(s.exposed_comm_ms(), 38.0, 1e-9);
+  EXPECT_NEAR(s.total_comm_ms, 2.0 + 8.0 + 5.0 + 30.0, 1e-9);
+  EXPECT_NEAR(s.hidden_comm_ms(), 10.0, 1e-9);
+  EXPECT_NEAR(s.ideal_step_ms(), 107.0, 1e-9);
+  EXPECT_NEAR(d.max_gain_fraction, 38.0 / 145.0, 1e-12);
+  EXPECT_EQ(d.verdict, DiagnosisVerdict::kTune);
+  EXPECT_NE(d.verdict_line.find("26.2%"), std::string::npos) << d.verdict_line;
+  EXPECT_NE(d.verdict_line.find("largest part: collectives"), std::string::npos);
+  EXPECT_NE(d.verdict_line.find("run autotune search"), std::string::npos);
+}
+
+TEST(DiagnosisTest, OtherRanksFinishingLastCountAsCollectiveTime) {
+  Trace trace = HandMadeTrace();
+  trace.steps[0].tensors[3].done_us = 139 * kMs;  // rank 1 copies out 1 ms after rank 0
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  EXPECT_NEAR(d.median().collective_ms, 27.0, 1e-9);
+  EXPECT_NEAR(d.median().compute_ms, 106.0, 1e-9);  // the tail is 1 ms shorter
+  EXPECT_NEAR(d.median().cycle_wait_ms, 3.0, 1e-9);
+}
+
+TEST(DiagnosisTest, OverlappingActivitiesAreCountedOnce) {
+  // A cycle negotiating 112..118 while the collective reduces (a stream that runs on while
+  // cycles go on): the instants belong to the collective; the second half of the cycle
+  // wait 100..103 turns into negotiation by a cycle 101.5..103.
+  Trace trace = HandMadeTrace();
+  trace.steps[0].cycles.push_back(Cycle(2, 112, 6));
+  trace.steps[0].cycles.push_back(Cycle(3, 101.5, 1.5));
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  const StepDiagnosis& s = d.median();
+  EXPECT_NEAR(s.collective_ms, 26.0, 1e-9);
+  EXPECT_NEAR(s.negotiation_ms, 6.5, 1e-9);
+  EXPECT_NEAR(s.cycle_wait_ms, 1.5, 1e-9);
+  EXPECT_NEAR(s.copy_ms, 4.0, 1e-9);
+  EXPECT_NEAR(s.total_comm_ms, 45.0 + 1.5, 1e-9);
+}
+
+TEST(DiagnosisTest, FullyHiddenCommunicationKeepsTheDefaults) {
+  // Tensor 1 ready at 80 ms on both ranks, negotiated 81..82 and reduced 82..89 (1 + 5 + 1):
+  // everything is done before backward compute ends at 90 ms; the step ends at 107 ms.
+  Trace trace = HandMadeTrace(107.0);
+  StepTrace& st = trace.steps[0];
+  st.tensors[2].ready_us = st.tensors[3].ready_us = 80 * kMs;
+  st.tensors[2].done_us = st.tensors[3].done_us = 89 * kMs;
+  st.cycles[1] = Cycle(1, 81, 1);
+  st.collectives[1] = Collective(1, 1, 1, 82, 1, 5, 1);
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  const StepDiagnosis& s = d.median();
+  EXPECT_NEAR(s.exposed_comm_ms(), 0.0, 1e-9);
+  EXPECT_NEAR(s.compute_ms, 107.0, 1e-9);
+  EXPECT_NEAR(s.rank_skew_ms, 0.0, 1e-9);
+  EXPECT_NEAR(s.total_comm_ms, 2.0 + 8.0 + 1.0 + 7.0, 1e-9);
+  EXPECT_NEAR(s.hidden_comm_ms(), s.total_comm_ms, 1e-9);
+  EXPECT_NEAR(d.max_gain_fraction, 0.0, 1e-12);
+  EXPECT_EQ(d.verdict, DiagnosisVerdict::kKeepDefaults);
+  EXPECT_NE(d.verdict_line.find("keep the defaults"), std::string::npos) << d.verdict_line;
+  EXPECT_NE(d.verdict_line.find("(100% of it hidden behind compute)"), std::string::npos)
+      << d.verdict_line;
+}
+
+TEST(DiagnosisTest, RankSkewIsTheSlowestRanksLateness) {
+  // Rank 0's tensor 1 at 80 ms while rank 1's is at 100 ms: backward ends at 90 on rank 0.
+  Trace trace = HandMadeTrace();
+  trace.steps[0].tensors[2].ready_us = 80 * kMs;
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  EXPECT_NEAR(d.median().rank_skew_ms, 10.0, 1e-9);
+}
+
+TEST(DiagnosisTest, ReportsTheMedianStep) {
+  Trace trace = HandMadeTrace();
+  for (double step_ms : {200.0, 150.0, 160.0}) {
+    trace.steps.push_back(trace.steps[0]);
+    trace.steps.back().step = static_cast<int>(trace.steps.size()) - 1;
+    trace.steps.back().step_ms = step_ms;
+  }
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  // Sorted: 145 (step 0), 150 (2), 160 (3), 200 (1); the lower middle is step 2.
+  EXPECT_EQ(d.median().step, 2);
+  EXPECT_NEAR(d.median().compute_ms, 112.0, 1e-9);  // the longer tail is compute
+  EXPECT_NEAR(d.max_gain_fraction, 38.0 / 150.0, 1e-12);
+  trace.steps.pop_back();
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  EXPECT_EQ(d.median().step, 2);  // 145, 150, 200: the middle one
+}
+
+TEST(DiagnosisTest, VerdictThresholdIsTheNoiseFraction) {
+  StepDiagnosis s;
+  s.step_ms = 100.0;
+  s.compute_ms = 95.0;
+  s.collective_ms = 5.0;
+  s.total_comm_ms = 20.0;
+  std::string line;
+  EXPECT_EQ(Judge(s, 0.05, &line), DiagnosisVerdict::kTune);
+  EXPECT_NE(line.find("tuning can gain up to 5.0%"), std::string::npos) << line;
+  s.compute_ms = 96.0;
+  s.collective_ms = 4.0;
+  EXPECT_EQ(Judge(s, 0.04, &line), DiagnosisVerdict::kKeepDefaults);
+  EXPECT_NE(line.find("communication is 20.0% of the step (80% of it hidden"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("at most 4.0%, below the 5% noise"), std::string::npos) << line;
+}
+
+TEST(DiagnosisTest, RunWithoutStepsIsAnError) {
+  Trace trace = HandMadeTrace();
+  trace.steps.clear();
+  Diagnosis d;
+  const Status s = Diagnose(trace, &d);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("run 3 has no recorded steps"), std::string::npos) << s.message();
+}
+
+// A synthetic trace without jitter: compute ends at forward + backward on every rank (every
+// tensor is ready inside the backward pass) and the tail is the optimizer, so compute is
+// their sum and the rest of each step is exposed communication.
+TEST(DiagnosisTest, SyntheticStepsAddUpAndComputeIsTheWorkloads) {
+  Workload w = MakeWorkload({64 << 10, 256 << 10, 1 << 20, 256 << 10}, {5.0, 10.0, 20.0, 29.0},
+                            10.0, 30.0, 4.0);
+  for (double bytes_per_us : {1e3, 1e5}) {  // slow network: exposed; fast: hidden
+    const NetworkModel net =
+        NetworkModel::FromParams(NetworkParams::Uniform(40, bytes_per_us), Topo(2, 2));
+    SyntheticTraceOptions so;
+    so.steps = 4;
+    so.rank_jitter_us = 0.0;
+    Trace trace;
+    ASSERT_TRUE(SynthesizeTrace(w, testing::PlainKnobs(4, 1), net, NegotiationModel::Prior(net, 4),
+                                so, &trace)
+                    .ok());
+    Diagnosis d;
+    ASSERT_TRUE(Diagnose(trace, &d).ok());
+    ASSERT_EQ(d.steps.size(), 4u);
+    for (size_t i = 0; i < d.steps.size(); ++i) {
+      const StepDiagnosis& s = d.steps[i];
+      EXPECT_NEAR(s.step_ms, trace.steps[i].step_ms, 1e-12);
+      EXPECT_NEAR(s.compute_ms, 44.0, 1e-9);
+      EXPECT_NEAR(s.rank_skew_ms, 0.0, 1e-12);
+      EXPECT_NEAR(s.compute_ms + s.exposed_comm_ms(), s.step_ms, 1e-9 * s.step_ms);
+      EXPECT_NEAR(s.exposed_comm_ms(), s.step_ms - 44.0, 1e-9);
+    }
+    if (bytes_per_us < 100) {
+      EXPECT_GT(d.max_gain_fraction, 0.5);  // 1.5 MB at 1 kB/us: seconds of collectives
+      EXPECT_GT(d.median().collective_ms, d.median().negotiation_ms);
+      EXPECT_EQ(d.verdict, DiagnosisVerdict::kTune);
+    } else {
+      EXPECT_LT(d.max_gain_fraction, kTuningNoiseFraction);
+      EXPECT_EQ(d.verdict, DiagnosisVerdict::kKeepDefaults);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace autotune::sim

@@ -1,0 +1,127 @@
+// `autotune diagnose` on a database written through the store: a hand-made run whose parts
+// are known by construction (table and JSON), and bad input (one line, non-zero exit).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli.h"
+#include "tests/support/sim_fixtures.h"
+#include "traces/store.h"
+
+namespace autotune::testing {
+namespace {
+
+constexpr double kMs = 1000.0;  // microseconds per millisecond
+
+// One rank, one tensor ready at 100 ms (backward 10..100 ms); nothing runs 100..103, the
+// cycle negotiates 103..108, the collective copies in 108..110, reduces 110..136 and copies
+// out 136..138; the step ends at 145 ms. Parts: compute 107, cycle wait 3, negotiation 5,
+// copies 4, collectives 26.
+int64_t AddHandMadeRun(Store& store) {
+  RunInfo run;
+  run.workload = sim::testing::MakeWorkload({4096}, {90.0}, 10.0, 90.0, 7.0);
+  run.topology = sim::testing::Topo(1, 1);
+  run.steps_planned = 1;
+  EXPECT_TRUE(store.CreateRun(&run).ok());
+  StepTrace st;
+  st.step_ms = 145.0;
+  st.backward_start_us = 10 * kMs;
+  st.bytes = 4096;
+  st.tensors = {{0, 0, 100 * kMs, 138 * kMs}};
+  CycleRecord cycle;
+  cycle.start_us = 103 * kMs;
+  cycle.negotiate_end_us = 108 * kMs;
+  cycle.submitted = cycle.responses = cycle.collectives = 1;
+  st.cycles = {cycle};
+  CollectiveRecord c;
+  c.bytes = 4096;
+  c.tensors = {0};
+  c.start_us = 108 * kMs;
+  c.copy_in_end_us = 110 * kMs;
+  c.comm_end_us = 136 * kMs;
+  c.end_us = 138 * kMs;
+  st.collectives = {c};
+  EXPECT_TRUE(store.AppendStep(run.id, st).ok());
+  EXPECT_TRUE(store.FinishRun(run.id, true).ok());
+  return run.id;
+}
+
+class DiagnoseCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = dir_.File("d.db");
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(db_, Store::Mode::kReadWrite, &store).ok());
+    run_ = AddHandMadeRun(*store);
+  }
+
+  void ExpectOneLineFailure(const std::string& args, const std::string& needle) {
+    const CommandResult r = RunAutotune("diagnose " + args);
+    EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(LineCount(r.err), 1) << "stderr was:\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr was:\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+
+  TempDir dir_;
+  std::string db_;
+  int64_t run_ = 0;
+};
+
+TEST_F(DiagnoseCliTest, JsonHasTheConstructedParts) {
+  const CommandResult r =
+      RunAutotune("diagnose --json --db " + db_ + " --run " + std::to_string(run_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["run"], run_);
+  EXPECT_EQ(j["kind"], "measured");
+  EXPECT_EQ(j["steps"], 1);
+  EXPECT_NEAR(j["step_ms"].get<double>(), 145.0, 1e-9);
+  EXPECT_NEAR(j["compute_ms"].get<double>(), 107.0, 1e-9);
+  EXPECT_NEAR(j["rank_skew_ms"].get<double>(), 0.0, 1e-9);
+  EXPECT_NEAR(j["exposed_comm_ms"].get<double>(), 38.0, 1e-9);
+  EXPECT_NEAR(j["negotiation_ms"].get<double>(), 5.0, 1e-9);
+  EXPECT_NEAR(j["cycle_wait_ms"].get<double>(), 3.0, 1e-9);
+  EXPECT_NEAR(j["copy_ms"].get<double>(), 4.0, 1e-9);
+  EXPECT_NEAR(j["collective_ms"].get<double>(), 26.0, 1e-9);
+  EXPECT_NEAR(j["total_comm_ms"].get<double>(), 35.0, 1e-9);
+  EXPECT_NEAR(j["hidden_comm_ms"].get<double>(), 0.0, 1e-9);
+  EXPECT_NEAR(j["max_gain_fraction"].get<double>(), 38.0 / 145.0, 1e-12);
+  EXPECT_EQ(j["verdict_kind"], "tune");
+  EXPECT_NE(j["verdict"].get<std::string>().find("run autotune search"), std::string::npos);
+  ASSERT_EQ(j["per_step"].size(), 1u);
+  EXPECT_NEAR(j["per_step"][0]["collective_ms"].get<double>(), 26.0, 1e-9);
+}
+
+TEST_F(DiagnoseCliTest, TableShowsPartsAndVerdict) {
+  const CommandResult r = RunAutotune("diagnose --db " + db_ + " --run " + std::to_string(run_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* row :
+       {"compute             107.000   73.8%", "negotiation           5.000    3.4%",
+        "cycle wait            3.000    2.1%", "fusion copies         4.000    2.8%",
+        "collectives          26.000   17.9%", "step                145.000  100.0%",
+        "most any setting could gain: 26.2%",
+        "verdict: exposed communication is 26.2% of the step"}) {
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\nin:\n" << r.out;
+  }
+}
+
+TEST_F(DiagnoseCliTest, BadInputGivesOneLine) {
+  ExpectOneLineFailure("--db " + db_ + " --run 99", "run 99 not found");
+  ExpectOneLineFailure("--db " + dir_.File("none.db") + " --run 1", "no such database");
+  const std::string not_a_db = dir_.File("text.db", "this is not SQLite\n");
+  ExpectOneLineFailure("--db " + not_a_db + " --run 1", not_a_db);
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(db_, Store::Mode::kReadWrite, &store).ok());
+    RunInfo empty;
+    empty.workload = sim::testing::MakeWorkload({4096}, {1.0}, 1.0, 1.0, 1.0);
+    ASSERT_TRUE(store->CreateRun(&empty).ok());
+    ASSERT_TRUE(store->FinishRun(empty.id, false).ok());
+    ExpectOneLineFailure("--db " + db_ + " --run " + std::to_string(empty.id),
+                         "run " + std::to_string(empty.id) + " has no recorded steps");
+  }
+}
+
+}  // namespace
+}  // namespace autotune::testing
