@@ -10,6 +10,7 @@
 #include "executor/backend_choice.h"
 #include "executor/fusion_engine.h"
 #include "executor/layout.h"
+#include "executor/like_run.h"
 #include "executor/mpi_control.h"
 #include "executor/mpi_runtime.h"
 #include "executor/nccl/nccl_factory.h"
@@ -52,6 +53,8 @@ struct Session {
   std::unique_ptr<FusionEngine> engine;
   std::unique_ptr<DeviceStepPlayer> device_player;  // nccl only; null: host PlayStep
   std::unique_ptr<Store> store;                     // rank 0 only
+  HostCompute compute;                              // host PlayStep's mode and lead
+  double scale = 1.0;                               // the workload's scale in all
   int64_t step_bytes = 0;
   int steps = 0;             // measured steps to play (online tuning may change it)
   int steps_per_sample = 0;  // online tuning: the current sample length; 0 = no tuning
@@ -67,6 +70,24 @@ struct Session {
   bool root() const { return layout.rank == 0; }
 };
 
+// With like_run: rank 0 derives the run's workload, every rank takes it (scaled by --scale)
+// and its own rank's lead when the run had as many ranks as this world.
+Status TakeLikeRun(Session* s) {
+  LikeRun like;
+  Status st;
+  if (s->root()) st = LoadLikeRun(s->store.get(), s->options.like_run, &like);
+  AUTOTUNE_RETURN_IF_ERROR(ShareLikeRun(s->options.world, st, &like));
+  s->workload = std::move(like.workload);
+  if (s->options.scale < 1.0) {
+    AUTOTUNE_RETURN_IF_ERROR(ScaleWorkload(s->options.scale, &s->workload));
+  }
+  s->scale = like.scale * s->options.scale;
+  if (static_cast<int>(like.rank_lead_ms.size()) == s->layout.size) {
+    s->compute.lead_ms = like.rank_lead_ms[s->layout.rank] * s->options.scale;
+  }
+  return Status::Ok();
+}
+
 Status Setup(Session* s) {
   MPI_Comm world = s->options.world;
   s->knobs = s->options.knobs;
@@ -77,6 +98,8 @@ Status Setup(Session* s) {
   Status st;
   if (s->root()) st = Store::Open(s->options.db_path, Store::Mode::kReadWrite, &s->store);
   AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(world, st));
+  s->scale = s->options.scale;
+  if (s->options.like_run > 0) AUTOTUNE_RETURN_IF_ERROR(TakeLikeRun(s));
 
   st = CreateBackend(s->options.backend, world, s->layout, s->comms, s->knobs, &s->backend);
   s->control = CreateMpiControlChannel(world);
@@ -90,6 +113,9 @@ Status Setup(Session* s) {
   if (st.ok()) {
     st = FusionEngine::Create(s->backend.get(), &s->layout, &s->workload, s->memory.get(),
                               s->control.get(), s->knobs, &s->engine);
+  }
+  if (st.ok()) {
+    s->compute.mode = s->options.compute.value_or(DefaultComputeMode(s->backend->kind()));
   }
   for (const TensorSpec& t : s->workload.tensors) s->step_bytes += FusionBytes(t, s->layout.size);
   return AgreeOnStatus(world, st);
@@ -153,11 +179,11 @@ Status CreateRun(Session* s, RunInfo* run) {
   run->kind = RunKind::kMeasured;
   run->command = s->options.command;
   run->workload = s->workload;
-  run->scale = s->options.scale;
+  run->scale = s->scale;
   run->knobs = s->knobs;
   run->topology = s->layout.ToTopology();
   run->backend = s->backend->kind();
-  run->hardware = s->backend->hardware();
+  run->hardware = s->backend->hardware() + "; compute " + ComputeModeName(s->compute.mode);
   run->steps_planned = s->options.steps;
   run->warmup_steps = s->options.warmup_steps;
   Status st;
@@ -226,7 +252,7 @@ Status PlaySteps(Session* s, RecordResult* result) {
     PlayedStep played;
     if (st.ok()) {
       st = s->device_player ? s->device_player->Play(s->engine.get(), &played)
-                            : PlayStep(s->workload, backend, s->engine.get(), &played);
+                            : PlayStep(s->workload, s->compute, backend, s->engine.get(), &played);
     }
     if (st.ok() && verify) {
       st = VerifyOutputs(backend, s->workload, s->layout.rank, s->layout.size, s->memory.get());
@@ -287,8 +313,19 @@ Status ResolveRecordInputs(const RecordOptions& options, Workload* workload) {
     return Status::InvalidArgument("steps per sample " + std::to_string(options.steps_per_sample) +
                                    ": must be >= 0");
   }
+  if (options.like_run < 0) {
+    return Status::InvalidArgument("--like-run " + std::to_string(options.like_run) +
+                                   ": must be a run id >= 1");
+  }
   AUTOTUNE_RETURN_IF_ERROR(options.knobs.Validate());
   AUTOTUNE_RETURN_IF_ERROR(CheckBackendUsable(options.backend));
+  BackendKind backend = BackendKind::kMpi;
+  AUTOTUNE_RETURN_IF_ERROR(ParseBackend(options.backend, &backend));
+  if (options.compute == ComputeMode::kSpin && backend == BackendKind::kNccl) {
+    return Status::InvalidArgument(
+        "--compute spin: the nccl backend computes on the GPU; spin is for mpi");
+  }
+  if (options.like_run > 0) return Status::Ok();  // derived from the database in Setup
   AUTOTUNE_RETURN_IF_ERROR(ResolveWorkload(options.workload, workload));
   if (options.scale < 1.0) AUTOTUNE_RETURN_IF_ERROR(ScaleWorkload(options.scale, workload));
   return Status::Ok();

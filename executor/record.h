@@ -6,7 +6,8 @@
 //   1. validate the options and the knobs, check that every rank can run the backend
 //      (executor/backend_choice.h: for nccl, NCCL built in and a CUDA device visible),
 //      resolve (and scale) the workload; detect the node layout. Nothing touches the
-//      database before this passes.
+//      database before this passes. With like_run, rank 0 then reads that run from the
+//      database and derives the workload (executor/like_run.h), which every rank plays.
 //   2. rank 0 opens the database; every rank creates the backend (and, for nccl, the device
 //      step player: emulated compute as timed kernels, gradients ready by CUDA events);
 //      rank 0 creates the run (complete = false).
@@ -26,9 +27,12 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
+#include "executor/compute.h"
 #include "traces/knobs.h"
 #include "traces/status.h"
 #include "traces/trace.h"
@@ -75,6 +79,13 @@ struct RecordOptions {
   MPI_Comm world = MPI_COMM_WORLD;
   int steps_per_sample = 0;  // > 0: online tuning in samples of this many measured steps
   TuningStep tuning;         // rank 0; required when steps_per_sample > 0
+  // How the host emulates compute (executor/compute.h). Unset: DefaultComputeMode of the
+  // backend (spin on mpi, sleep on nccl, whose GPU computes; spin on nccl is refused).
+  std::optional<ComputeMode> compute;
+  // > 0: instead of `workload`, play the one derived from this run of db_path (its tensors,
+  // compute and ready times; traces/workload_from_trace.h), scaled by `scale`; each rank
+  // leads by its rank's median lead when the run had as many ranks. 0: off.
+  int64_t like_run = 0;
 };
 
 struct RecordResult {
@@ -91,7 +102,7 @@ struct RecordResult {
 Status RunRecord(const RecordOptions& options, RecordResult* result);
 
 // Step 1 alone (no MPI, this process only): validates the options, checks the backend
-// (CheckBackendUsable) and resolves the scaled workload.
+// (CheckBackendUsable) and resolves the scaled workload (left empty with like_run).
 Status ResolveRecordInputs(const RecordOptions& options, Workload* workload);
 
 }  // namespace autotune::executor

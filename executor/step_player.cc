@@ -1,7 +1,7 @@
 #include "executor/step_player.h"
 
+#include <algorithm>
 #include <chrono>
-#include <thread>
 
 namespace autotune::executor {
 
@@ -14,20 +14,21 @@ SteadyClock::duration Millis(double ms) {
 
 }  // namespace
 
-Status PlayStep(const Workload& workload, Backend* backend, FusionEngine* engine, PlayedStep* out) {
+Status PlayStep(const Workload& workload, const HostCompute& compute, Backend* backend,
+                FusionEngine* engine, PlayedStep* out) {
   AUTOTUNE_RETURN_IF_ERROR(backend->Barrier(Level::kWorld));
   const SteadyClock::time_point origin = SteadyClock::now();
   engine->BeginStep(origin);
-  std::this_thread::sleep_until(origin + Millis(workload.forward_ms));
+  ComputeUntil(compute.mode, origin + Millis(std::max(0.0, workload.forward_ms - compute.lead_ms)));
   const SteadyClock::time_point backward = SteadyClock::now();
   out->backward_start_us = MicrosSince(origin);
   for (int t = 0; t < static_cast<int>(workload.tensors.size()); ++t) {
-    std::this_thread::sleep_until(backward + Millis(workload.tensors[t].ready_ms));
+    ComputeUntil(compute.mode, backward + Millis(workload.tensors[t].ready_ms));
     engine->MarkReady(t);
   }
-  std::this_thread::sleep_until(backward + Millis(workload.backward_ms));
+  ComputeUntil(compute.mode, backward + Millis(workload.backward_ms));
   Status st = engine->WaitStepFinished(&out->record);
-  std::this_thread::sleep_for(Millis(workload.optimizer_ms));
+  ComputeUntil(compute.mode, SteadyClock::now() + Millis(workload.optimizer_ms));
   out->step_ms = MicrosSince(origin) / 1000.0;
   return st;
 }

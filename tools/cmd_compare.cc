@@ -89,6 +89,8 @@ std::vector<std::string> ComparabilityWarnings(const RunInfo& a, const RunInfo& 
   if (a.workload.name != b.workload.name) warnings.push_back("different workloads");
   if (!a.topology.SameShape(b.topology)) warnings.push_back("different topologies");
   if (a.scale != b.scale) warnings.push_back("different --scale");
+  // The hardware string also names the executor's compute emulation (spin or sleep).
+  if (a.hardware != b.hardware) warnings.push_back("different hardware or compute emulation");
   if (!a.complete || !b.complete) warnings.push_back("an incomplete run");
   return warnings;
 }

@@ -10,7 +10,9 @@
 #include <set>
 #include <string>
 
+#include "executor/compute.h"
 #include "executor/knob_environment.h"
+#include "executor/like_run.h"
 #include "executor/mpi_runtime.h"
 #include "executor/record.h"
 #include "executor/stop_signal.h"
@@ -30,7 +32,23 @@ struct RecordFlags {
   int np = 0;
   OnlineTuningFlags autotune;
   CLI::Option* steps_option = nullptr;
+  std::string compute;  // --compute; empty: the backend's default
 };
+
+// --compute into options->compute, the backend's default when it was not given (left unset
+// for an unknown backend, which ResolveRecordInputs reports).
+Status ResolveComputeFlag(const RecordFlags& flags, executor::RecordOptions* options) {
+  executor::ComputeMode mode = executor::ComputeMode::kSpin;
+  if (flags.compute.empty()) {
+    BackendKind backend = BackendKind::kMpi;
+    if (!ParseBackend(flags.record.backend, &backend).ok()) return Status::Ok();
+    mode = executor::DefaultComputeMode(backend);
+  } else {
+    AUTOTUNE_RETURN_IF_ERROR(executor::ParseComputeMode(flags.compute, &mode));
+  }
+  options->compute = mode;
+  return Status::Ok();
+}
 
 // --autotune: without --steps, exactly the warm-up and tuning samples are played.
 void ApplyAutotuneFlags(const RecordFlags& flags, executor::RecordOptions* options) {
@@ -84,10 +102,14 @@ Status ValidateBeforeLaunch(const RecordFlags& flags) {
     AUTOTUNE_RETURN_IF_ERROR(OnlineTuner::Create(OnlineTuningFlags(), options.knobs, constants,
                                                  options.backend, &tuner));
   }
+  AUTOTUNE_RETURN_IF_ERROR(ResolveComputeFlag(flags, &options));
   Workload workload;
   AUTOTUNE_RETURN_IF_ERROR(executor::ResolveRecordInputs(options, &workload));
   std::unique_ptr<Store> store;  // refuses foreign, newer or unwritable databases untouched
-  return Store::Open(options.db_path, Store::Mode::kReadWrite, &store);
+  AUTOTUNE_RETURN_IF_ERROR(Store::Open(options.db_path, Store::Mode::kReadWrite, &store));
+  if (options.like_run == 0) return Status::Ok();
+  executor::LikeRun like;
+  return executor::LoadLikeRun(store.get(), options.like_run, &like);
 }
 
 int RunRecordCommand(RecordFlags& flags) {
@@ -101,7 +123,9 @@ int RunRecordCommand(RecordFlags& flags) {
   executor::InstallStopSignalHandlers();  // before MPI_Init: a stop may come at any time
   Knobs knobs;
   std::set<std::string> constants;
-  const Status resolved = flags.knobs.Resolve(&knobs, &constants);
+  executor::RecordOptions options = flags.record;
+  Status resolved = flags.knobs.Resolve(&knobs, &constants);
+  if (resolved.ok()) resolved = ResolveComputeFlag(flags, &options);
   if (resolved.ok()) {  // Open MPI reads its knobs' environment in MPI_Init, just below
     const Status env = executor::ApplyKnobEnvironment(knobs, KnobLibrary::kOpenMpi);
     if (!env.ok()) return Fail(env);
@@ -122,9 +146,12 @@ int RunRecordCommand(RecordFlags& flags) {
   st = executor::AgreeOnStatus(MPI_COMM_WORLD, st);
   executor::RecordResult result;
   if (st.ok()) {
-    executor::RecordOptions options = flags.record;
     options.knobs = knobs;
+    // The compute mode in force is part of the command that made the run, given or not.
     options.command = JoinCommandLine(SelfArgv());
+    if (flags.compute.empty() && options.compute) {
+      options.command += std::string(" --compute ") + executor::ComputeModeName(*options.compute);
+    }
     options.world = MPI_COMM_WORLD;
     ApplyAutotuneFlags(flags, &options);
     if (tuner) {
@@ -154,9 +181,25 @@ void AddRecordCommand(CLI::App& root, Action* action) {
       "Play a workload's gradient collectives with Horovod semantics on real buffers (MPI on "
       "host memory, or NCCL on GPUs) on every rank and record the trace into SQLite. Runs "
       "under mpirun, or give --np N");
-  app->add_option("--workload", r.workload,
-                  "Workload: resnet50, vgg16, bert-large, gpt2, or a workload JSON file. "
-                  "Default resnet50");
+  CLI::Option* workload = app->add_option(
+      "--workload", r.workload,
+      "Workload: resnet50, vgg16, bert-large, gpt2, or a workload JSON file. Default resnet50");
+  app->add_option("--like-run", r.like_run,
+                  "Instead of --workload, replay run N of --db (recorded or imported): its "
+                  "tensors, its in-job compute and ready times (medians over its steps) and "
+                  "its ranks' skew")
+      ->excludes(workload)
+      ->check(CLI::Validator(
+          [](const std::string& value) {
+            return value.find_first_not_of("0123456789") == std::string::npos &&
+                           value.find_first_not_of('0') != std::string::npos
+                       ? std::string()
+                       : "must be a run id >= 1, not " + value;
+          },
+          "RUN", "run id"));
+  app->add_option("--compute", flags->compute,
+                  "Emulated compute: spin (busy work on the rank's core, contending like "
+                  "training) or sleep. Default spin on mpi, sleep on nccl (the GPU computes)");
   app->add_option("--scale", r.scale,
                   "Shrink every tensor and compute phase by this factor, in (0, 1]. Default 1");
   flags->steps_option = app->add_option(

@@ -19,6 +19,7 @@ nlohmann::json RunToJson(const RunInfo& r) {
                         {"topology", r.topology.key()},
                         {"hosts", r.topology.hosts},
                         {"backend", BackendName(r.backend)},
+                        {"hardware", r.hardware},
                         {"knobs", KnobsToJson(r.knobs)},
                         {"complete", r.complete},
                         {"steps", r.steps_recorded},
