@@ -33,5 +33,6 @@ void AddWorkloadsCommand(CLI::App& root, Action* action);
 void AddSimulateCommand(CLI::App& root, Action* action);
 void AddSearchCommand(CLI::App& root, Action* action);
 void AddApplyCommand(CLI::App& root, Action* action);
+void AddTimelineCommand(CLI::App& root, Action* action);
 
 }  // namespace autotune::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   autotune::cli::AddSimulateCommand(app, &action);
   autotune::cli::AddSearchCommand(app, &action);
   autotune::cli::AddApplyCommand(app, &action);
+  autotune::cli::AddTimelineCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
