@@ -1,7 +1,7 @@
 // `autotune timeline` on a run the executor recorded (`record --np 2`): every tensor of the
 // workload has its process, every collective the executor ran shows on each of its members,
 // every negotiation has one tick per rank, spans are balanced and time never goes back per
-// process.
+// process; and the timeline imported back gives the run's workload and collectives.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "tests/support/cli.h"
+#include "tests/support/timeline_roundtrip.h"
+#include "traces/horovod_timeline.h"
 #include "traces/store.h"
 
 namespace {
@@ -87,6 +89,42 @@ TEST(TimelineRecordedRun, EveryTensorAndCollectiveOfTheRecordedRunIsThere) {
   EXPECT_EQ(spans_by_name, expected_spans);
   EXPECT_EQ(negotiation_spans, negotiations);
   EXPECT_EQ(ticks, 2 * negotiations);  // ranks "0" and "1"
+}
+
+// The round trip on a recorded run: the timeline imported back (no warm-up steps) has the
+// run's workload and, step by step, its collectives.
+TEST(TimelineRecordedRun, ImportOfTheTimelineGivesBackWorkloadAndCollectives) {
+  TempDir temp;
+  const std::string db = temp.File("runs.db");
+  const std::string out = temp.File("t.json");
+  const CommandResult rec = RunCommand(
+      {AutotuneBinary(), "record", "--np", "2", "--workload", "resnet50", "--scale", "0.02",
+       "--steps", "2", "--warmup-steps", "1", "--fusion-threshold-mb", "0.25", "--db", db},
+      temp.path());
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const CommandResult r = RunCommand(
+      {AutotuneBinary(), "timeline", "--db", db, "--run", "1", "--out", out}, temp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(db, Store::Mode::kReadOnly, &store).ok());
+  Trace trace;
+  ASSERT_TRUE(store->LoadTrace(1, &trace).ok());
+
+  autotune::TimelineImportOptions options;
+  options.source = out;
+  options.topology = trace.run.topology;
+  options.knobs = trace.run.knobs;
+  options.warmup_steps = 0;
+  Trace imported;
+  autotune::TimelineImportSummary summary;
+  const autotune::Status st =
+      autotune::ParseHorovodTimeline(ReadFile(out), options, &imported, &summary);
+  ASSERT_TRUE(st.ok()) << st.message();
+  autotune::testing::ExpectSameWorkloadAndCollectives(trace, imported);
+  EXPECT_EQ(summary.tensors, 161);
+  int64_t recorded_bytes = 0;
+  for (const CollectiveRecord& c : trace.steps[0].collectives) recorded_bytes += c.bytes;
+  EXPECT_EQ(summary.bytes_per_step, recorded_bytes);
 }
 
 }  // namespace
