@@ -35,5 +35,6 @@ void AddSearchCommand(CLI::App& root, Action* action);
 void AddApplyCommand(CLI::App& root, Action* action);
 void AddImportCommand(CLI::App& root, Action* action);
 void AddDiagnoseCommand(CLI::App& root, Action* action);
+void AddTimelineCommand(CLI::App& root, Action* action);
 
 }  // namespace autotune::cli

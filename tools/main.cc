@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   autotune::cli::AddApplyCommand(app, &action);
   autotune::cli::AddImportCommand(app, &action);
   autotune::cli::AddDiagnoseCommand(app, &action);
+  autotune::cli::AddTimelineCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
