@@ -23,6 +23,7 @@ struct ImportFlags {
   int nodes = 0;
   int ranks_per_node = 0;
   int warmup_steps = 1;
+  int max_steps = 0;
   std::string workload;
   KnobFlags knobs;
   bool json = false;
@@ -80,6 +81,7 @@ int RunImport(const ImportFlags& flags) {
   options.topology.nodes = flags.nodes;
   options.topology.ranks_per_node = flags.ranks_per_node;
   options.warmup_steps = flags.warmup_steps;
+  options.max_steps = flags.max_steps;
   options.workload_name = flags.workload;
   options.command = JoinCommandLine(SelfArgv());
   Status s = flags.knobs.Resolve(&options.knobs);
@@ -115,6 +117,9 @@ void AddImportCommand(CLI::App& root, Action* action) {
   app->add_option("--warmup-steps", flags->warmup_steps,
                   "Leading steps left out (the first pays the response cache's misses). "
                   "Default 1")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--max-steps", flags->max_steps,
+                  "Steps kept after the warm-up at most (the rest left out); 0 = all. Default 0")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--workload", flags->workload,
                   "Name of the imported workload (runs of one job share it so that search "

@@ -185,7 +185,8 @@ Status MakeReport(const SearchFlags& flags, const Inputs& in, int skipped,
 
 tuner::Target TargetOf(const RunInfo& run) {
   if (run.backend == BackendKind::kNccl) return tuner::Target::kNccl;
-  if (run.hardware.rfind("horovod timeline", 0) == 0) return tuner::Target::kCpu;
+  // A real Horovod job on CPUs (MPI activities in its timeline): no hierarchical collectives.
+  if (run.kind == RunKind::kImported) return tuner::Target::kCpu;
   return tuner::Target::kExecutor;
 }
 
@@ -285,12 +286,15 @@ void AddSearchCommand(CLI::App& root, Action* action) {
   flags->knobs.Add(app);
   app->add_flag("--live", flags->live,
                 "Measure the proposals too: run `autotune record --config-file OUT.nextI.yaml` "
-                "through --launcher for each, then search again, until --max-samples measured "
+                "through --launcher for each (for a run imported from a real job: the job's own "
+                "command, --launcher, under `autotune apply --config-file OUT.nextI.yaml` with "
+                "HOROVOD_TIMELINE on, then `autotune import` of that timeline), then search again, until --max-samples measured "
                 "samples exist or nothing is worth measuring (prints one summary per round)");
   app->add_option("--launcher", flags->launcher,
                   "Command prefix that launches `autotune record` on the cluster, e.g. \"mpirun "
                   "-np 4 --hostfile hosts\". Default: record's own --np with the run's rank "
-                  "count on this machine");
+                  "count on this machine. For a run imported from a real job: that job's whole "
+                  "command, e.g. \"horovodrun -np 4 -H a:2,b:2 python train.py\" (required)");
   app->add_option("--autotune-warmup-samples", flags->warmup_steps,
                   "--live: warm-up steps played and discarded before each measured sample. "
                   "Default 3")

@@ -10,12 +10,14 @@
 #include <memory>
 
 #include "tools/command.h"
+#include "tools/search_live_job.h"
 #include "traces/store.h"
 #include "traces/workload.h"
 
 namespace autotune::cli {
 
-// --live: measures the proposals itself, running `autotune record` through the launcher, and
+// --live: measures the proposals itself, running `autotune record` through the launcher (or,
+// for a run imported from a real job, that job's own command: search_live_job.h), and
 // searches again, until the measured-sample budget is spent or nothing is worth measuring.
 int RunLive(SearchFlags flags) {
   RunInfo run;
@@ -25,8 +27,14 @@ int RunLive(SearchFlags flags) {
     if (status.ok()) status = store->GetRun(flags.run, &run);
     if (!status.ok()) return Fail(status);
   }
+  const bool real_job = run.kind == RunKind::kImported;
+  if (real_job && flags.launcher.empty()) {
+    return Fail("search --live: run " + std::to_string(run.id) +
+                " was imported from a real job; give that job's command as --launcher, e.g. "
+                "--launcher \"horovodrun -np 4 -H a:2,b:2 python train.py\"");
+  }
   const std::vector<std::string>& builtin = BuiltinWorkloadNames();
-  if (std::find(builtin.begin(), builtin.end(), run.workload.name) == builtin.end()) {
+  if (!real_job && std::find(builtin.begin(), builtin.end(), run.workload.name) == builtin.end()) {
     return Fail("search --live: run " + std::to_string(run.id) + " plays workload '" +
                 run.workload.name +
                 "', not a built-in one; record its proposals by hand with "
@@ -62,6 +70,10 @@ int RunLive(SearchFlags flags) {
     if (int code = RunSearch(flags, &round); code != 0) return code;
     if (round.stop != tuner::StopReason::kNotStopped || round.proposal_files.empty()) return 0;
     for (const std::string& proposal : round.proposal_files) {
+      if (real_job) {
+        if (int code = MeasureOnRealJob(flags, run, proposal, self); code != 0) return code;
+        continue;
+      }
       char scale[32];
       std::snprintf(scale, sizeof(scale), "%.17g", run.scale);
       std::string command =

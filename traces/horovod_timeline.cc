@@ -372,7 +372,9 @@ Status ParseHorovodTimeline(const std::string& text, const TimelineImportOptions
   }
   AUTOTUNE_RETURN_IF_ERROR(MakeWorkload(&in));
   Trace out;
-  for (int k = options.warmup_steps; k < in.steps; ++k) {
+  const int end = options.max_steps > 0 ? std::min(in.steps, options.warmup_steps + options.max_steps)
+                                         : in.steps;
+  for (int k = options.warmup_steps; k < end; ++k) {
     out.steps.push_back(BuildStep(in, k));
     if (out.steps.back().step_ms <= 0.0) {
       return Status::InvalidArgument(options.source + ": step " + std::to_string(k) +

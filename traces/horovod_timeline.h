@@ -62,6 +62,7 @@ struct TimelineImportOptions {
   Topology topology;
   Knobs knobs;              // the knobs the job ran under (the timeline does not carry them)
   int warmup_steps = 1;     // leading steps left out
+  int max_steps = 0;        // steps kept after the warm-up at most; 0 = all
   std::string command;      // RunInfo::command of the imported run
   std::string workload_name;  // the workload's name; empty = the file name's stem
 };

@@ -46,6 +46,7 @@ int64_t AddRun(Store* store, double scale, const Knobs& knobs,
   run.id = 0;
   run.scale = scale;
   if (!hardware.empty()) run.hardware = hardware;
+  if (hardware.rfind("horovod timeline", 0) == 0) run.kind = RunKind::kImported;
   EXPECT_TRUE(store->CreateRun(&run).ok());
   for (const StepTrace& step : trace.steps) EXPECT_TRUE(store->AppendStep(run.id, step).ok());
   EXPECT_TRUE(store->FinishRun(run.id, true).ok());

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Scores one model's directory written by horovod_bench.sh: real vs predicted step time per
+setting, MAPE, Spearman, the noise, diagnose's verdict and (with --search 1) the live
+search's outcome, each figure printed as the benchmarks' result line by bench_figure."""
+import argparse
+import glob
+import json
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    r = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return r
+
+
+def spearman(a, b):
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = statistics.mean(ra), statistics.mean(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va = sum((x - ma) ** 2 for x in ra) ** 0.5
+    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
+    return cov / (va * vb) if va > 0 and vb > 0 else 0.0
+
+
+def median_ratio_interval(a, b, resamples=2000, seed=7):
+    """95% bootstrap interval of median(a) / median(b) (steps resampled)."""
+    rng = random.Random(seed)
+    ratios = sorted(
+        statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
+        for _ in range(resamples))
+    return ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--model", required=True)
+    p.add_argument("--dir", required=True)
+    p.add_argument("--db", required=True)
+    p.add_argument("--run", type=int, required=True)
+    p.add_argument("--autotune", required=True)
+    p.add_argument("--bench-figure", required=True)
+    p.add_argument("--search", type=int, default=0)
+    a = p.parse_args()
+
+    def figure(name, value, unit, anchor_value, target, anchor="target", invalid=False):
+        cmd = [a.bench_figure, "--bench", f"horovod.{a.model}_{name}", "--value", f"{value:.6g}",
+               "--unit", unit, "--anchor", anchor, "--anchor-value", f"{anchor_value:.6g}",
+               "--target", target]
+        if invalid:
+            cmd.append("--invalid")
+        print(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout, end="")
+
+    predicted = {}
+    order = []
+    for line in open(os.path.join(a.dir, "predicted.tsv")):
+        name, ms = line.split()
+        predicted[name] = float(ms)
+        order.append(name)
+    steps = {}   # setting -> all timed steps of all its runs
+    medians = {}  # setting -> per-run median step
+    for name in order:
+        for path in sorted(glob.glob(os.path.join(a.dir, f"{name}.r*.json"))):
+            with open(path) as f:
+                step_ms = json.load(f)["step_ms"]
+            steps.setdefault(name, []).extend(step_ms)
+            medians.setdefault(name, []).append(statistics.median(step_ms))
+    real = {n: statistics.median(medians[n]) for n in order}
+    print(f"# {a.model}: setting, real step ms (median of runs' medians), predicted ms, error")
+    for n in order:
+        err = 100 * (predicted[n] - real[n]) / real[n]
+        print(f"# {n:10s} real {real[n]:9.1f}  predicted {predicted[n]:9.1f}  {err:+6.1f}%")
+    ape = [abs(predicted[n] - real[n]) / real[n] for n in order]
+    mape = 100 * statistics.mean(ape)
+    rho = spearman([predicted[n] for n in order], [real[n] for n in order])
+    figure("mape_vs_real_horovod", mape, "%", 10, "ratio<=1")
+    figure("spearman_vs_real_horovod", rho, "1", 0.9, "ratio>=1")
+    cvs = [statistics.stdev(s) / statistics.mean(s) for s in steps.values() if len(s) > 1]
+    noise = 100 * statistics.median(cvs)
+    figure("noise_step_cv", noise, "%", mape, "none", anchor="model_mape")
+
+    default = order[0]
+    best = min(order, key=lambda n: real[n])
+    lo, hi = median_ratio_interval(steps[default], steps[best])
+    gain_beyond_noise = lo > 1.0
+    print(f"# grid best {best}: {real[best]:.1f} ms vs default {real[default]:.1f} ms; "
+          f"speedup interval [{lo:.3f}, {hi:.3f}] -> "
+          f"{'a gain beyond noise' if gain_beyond_noise else 'no gain beyond noise'}")
+    figure("grid_best_speedup", real[default] / real[best], "x", 1.0, "none", anchor="default")
+
+    with open(os.path.join(a.dir, "diagnose.json")) as f:
+        diag = json.load(f)
+    print(f"# diagnose run {a.run}: {diag.get('verdict', '?')}")
+    figure("diagnose_max_gain", 100 * diag["max_gain_fraction"], "%",
+           100 * (real[default] / real[best] - 1), "none", anchor="grid_best_gain")
+
+    if not a.search:
+        return
+    db = sqlite3.connect(a.db)
+    real_runs = db.execute("SELECT count(*) FROM runs WHERE kind = 'imported' AND id > ?",
+                           (a.run,)).fetchone()[0]
+    with open(os.path.join(a.dir, "search.log")) as f:
+        log = f.read()
+    keeps_default = "keeping the defaults" in log
+    print(f"# search used {real_runs} real runs; "
+          f"{'kept the defaults' if keeps_default else 'proposed ' + os.path.join(a.dir, 'best.yaml')}")
+    figure("search_real_runs", real_runs, "runs", 3 if gain_beyond_noise else 1, "ratio<=1")
+    last = db.execute("SELECT id, step_ms_median FROM runs WHERE kind = 'imported' AND id > ? "
+                      "ORDER BY step_ms_median LIMIT 1", (a.run,)).fetchone()
+    if gain_beyond_noise:
+        if keeps_default or last is None:
+            figure("best_yaml_vs_grid_best", real[default], "ms", real[best], "ratio<=1.03",
+                   anchor="grid_best_real_ms")
+        else:
+            figure("best_yaml_vs_grid_best", last[1], "ms", real[best], "ratio<=1.03",
+                   anchor="grid_best_real_ms")
+    else:
+        figure("keeps_defaults", 1 if keeps_default else 0, "1", 1, "ratio>=1",
+               anchor="no_gain_in_grid")
+    if last is not None:
+        cmp = subprocess.run([a.autotune, "compare", "--db", a.db, str(a.run), str(last[0]),
+                              "--json"], capture_output=True, text=True)
+        print(f"# compare default run {a.run} vs best measured run {last[0]}: "
+              f"{cmp.stdout.strip() or cmp.stderr.strip()}")
+
+
+if __name__ == "__main__":
+    main()

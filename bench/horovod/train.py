@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""A real Horovod training job for bench/horovod: synthetic data, SGD with momentum wrapped in
+hvd.DistributedOptimizer (gradients allreduced from backward hooks), broadcast of parameters
+and optimizer state first, then --warmup untimed and --steps timed steps.
+
+Each rank times every step (wall clock, from before zero_grad to after optimizer.step());
+rank 0 gathers all ranks' times and prints one JSON line:
+  {"model": ..., "ranks": N, "step_ms": [max over ranks, per timed step], "rank_step_ms": [...]}
+The communication knobs come from the environment (HOROVOD_FUSION_THRESHOLD, ...), as
+`autotune apply` or horovodrun set them; HOROVOD_TIMELINE, when set, makes Horovod write its
+timeline on rank 0.
+
+Models (both on 3x32x32 inputs, 1,000 classes):
+  resnet50: torchvision resnet50, random init (161 gradient tensors, compute-bound here);
+  mlp:      Flatten -> Linear(3072,256) -> 100 x [Linear(256,256), LayerNorm(256), ReLU]
+            -> Linear(256,1000) (404 small tensors, little compute).
+"""
+import argparse
+import json
+import sys
+import time
+
+import torch
+import horovod.torch as hvd
+
+
+def make_model(name):
+    if name == "resnet50":
+        import torchvision
+        return torchvision.models.resnet50()
+    if name == "mlp":
+        layers = [torch.nn.Flatten(), torch.nn.Linear(3 * 32 * 32, 256)]
+        for _ in range(100):
+            layers += [torch.nn.Linear(256, 256), torch.nn.LayerNorm(256), torch.nn.ReLU()]
+        layers.append(torch.nn.Linear(256, 1000))
+        return torch.nn.Sequential(*layers)
+    raise SystemExit(f"train.py: unknown --model {name!r} (resnet50 | mlp)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="resnet50")
+    parser.add_argument("--batch", type=int, default=4)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--num-groups", type=int, default=0)
+    args = parser.parse_args()
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    hvd.init()
+    model = make_model(args.model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(),
+                                         num_groups=args.num_groups)
+    hvd.broadcast_parameters(model.state_dict(), root_rank=0)
+    hvd.broadcast_optimizer_state(optimizer, root_rank=0)
+    data = torch.randn(args.batch, 3, 32, 32)
+    target = torch.randint(0, 1000, (args.batch,))
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    times = []
+    for step in range(args.warmup + args.steps):
+        start = time.perf_counter()
+        optimizer.zero_grad()
+        loss = loss_fn(model(data), target)
+        loss.backward()
+        optimizer.step()
+        if step >= args.warmup:
+            times.append((time.perf_counter() - start) * 1000.0)
+    gathered = hvd.allgather(torch.tensor([times], dtype=torch.float64))
+    if hvd.rank() == 0:
+        per_rank = gathered.tolist()
+        step_ms = [max(r[i] for r in per_rank) for i in range(len(times))]
+        print(json.dumps({"model": args.model, "ranks": hvd.size(), "step_ms": step_ms,
+                          "rank_step_ms": per_rank}), flush=True)
+    hvd.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

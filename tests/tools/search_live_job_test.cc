@@ -1,0 +1,111 @@
+// `search --live` on a run imported from a real job: each proposal is measured by running the
+// job's own command (--launcher) under `autotune apply` with HOROVOD_TIMELINE set, and the
+// timeline it writes is imported as a measured run. The job here is a stand-in that writes a
+// real Horovod timeline (tests/fixtures/horovod) where HOROVOD_TIMELINE says and logs the
+// knobs it was given, so the test sees what a real job would have been handed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/cli.h"
+#include "tests/support/sim_fixtures.h"
+#include "tests/support/synthetic.h"
+#include "traces/config_file.h"
+#include "traces/store.h"
+
+namespace autotune::testing {
+namespace {
+
+std::string Fixture(const std::string& file) {
+  return std::string(AUTOTUNE_FIXTURES_DIR) + "/horovod/" + file;
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Writes the stand-in job: it appends "THRESHOLD CYCLE TIMELINE_SET" to log and copies the
+// real timeline to $HOROVOD_TIMELINE.
+std::string WriteJob(const TempDir& dir, const std::string& log) {
+  const std::string job = dir.File("job.sh");
+  std::ofstream(job) << "#!/bin/sh\n"
+                     << "echo \"${HOROVOD_FUSION_THRESHOLD:-unset} ${HOROVOD_CYCLE_TIME:-unset} "
+                        "${HOROVOD_TIMELINE_MARK_CYCLES:-0}\" >> '"
+                     << log << "'\n"
+                     << "cp '" << Fixture("resnet50_default.json") << "' \"$HOROVOD_TIMELINE\"\n";
+  return job;
+}
+
+TEST(SearchLiveJobTest, ProposalsRunTheJobUnderApplyAndImportItsTimeline) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  const std::string log = dir.File("job.log");
+  CommandResult r = RunAutotune("import --db '" + db + "' --horovod-timeline '" +
+                                Fixture("resnet50_default.json") +
+                                "' --nodes 2 --ranks-per-node 2 --workload job --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(db, Store::Mode::kReadWrite, &store).ok());
+    Calibration cal = sim::SynthesizeCalibration(sim::NetworkModel::FromParams(
+        sim::NetworkParams::Uniform(40, 115), sim::testing::Topo(2, 2)));
+    ASSERT_TRUE(store->SaveCalibration(&cal).ok());
+  }
+  const std::string job = WriteJob(dir, log);
+  r = RunAutotune("search --db '" + db + "' --run 1 --live --max-samples 3 --sim-budget 20 "
+                  "--autotune-warmup-samples 1 --autotune-steps-per-sample 5 --launcher 'sh " +
+                  job + "' --out '" + dir.File("best.yaml") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  // Every proposal ran the job once, with the proposal's knobs in Horovod's variables.
+  const std::vector<std::string> runs = Lines(log);
+  const int64_t imported = QueryInt(db, "SELECT count(*) FROM runs WHERE kind = 'imported'");
+  ASSERT_GE(runs.size(), 1u) << r.err;
+  EXPECT_EQ(static_cast<int64_t>(runs.size()), imported - 1);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const int64_t id = 2 + static_cast<int64_t>(i);
+    const std::string where = " FROM runs WHERE id = " + std::to_string(id);
+    const double mb = std::stod(QueryText(db, "SELECT fusion_threshold_mb" + where));
+    const double ms = std::stod(QueryText(db, "SELECT cycle_time_ms" + where));
+    std::istringstream fields(runs[i]);
+    std::string threshold, cycle, marks;
+    fields >> threshold >> cycle >> marks;
+    EXPECT_EQ(std::stoll(threshold), static_cast<long long>(std::llround(mb * 1048576))) << runs[i];
+    EXPECT_DOUBLE_EQ(std::stod(cycle), ms) << runs[i];
+    EXPECT_EQ(marks, "1");
+    // Imported as the base run's workload and topology, 1 warm-up step left out, 5 kept.
+    EXPECT_EQ(QueryText(db, "SELECT workload_name" + where), "job");
+    EXPECT_EQ(QueryInt(db, "SELECT nodes * 10 + ranks_per_node" + where), 22);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM steps WHERE run_id = " + std::to_string(id)), 5);
+  }
+  // The job wrote the same timeline under every setting: no setting is faster beyond noise,
+  // so the defaults are kept.
+  EXPECT_NE((r.out + r.err).find("keeping the defaults"), std::string::npos) << r.out << r.err;
+  ConfigFile best;
+  ASSERT_TRUE(LoadConfigFile(dir.File("best.yaml"), &best).ok());
+  EXPECT_EQ(best.knobs.fusion_threshold_mb, Knobs().fusion_threshold_mb);
+  EXPECT_EQ(best.knobs.cycle_time_ms, Knobs().cycle_time_ms);
+}
+
+TEST(SearchLiveJobTest, AnImportedRunNeedsTheJobsCommand) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  CommandResult r = RunAutotune("import --db '" + db + "' --horovod-timeline '" +
+                                Fixture("mlp_default.json") + "' --nodes 2 --ranks-per-node 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunAutotune("search --db '" + db + "' --run 1 --live --out '" + dir.File("b.yaml") + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("--launcher"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace autotune::testing

@@ -1,0 +1,21 @@
+// `search --live` on the user's real job: a proposal is measured by running the job's own
+// command (--launcher) under `autotune apply --config-file PROPOSAL` with a Horovod timeline
+// on, and importing that timeline as a measured run of the proposal's knobs.
+#pragma once
+
+#include <string>
+
+#include "tools/search_live.h"
+#include "traces/trace.h"
+
+namespace autotune::cli {
+
+// Runs `flags.launcher` under `self apply --config-file proposal` with HOROVOD_TIMELINE set to
+// PROPOSAL.timeline.json (and HOROVOD_TIMELINE_MARK_CYCLES=1), then `self import`s it into
+// flags.db as base's workload on base's topology with the proposal's knobs, leaving out
+// flags.warmup_steps steps and keeping at most flags.steps_per_sample. 0 on success, else
+// the exit code after one line naming the command that failed.
+int MeasureOnRealJob(const SearchFlags& flags, const RunInfo& base, const std::string& proposal,
+                     const std::string& self);
+
+}  // namespace autotune::cli
