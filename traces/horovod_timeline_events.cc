@@ -220,7 +220,8 @@ class EventFolder {
   Status Tick(const RawEvent& e, Process* p) {
     const std::string& name = e.name.text;
     if (p->open.empty() || p->open.back() != Frame::kNegotiate || name.empty() || name.size() > 6 ||
-        !std::all_of(name.begin(), name.end(), ::isdigit)) {
+        !std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isdigit(c) != 0; })) {
       return Status::Ok();
     }
     const int rank = std::atoi(name.c_str());
