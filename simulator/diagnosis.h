@@ -83,8 +83,11 @@ struct Diagnosis {
   const StepDiagnosis& median() const { return steps[median_index]; }
 };
 
-// Diagnoses every step of trace. Errors are PreparedTrace::Prepare's (a run without
-// steps or tensor rows, inconsistent rows), naming the run, step and row.
+// Diagnoses every step of trace. On an mpi run whose median step hides at least
+// kTuningNoiseFraction of communication behind compute, a keep-the-defaults verdict line says
+// that the bound does not count the CPU that hidden communication takes from compute. Errors
+// are PreparedTrace::Prepare's (a run without steps or tensor rows, inconsistent rows),
+// naming the run, step and row.
 Status Diagnose(const Trace& trace, Diagnosis* out);
 
 // The verdict for a median step's parts: kTune when max_gain_fraction >= kTuningNoiseFraction;

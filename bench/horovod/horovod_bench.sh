@@ -23,9 +23,13 @@
 # (bench/common/result.h) printed by bench_figure.
 #
 # Usage: horovod_bench.sh [--out DIR] [--models "resnet50 mlp"] [--steps N] [--warmup N]
-#                         [--repeats R] [--rate RATE] [--search] [--autotune BIN]
+#                         [--repeats R] [--rate RATE] [--search] [--confirm N] [--autotune BIN]
 #                         [--bench-figure BIN] [--python PY]
-#        horovod_bench.sh --rescore DIR [--search]   # re-import and re-predict DIR's runs
+#        horovod_bench.sh --rescore DIR [--search] [--confirm N]   # re-score DIR's runs
+#   --confirm N: after the search, runs the default and best.yaml (or, when best.yaml keeps
+#   the defaults, the grid's best) alternately N times each, and prints the speedup with a
+#   bootstrap interval over those runs: the comparison a user would trust, made side by side
+#   in time so that the machine's drift hits both alike.
 # Needs root (network namespaces), the system python3 with torch, torchvision and horovod.
 set -euo pipefail
 
@@ -41,6 +45,7 @@ warmup=2
 repeats=1
 rate=1gbit
 search=0
+confirm=0
 rescore=""
 
 while [[ $# -gt 0 ]]; do
@@ -52,6 +57,7 @@ while [[ $# -gt 0 ]]; do
     --repeats) repeats=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --search) search=1; shift ;;
+    --confirm) confirm=$2; shift 2 ;;
     --autotune) autotune=$2; shift 2 ;;
     --bench-figure) bench_figure=$2; shift 2 ;;
     --python) python=$2; shift 2 ;;
@@ -128,8 +134,14 @@ if [[ -z $rescore ]]; then
   log "real runs took $(( $(date +%s) - start )) s"
 fi
 
-# Imports the default's first timeline of model $1; prints the run id.
+# Imports the default's first timeline of model $1 (once: a rescore reuses it); prints the
+# run id.
 import_default() {
+  local existing
+  existing=$("$python" -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(
+    \"SELECT coalesce(min(id), 0) FROM runs WHERE kind = 'imported' AND workload_name = ?\",
+    (sys.argv[2],)).fetchone()[0])" "$db" "$1-job")
+  if [[ $existing != 0 ]]; then echo "$existing"; return; fi
   "$autotune" import --horovod-timeline "$out/$1/f128_c1.r1.tl.json" --db "$db" \
     --nodes 2 --ranks-per-node 2 --config-file "$out/$1/f128_c1.yaml" --warmup-steps "$warmup" \
     --workload "$1-job" --json |
@@ -148,12 +160,28 @@ for model in $models; do
       >> "$out/$model/predicted.tsv"
   done
   "$autotune" diagnose --db "$db" --run "$run" --json > "$out/$model/diagnose.json"
-  if [[ $search -eq 1 ]]; then
+  # The live search runs once per output folder (a rescore scores its runs again).
+  if [[ $search -eq 1 && ! -s $out/$model/search.log ]]; then
     log "$model: search --live on the real job"
     "$autotune" search --db "$db" --run "$run" --live --launcher "$(job_command "$model")" \
       --autotune-warmup-samples "$warmup" --autotune-steps-per-sample "$steps" \
       --max-samples 4 --out "$out/$model/best.yaml" > "$out/$model/search.log" 2>&1 ||
       { echo "horovod_bench.sh: search failed:" >&2; tail -5 "$out/$model/search.log" >&2; exit 1; }
+  fi
+  if [[ $confirm -gt 0 && ! -d $out/$model/confirm ]]; then
+    mkdir -p "$out/$model/confirm"
+    other=$("$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$db" \
+      --run "$run" --autotune "$autotune" --bench-figure "$bench_figure" --search "$search" \
+      --print-contender)
+    for ((r = 1; r <= confirm; r++)); do
+      for which in default contender; do
+        config=$out/$model/f128_c1.yaml
+        [[ $which == contender ]] && config=$other
+        log "$model confirm round $r of $confirm: $which ($config)"
+        run_job "$model" "$config" "$out/$model/confirm/$which.r$r.tl.json" \
+          "$out/$model/confirm/$which.r$r.json"
+      done
+    done
   fi
   "$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$db" --run "$run" \
     --autotune "$autotune" --bench-figure "$bench_figure" --search "$search"

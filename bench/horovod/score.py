@@ -53,6 +53,8 @@ def main():
     p.add_argument("--autotune", required=True)
     p.add_argument("--bench-figure", required=True)
     p.add_argument("--search", type=int, default=0)
+    p.add_argument("--print-contender", action="store_true",
+                   help="print the config file to confirm against the default, and exit")
     a = p.parse_args()
 
     def figure(name, value, unit, anchor_value, target, anchor="target", invalid=False):
@@ -72,12 +74,21 @@ def main():
     steps = {}   # setting -> all timed steps of all its runs
     medians = {}  # setting -> per-run median step
     for name in order:
-        for path in sorted(glob.glob(os.path.join(a.dir, f"{name}.r*.json"))):
+        for path in sorted(glob.glob(os.path.join(a.dir, f"{name}.r[0-9]*.json"))):
+            if path.endswith(".tl.json"):
+                continue
             with open(path) as f:
                 step_ms = json.load(f)["step_ms"]
             steps.setdefault(name, []).extend(step_ms)
             medians.setdefault(name, []).append(statistics.median(step_ms))
     real = {n: statistics.median(medians[n]) for n in order}
+    if a.print_contender:
+        best_yaml = os.path.join(a.dir, "best.yaml")
+        with open(os.path.join(a.dir, "search.log")) as f:
+            kept = "keeping the defaults" in f.read().split("search --live: round")[-1]
+        grid_best = min(order, key=lambda n: real[n])
+        print(os.path.join(a.dir, f"{grid_best}.yaml") if kept else best_yaml)
+        return
     print(f"# {a.model}: setting, real step ms (median of runs' medians), predicted ms, error")
     for n in order:
         err = 100 * (predicted[n] - real[n]) / real[n]
@@ -107,33 +118,76 @@ def main():
            100 * (real[default] / real[best] - 1), "none", anchor="grid_best_gain")
 
     if not a.search:
+        confirm(a, figure)
         return
     db = sqlite3.connect(a.db)
-    real_runs = db.execute("SELECT count(*) FROM runs WHERE kind = 'imported' AND id > ?",
-                           (a.run,)).fetchone()[0]
+    workload = db.execute("SELECT workload_name FROM runs WHERE id = ?", (a.run,)).fetchone()[0]
+    search_runs = db.execute(
+        "SELECT id, fusion_threshold_mb, cycle_time_ms, cache_capacity, step_ms_median FROM runs "
+        "WHERE kind = 'imported' AND workload_name = ? AND id != ? ORDER BY id",
+        (workload, a.run)).fetchall()
     with open(os.path.join(a.dir, "search.log")) as f:
         log = f.read()
-    keeps_default = "keeping the defaults" in log
-    print(f"# search used {real_runs} real runs; "
-          f"{'kept the defaults' if keeps_default else 'proposed ' + os.path.join(a.dir, 'best.yaml')}")
-    figure("search_real_runs", real_runs, "runs", 3 if gain_beyond_noise else 1, "ratio<=1")
-    last = db.execute("SELECT id, step_ms_median FROM runs WHERE kind = 'imported' AND id > ? "
-                      "ORDER BY step_ms_median LIMIT 1", (a.run,)).fetchone()
+    keeps_default = "keeping the defaults" in log.split("search --live: round")[-1]
+    import yaml  # Debian's python3-yaml
+    with open(os.path.join(a.dir, "best.yaml")) as f:
+        params = (yaml.safe_load(f) or {}).get("params", {})
+    best_knobs = (params.get("fusion_threshold_mb", 128.0), params.get("cycle_time_ms", 1.0),
+                  params.get("cache_capacity", 1024))
+    print(f"# search: {len(search_runs)} real runs of the job "
+          f"({', '.join(f'{r[1]:.3g} MB/{r[2]:.3g} ms/cache {r[3]}: {r[4]:.0f} ms' for r in search_runs)})")
+    print(f"# best.yaml: fusion {best_knobs[0]} MB, cycle {best_knobs[1]} ms, cache "
+          f"{best_knobs[2]}{' (the defaults kept)' if keeps_default else ''}")
+    figure("search_real_runs", len(search_runs), "runs", 3 if gain_beyond_noise else 1,
+           "ratio<=1")
+    best_run = next((r for r in search_runs
+                     if abs(r[1] - best_knobs[0]) < 1e-4 * max(1.0, best_knobs[0])
+                     and abs(r[2] - best_knobs[1]) < 1e-6 and r[3] == best_knobs[2]), None)
+    if keeps_default or best_run is None:
+        best_id, best_ms = a.run, real[default]
+    else:
+        best_id, best_ms = best_run[0], best_run[4]
     if gain_beyond_noise:
-        if keeps_default or last is None:
-            figure("best_yaml_vs_grid_best", real[default], "ms", real[best], "ratio<=1.03",
-                   anchor="grid_best_real_ms")
-        else:
-            figure("best_yaml_vs_grid_best", last[1], "ms", real[best], "ratio<=1.03",
-                   anchor="grid_best_real_ms")
+        figure("best_yaml_vs_grid_best", best_ms, "ms", real[best], "ratio<=1.03",
+               anchor="grid_best_real_ms")
     else:
         figure("keeps_defaults", 1 if keeps_default else 0, "1", 1, "ratio>=1",
                anchor="no_gain_in_grid")
-    if last is not None:
-        cmp = subprocess.run([a.autotune, "compare", "--db", a.db, str(a.run), str(last[0]),
-                              "--json"], capture_output=True, text=True)
-        print(f"# compare default run {a.run} vs best measured run {last[0]}: "
-              f"{cmp.stdout.strip() or cmp.stderr.strip()}")
+    if best_id != a.run:
+        cmp = json.loads(subprocess.run([a.autotune, "compare", "--db", a.db, str(a.run),
+                                         str(best_id), "--json"], check=True,
+                                        capture_output=True, text=True).stdout)
+        lo, hi = cmp["speedup_ci"]
+        print(f"# best.yaml (run {best_id}) vs the default (run {a.run}) on the real job: "
+              f"{cmp['step_ms_median'][1]:.0f} vs {cmp['step_ms_median'][0]:.0f} ms, speedup "
+              f"{cmp['speedup']:.3f} [{lo:.3f}, {hi:.3f}] (95%): {cmp['verdict']}")
+        figure("best_yaml_speedup_vs_default", cmp["speedup"], "x", lo, "none",
+               anchor="ci_low")
+    confirm(a, figure)
+
+
+def confirm(a, figure):
+    """The alternating default/contender runs of --confirm, if any."""
+    runs = {}
+    for which in ("default", "contender"):
+        for path in sorted(glob.glob(os.path.join(a.dir, "confirm", f"{which}.r[0-9]*.json"))):
+            if not path.endswith(".tl.json"):
+                with open(path) as f:
+                    runs.setdefault(which, []).append(json.load(f)["step_ms"])
+    if len(runs) < 2:
+        return
+    d = [statistics.median(r) for r in runs["default"]]
+    c = [statistics.median(r) for r in runs["contender"]]
+    pooled_d = [x for r in runs["default"] for x in r]
+    pooled_c = [x for r in runs["contender"] for x in r]
+    lo, hi = median_ratio_interval(pooled_d, pooled_c)
+    speedup = statistics.median(pooled_d) / statistics.median(pooled_c)
+    print(f"# confirm, {len(d)} alternating runs each: default run medians "
+          f"{', '.join(f'{x:.0f}' for x in d)} ms; contender {', '.join(f'{x:.0f}' for x in c)} ms")
+    print(f"# confirm: speedup of the contender {speedup:.3f}, 95% interval over pooled steps "
+          f"[{lo:.3f}, {hi:.3f}]; per-run medians: min contender/max default "
+          f"{min(d) / max(c):.3f} .. {max(d) / min(c):.3f}")
+    figure("confirm_speedup", speedup, "x", lo, "none", anchor="ci_low")
 
 
 if __name__ == "__main__":

@@ -136,6 +136,26 @@ TEST(DiagnosisTest, FullyHiddenCommunicationKeepsTheDefaults) {
       << d.verdict_line;
 }
 
+// On CPUs (mpi) the hidden communication shares the cores with compute: a keep-the-defaults
+// line says the bound does not count that; on GPUs (nccl) it does not apply.
+TEST(DiagnosisTest, HiddenCommunicationOnCpusIsCaveated) {
+  Trace trace = HandMadeTrace(107.0);
+  StepTrace& st = trace.steps[0];
+  st.tensors[2].ready_us = st.tensors[3].ready_us = 80 * kMs;
+  st.tensors[2].done_us = st.tensors[3].done_us = 89 * kMs;
+  st.cycles[1] = Cycle(1, 81, 1);
+  st.collectives[1] = Collective(1, 1, 1, 82, 1, 5, 1);
+  const std::string caveat = "competes with compute for the cores";
+  trace.run.backend = BackendKind::kMpi;
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  EXPECT_EQ(d.verdict, DiagnosisVerdict::kKeepDefaults);
+  EXPECT_NE(d.verdict_line.find(caveat), std::string::npos) << d.verdict_line;  // 18 of 107 ms
+  trace.run.backend = BackendKind::kNccl;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  EXPECT_EQ(d.verdict_line.find(caveat), std::string::npos) << d.verdict_line;
+}
+
 TEST(DiagnosisTest, RankSkewIsTheSlowestRanksLateness) {
   // Rank 0's tensor 1 at 80 ms while rank 1's is at 100 ms: backward ends at 90 on rank 0.
   Trace trace = HandMadeTrace();
