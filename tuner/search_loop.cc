@@ -103,10 +103,26 @@ StatusOr<SearchLoop::Conclusion> SearchLoop::Conclude(int propose, const Point& 
     const auto it = steps.find(point);
     return it == steps.end() ? StepSamples{} : it->second;
   };
+  const StepNoise noise = MeasureNoise(every_setting);
   conclusion.decision =
       Decide(conclusion.candidate, conclusion.default_setting,
-             steps_at(conclusion.candidate.point), steps_at(default_point),
-             MeasureNoise(every_setting));
+             steps_at(conclusion.candidate.point), steps_at(default_point), noise);
+  if (conclusion.decision.verdict != Verdict::kBeatsDefault) {
+    std::vector<Reported> measured;
+    std::vector<StepSamples> measured_steps;
+    for (const Reported& r : *observed) {
+      if (r.point == default_point || r.measured.count == 0) continue;
+      measured.push_back(r);
+      measured_steps.push_back(steps_at(r.point));
+    }
+    Decision faster;
+    const int i = MostConvincinglyFaster(measured, measured_steps, conclusion.default_setting,
+                                         steps_at(default_point), noise, &faster);
+    if (i >= 0) {
+      conclusion.candidate = measured[i];
+      conclusion.decision = faster;
+    }
+  }
   AUTOTUNE_RETURN_IF_ERROR(Propose(propose, &conclusion));
   return conclusion;
 }

@@ -102,7 +102,7 @@ bool HasSteps(const StepSamples& samples) {
 
 Decision Decide(const Reported& candidate, const Reported& default_setting,
                 const StepSamples& candidate_steps, const StepSamples& default_steps,
-                const StepNoise& noise) {
+                const StepNoise& noise, double confidence) {
   Decision decision;
   decision.noise = noise;
   if (candidate.point == default_setting.point) {
@@ -116,12 +116,32 @@ Decision Decide(const Reported& candidate, const Reported& default_setting,
   } else {
     BootstrapOptions options;
     options.across_cv = noise.across_cv;
+    options.confidence = confidence;
     decision.speedup = BootstrapSpeedup(default_steps, candidate_steps, options);
     decision.has_speedup = true;
     decision.verdict =
         decision.speedup.Faster() ? Verdict::kBeatsDefault : Verdict::kWithinNoise;
   }
   return decision;
+}
+
+int MostConvincinglyFaster(const std::vector<Reported>& measured,
+                           const std::vector<StepSamples>& measured_steps,
+                           const Reported& default_setting, const StepSamples& default_steps,
+                           const StepNoise& noise, Decision* decision) {
+  if (measured.empty()) return -1;
+  const double confidence = 1.0 - 0.05 / static_cast<double>(measured.size());
+  int chosen = -1;
+  for (size_t i = 0; i < measured.size(); ++i) {
+    const Decision d = Decide(measured[i], default_setting, measured_steps[i], default_steps,
+                              noise, confidence);
+    if (d.verdict != Verdict::kBeatsDefault) continue;
+    if (chosen < 0 || d.speedup.low > decision->speedup.low) {
+      chosen = static_cast<int>(i);
+      *decision = d;
+    }
+  }
+  return chosen;
 }
 
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,

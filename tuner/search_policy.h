@@ -90,9 +90,21 @@ struct Decision {
 // predictions never enter it. With both measured and both step series known, the speedup is
 // BootstrapSpeedup(default_steps, candidate_steps) with noise.across_cv applied to a side of
 // one sample, and the candidate beats the default only when its lower bound exceeds 1.
+// `confidence` is the two-sided level of the interval.
 Decision Decide(const Reported& candidate, const Reported& default_setting,
                 const StepSamples& candidate_steps, const StepSamples& default_steps,
-                const StepNoise& noise);
+                const StepNoise& noise, double confidence = 0.95);
+
+// When the model's candidate is not shown to beat the default, a measured setting may still
+// be: among `measured` (settings other than the default, each with its step samples), the one
+// whose speedup interval over the default has the highest lower bound, each judged by Decide
+// at confidence 1 - 0.05 / measured.size() (Bonferroni: m looks at the data do not add up to
+// more false claims than one). Returns its index when it beats the default (and *decision),
+// else -1.
+int MostConvincinglyFaster(const std::vector<Reported>& measured,
+                           const std::vector<StepSamples>& measured_steps,
+                           const Reported& default_setting, const StepSamples& default_steps,
+                           const StepNoise& noise, Decision* decision);
 
 // Repeats of each of the candidate and the default after which a verdict that still hangs on
 // noise is taken as final (the difference, if any, is too small to matter).

@@ -156,6 +156,26 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   EXPECT_STREQ(VerdictText(Verdict::kBeatsDefault), "yes");
 }
 
+// When the model's candidate is within noise, the measured setting whose speedup's lower bound
+// is highest is judged instead, at a Bonferroni-adjusted level; none faster: -1.
+TEST(SearchPolicyTest, MostConvincinglyFasterMeasuredSettingBeatsTheDefault) {
+  const Reported def = Setting(0, 10, 1, 1);
+  const StepSamples slow = {Alternating(100, 1, 10)};
+  const std::vector<Reported> measured = {Setting(1, 10, 1, 1), Setting(2, 9, 1, 1),
+                                          Setting(3, 9, 1, 1)};
+  // Same as the default; 12% shorter but spread +-8; 10% shorter with a 1% spread.
+  const std::vector<StepSamples> steps = {
+      {Alternating(100, 1, 10)}, {Alternating(88, 8, 10)}, {Alternating(90, 1, 10)}};
+  Decision d;
+  EXPECT_EQ(MostConvincinglyFaster(measured, steps, def, slow, StepNoise(), &d), 2);
+  EXPECT_EQ(d.verdict, Verdict::kBeatsDefault);
+  EXPECT_DOUBLE_EQ(d.speedup.speedup, 100.0 / 90.0);
+  EXPECT_NEAR(d.speedup.confidence, 1.0 - 0.05 / 3.0, 1e-12);
+  const std::vector<Reported> same = {Setting(1, 10, 1, 1)};
+  EXPECT_EQ(MostConvincinglyFaster(same, {slow}, def, slow, StepNoise(), &d), -1);
+  EXPECT_EQ(MostConvincinglyFaster({}, {}, def, slow, StepNoise(), &d), -1);
+}
+
 TEST(SearchPolicyTest, RemeasureWhileTheVerdictHangsOnNoiseAndBudgetAndRepeatsRemain) {
   const StepSamples slow = {Alternating(100, 5, 10)};
   const Decision hangs = Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 1), slow, slow, {});
