@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "traces/schema_sql.h"
@@ -57,6 +58,49 @@ Status InspectSchema(sqlite3* db, const std::string& path, int* table_count, int
   return Status::Ok();
 }
 
+// Switches the file to WAL. The switch needs the file to itself for a moment, and SQLite
+// answers SQLITE_BUSY at once, without the busy handler, while another process opens or
+// creates the same file; so it is retried with a growing pause, for up to about 10 s (the
+// busy timeout).
+Status UseWal(sqlite3* db, const std::string& path) {
+  int pause_ms = 1;
+  for (int waited_ms = 0;; waited_ms += pause_ms, pause_ms = std::min(2 * pause_ms, 100)) {
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", nullptr, nullptr, &err);
+    const std::string message = err ? err : "cannot switch to WAL";
+    sqlite3_free(err);
+    if (rc == SQLITE_OK) return Status::Ok();
+    if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= 10000) {
+      return Status::IoError(path + ": " + message);
+    }
+    sqlite3_sleep(pause_ms);
+  }
+}
+
+// Creates the schema in one write transaction unless another process created it since the
+// caller looked (two commands opening one new file at once): the check is repeated under the
+// write lock, and *tables / *version say what the file holds afterwards (0 tables: we made it).
+Status CreateSchemaOnce(sqlite3* db, const std::string& path, int* tables, int* version) {
+  Transaction tx(db);
+  AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path));
+  AUTOTUNE_RETURN_IF_ERROR(InspectSchema(db, path, tables, version));
+  if (*tables > 0) return Status::Ok();  // created meanwhile; the transaction rolls back
+  char* err = nullptr;
+  if (sqlite3_exec(db, kSchemaSql, nullptr, nullptr, &err) != SQLITE_OK) {
+    Status s = Status::IoError(path + ": " + (err ? err : "cannot create the schema"));
+    sqlite3_free(err);
+    return s;
+  }
+  Statement meta(db, "INSERT INTO meta (key, value) VALUES (?, ?)");
+  AUTOTUNE_RETURN_IF_ERROR(meta.Bind(1, std::string("application"))
+                               .Bind(2, std::string("autotune"))
+                               .Run());
+  AUTOTUNE_RETURN_IF_ERROR(meta.Bind(1, std::string("schema_version"))
+                               .Bind(2, std::to_string(kSchemaVersion))
+                               .Run());
+  return tx.Commit().WithPrefix(path);
+}
+
 }  // namespace
 
 Status Store::Open(const std::string& path, Mode mode, std::unique_ptr<Store>* out) {
@@ -85,23 +129,14 @@ Status Store::Open(const std::string& path, Mode mode, std::unique_ptr<Store>* o
     if (existed && access(path.c_str(), W_OK) != 0) {
       return Status::IoError("cannot write database " + path + ": permission denied");
     }
-    AUTOTUNE_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode = WAL"));
-    Transaction tx(db);
-    AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path));
-    AUTOTUNE_RETURN_IF_ERROR(store->Exec(kSchemaSql));
-    Statement meta(db, "INSERT INTO meta (key, value) VALUES (?, ?)");
-    AUTOTUNE_RETURN_IF_ERROR(meta.Bind(1, std::string("application"))
-                                 .Bind(2, std::string("autotune"))
-                                 .Run());
-    AUTOTUNE_RETURN_IF_ERROR(meta.Bind(1, std::string("schema_version"))
-                                 .Bind(2, std::to_string(kSchemaVersion))
-                                 .Run());
-    AUTOTUNE_RETURN_IF_ERROR(tx.Commit().WithPrefix(path));
-  } else if (mode == Mode::kReadWrite) {
+    AUTOTUNE_RETURN_IF_ERROR(UseWal(db, path));
+    AUTOTUNE_RETURN_IF_ERROR(CreateSchemaOnce(db, path, &tables, &version));
+  }
+  if (tables > 0 && mode == Mode::kReadWrite) {
     if (access(path.c_str(), W_OK) != 0) {
       return Status::IoError("cannot write database " + path + ": permission denied");
     }
-    AUTOTUNE_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode = WAL"));
+    AUTOTUNE_RETURN_IF_ERROR(UseWal(db, path));
     AUTOTUNE_RETURN_IF_ERROR(MigrateSchema(db, path, version));
   }
   AUTOTUNE_RETURN_IF_ERROR(store->Exec("PRAGMA synchronous = NORMAL"));
