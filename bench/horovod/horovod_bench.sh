@@ -62,7 +62,7 @@ while [[ $# -gt 0 ]]; do
     --bench-figure) bench_figure=$2; shift 2 ;;
     --python) python=$2; shift 2 ;;
     --rescore) rescore=$2; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "horovod_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
