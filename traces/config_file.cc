@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -154,6 +155,29 @@ Status ParseExtra(const YAML::Node& node, const std::string& source, ConfigFile*
   return Status::Ok();
 }
 
+// A key given twice in one mapping (anywhere in the document) is an error naming the key's
+// path and line: YAML leaves duplicates undefined and yaml-cpp would keep one silently.
+Status CheckNoDuplicateKeys(const YAML::Node& node, const std::string& source,
+                            const std::string& where) {
+  if (node.IsSequence()) {
+    for (const auto& item : node) {
+      AUTOTUNE_RETURN_IF_ERROR(CheckNoDuplicateKeys(item, source, where));
+    }
+  }
+  if (!node.IsMap()) return Status::Ok();
+  std::set<std::string> seen;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+    const std::string path = where.empty() ? key : where + "." + key;
+    if (!seen.insert(key).second) {
+      return Status::InvalidArgument(source + ": " + path + ": given twice (line " +
+                                     std::to_string(kv.first.Mark().line + 1) + ")");
+    }
+    AUTOTUNE_RETURN_IF_ERROR(CheckNoDuplicateKeys(kv.second, source, path));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ParseConfigYaml(const std::string& text, const std::string& source, ConfigFile* out) {
@@ -170,6 +194,7 @@ Status ParseConfigYaml(const std::string& text, const std::string& source, Confi
     return Status::Ok();
   }
   if (!root.IsMap()) return Status::InvalidArgument(source + ": expected a YAML mapping");
+  AUTOTUNE_RETURN_IF_ERROR(CheckNoDuplicateKeys(root, source, ""));
   try {
     for (const auto& kv : root) {
       std::string section = kv.first.as<std::string>();

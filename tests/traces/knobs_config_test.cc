@@ -120,6 +120,24 @@ TEST(ConfigFile, BadInputNamesTheKey) {
   EXPECT_FALSE(s.ok());
   s = ParseConfigYaml("paramz:\n  x: 1\n", "bad.yaml", &c);
   EXPECT_NE(s.message().find("unknown section"), std::string::npos);
+  // A key given twice is refused with its path and line, not silently resolved; the same key
+  // in two different mappings is fine.
+  s = ParseConfigYaml("params:\n  fusion_threshold_mb: 4\n  fusion_threshold_mb: 8\n",
+                      "dup.yaml", &c);
+  EXPECT_EQ(s.message(), "dup.yaml: params.fusion_threshold_mb: given twice (line 3)");
+  s = ParseConfigYaml("params:\n  cycle_time_ms: 2\nparams:\n  cycle_time_ms: 3\n",
+                      "dup.yaml", &c);
+  EXPECT_EQ(s.message(), "dup.yaml: params: given twice (line 3)");
+  s = ParseConfigYaml(
+      "autotune_extra:\n  nccl: {algo: ring}\n  mpi: {allreduce_algorithm: 2}\n",
+      "ok.yaml", &c);
+  EXPECT_TRUE(s.ok()) << s.message();
+  // A boolean given as 2 and a list where a scalar belongs: one line naming the key.
+  s = ParseConfigYaml("params:\n  hierarchical_allreduce: 2\n", "b.yaml", &c);
+  EXPECT_NE(s.message().find("b.yaml: params.hierarchical_allreduce"), std::string::npos)
+      << s.message();
+  s = ParseConfigYaml("params:\n  cycle_time_ms: [1, 2]\n", "l.yaml", &c);
+  EXPECT_NE(s.message().find("l.yaml: params.cycle_time_ms"), std::string::npos) << s.message();
 }
 
 }  // namespace
