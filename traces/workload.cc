@@ -247,8 +247,9 @@ Status ParseWorkloadJson(const std::string& text, const std::string& source, Wor
   Json j;
   try {
     j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ...".
+  } catch (const Json::exception& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ..." or
+    // "[json.exception.out_of_range.406] number overflow parsing '1e400'".
     std::string what = e.what();
     if (auto pos = what.find("] ");
         what.rfind("[json.exception", 0) == 0 && pos != std::string::npos) {

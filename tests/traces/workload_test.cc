@@ -213,6 +213,9 @@ const std::string kOkTensor = R"({"name": "a", "shape": [4], "ready_ms": 1})";
 std::vector<BadCase> TopLevelCases() {
   return {
       {"syntax", R"({"name": "m", "tensors": [})", {"model.json: invalid JSON", "line 1"}},
+      {"a number out of double's range",
+       WithTensors(R"({"name": "a", "shape": [4], "ready_ms": 1e400})"),
+       {"model.json: invalid JSON", "number overflow", "1e400"}},
       {"not an object", "[1, 2]", {"model.json: ", "object"}},
       {"missing backward_ms",
        R"({"name": "m", "forward_ms": 1, "optimizer_ms": 1, "tensors": [)" + kOkTensor + "]}",
