@@ -81,6 +81,8 @@ const char* VerdictText(Verdict verdict) {
       return "not shown: the default was never measured";
     case Verdict::kNoStepTimes:
       return "not shown: no step times measured";
+    case Verdict::kRunToRunUnknown:
+      return "not shown: one run each, run-to-run noise not measured yet";
     case Verdict::kWithinNoise:
       return "not shown: within noise";
     case Verdict::kBeatsDefault:
@@ -119,8 +121,11 @@ Decision Decide(const Reported& candidate, const Reported& default_setting,
     options.confidence = confidence;
     decision.speedup = BootstrapSpeedup(default_steps, candidate_steps, options);
     decision.has_speedup = true;
-    decision.verdict =
-        decision.speedup.Faster() ? Verdict::kBeatsDefault : Verdict::kWithinNoise;
+    const bool run_to_run_known =
+        noise.across_cv > 0.0 || candidate_steps.size() >= 2 || default_steps.size() >= 2;
+    decision.verdict = !decision.speedup.Faster() ? Verdict::kWithinNoise
+                       : run_to_run_known         ? Verdict::kBeatsDefault
+                                                  : Verdict::kRunToRunUnknown;
   }
   return decision;
 }

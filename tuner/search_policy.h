@@ -69,11 +69,14 @@ enum class Verdict {
   kBestNotMeasured,     // the candidate is a prediction, never measured
   kDefaultNotMeasured,  // the default was never measured
   kNoStepTimes,         // both measured, but the step times of one of them are not known
+  kRunToRunUnknown,     // faster within their runs, but each was run once and no repeats
+                        // anywhere measured how much a whole run varies
   kWithinNoise,         // the speedup interval does not exclude 1 from below
   kBeatsDefault,        // the speedup interval's lower bound is above 1
 };
 // "is the default", "not shown: predicted, not measured yet", "not shown: the default was
-// never measured", "not shown: no step times measured", "not shown: within noise", "yes".
+// never measured", "not shown: no step times measured", "not shown: one run each, run-to-run
+// noise not measured yet", "not shown: within noise", "yes".
 const char* VerdictText(Verdict verdict);
 
 // The measured evidence on the candidate against the default.
@@ -82,14 +85,20 @@ struct Decision {
   bool has_speedup = false;
   SpeedupInterval speedup;  // of the candidate over the default; valid when has_speedup
   StepNoise noise;          // of the step times of every measured setting
-  // True when the speedup interval contains 1: more repeats may settle the verdict.
-  bool HangsOnNoise() const { return has_speedup && speedup.ContainsOne(); }
+  // True when repeats may settle the verdict: the speedup interval contains 1, or the run-to-
+  // run noise it needs is not measured yet.
+  bool HangsOnNoise() const {
+    return has_speedup && (speedup.ContainsOne() || verdict == Verdict::kRunToRunUnknown);
+  }
 };
 
 // The verdict on `candidate` against `default_setting`, checked in the order of the enum;
 // predictions never enter it. With both measured and both step series known, the speedup is
 // BootstrapSpeedup(default_steps, candidate_steps) with noise.across_cv applied to a side of
-// one sample, and the candidate beats the default only when its lower bound exceeds 1.
+// one sample, and the candidate beats the default only when its lower bound exceeds 1 and the
+// run-to-run noise is measured (noise.across_cv > 0, or either side has repeats): steps of one
+// run each show only step-to-step noise, and a whole run can be off by more (real Horovod:
+// 1.22x from one run each, 1.09x over three alternating runs).
 // `confidence` is the two-sided level of the interval.
 Decision Decide(const Reported& candidate, const Reported& default_setting,
                 const StepSamples& candidate_steps, const StepSamples& default_steps,

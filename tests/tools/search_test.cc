@@ -246,6 +246,9 @@ std::string GainDatabase(const TempDir& dir, double gain) {
   Knobs other;
   other.fusion_threshold_mb = 16;
   EXPECT_EQ(AddRun(store.get(), 0.05, other, NoisySteps(100.0 / (1.0 + gain), 10, rng)), 2);
+  // A repeat of each: the run-to-run noise a verdict needs.
+  EXPECT_EQ(AddRun(store.get(), 0.05, Knobs(), NoisySteps(100.0, 10, rng)), 3);
+  EXPECT_EQ(AddRun(store.get(), 0.05, other, NoisySteps(100.0 / (1.0 + gain), 10, rng)), 4);
   return db;
 }
 

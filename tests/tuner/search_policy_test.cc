@@ -127,22 +127,29 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   EXPECT_EQ(Decide(Setting(1, 50, 1, 2), Setting(0, 10, 1, 0), fast, {}, noise).verdict,
             Verdict::kDefaultNotMeasured);
   EXPECT_EQ(Decide(Setting(1, 50, 1, 2), def, {}, slow, noise).verdict, Verdict::kNoStepTimes);
-  // 20% shorter steps with a 1% spread: shown, whatever the model predicts.
+  // 20% shorter steps with a 1% spread, one run each: faster within the runs, but how much a
+  // whole run varies was never measured: not shown, and repeats may settle it.
   Decision d = Decide(Setting(1, 9, 1, 1), def, fast, slow, noise);
-  EXPECT_EQ(d.verdict, Verdict::kBeatsDefault);
+  EXPECT_EQ(d.verdict, Verdict::kRunToRunUnknown);
   EXPECT_TRUE(d.has_speedup);
   EXPECT_DOUBLE_EQ(d.speedup.speedup, 100.0 / 80.0);
+  EXPECT_TRUE(d.HangsOnNoise());
+  // Two runs of the candidate, both 20% shorter: shown, whatever the model predicts.
+  const StepSamples fast_twice = {Alternating(80, 1, 10), Alternating(80, 1, 10)};
+  d = Decide(Setting(1, 9, 1, 2), def, fast_twice, slow, noise);
+  EXPECT_EQ(d.verdict, Verdict::kBeatsDefault);
   EXPECT_FALSE(d.HangsOnNoise());
   // The same steps on both sides: within noise, and it hangs on it.
   d = Decide(Setting(1, 50, 1, 1), def, slow, slow, noise);
   EXPECT_EQ(d.verdict, Verdict::kWithinNoise);
   EXPECT_TRUE(d.HangsOnNoise());
-  // Steps 2% shorter with a 1% spread: shown; with a run-to-run spread of 5% measured
-  // elsewhere applied to these single samples: not.
+  // Steps 2% shorter with a 1% spread: shown with a run-to-run spread of 0.1% measured
+  // elsewhere applied to these single samples; with one of 5%: not.
   const StepSamples two_percent = {Alternating(98, 1, 10)};
-  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, two_percent, slow, noise).verdict,
-            Verdict::kBeatsDefault);
   StepNoise run_to_run;
+  run_to_run.across_cv = 0.001;
+  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, two_percent, slow, run_to_run).verdict,
+            Verdict::kBeatsDefault);
   run_to_run.across_cv = 0.05;
   EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, two_percent, slow, run_to_run).verdict,
             Verdict::kWithinNoise);
@@ -152,6 +159,8 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   EXPECT_STREQ(VerdictText(Verdict::kDefaultNotMeasured),
                "not shown: the default was never measured");
   EXPECT_STREQ(VerdictText(Verdict::kNoStepTimes), "not shown: no step times measured");
+  EXPECT_STREQ(VerdictText(Verdict::kRunToRunUnknown),
+               "not shown: one run each, run-to-run noise not measured yet");
   EXPECT_STREQ(VerdictText(Verdict::kWithinNoise), "not shown: within noise");
   EXPECT_STREQ(VerdictText(Verdict::kBeatsDefault), "yes");
 }
@@ -166,8 +175,10 @@ TEST(SearchPolicyTest, MostConvincinglyFasterMeasuredSettingBeatsTheDefault) {
   // Same as the default; 12% shorter but spread +-8; 10% shorter with a 1% spread.
   const std::vector<StepSamples> steps = {
       {Alternating(100, 1, 10)}, {Alternating(88, 8, 10)}, {Alternating(90, 1, 10)}};
+  StepNoise noise;
+  noise.across_cv = 0.001;  // run-to-run spread measured elsewhere, small
   Decision d;
-  EXPECT_EQ(MostConvincinglyFaster(measured, steps, def, slow, StepNoise(), &d), 2);
+  EXPECT_EQ(MostConvincinglyFaster(measured, steps, def, slow, noise, &d), 2);
   EXPECT_EQ(d.verdict, Verdict::kBeatsDefault);
   EXPECT_DOUBLE_EQ(d.speedup.speedup, 100.0 / 90.0);
   EXPECT_NEAR(d.speedup.confidence, 1.0 - 0.05 / 3.0, 1e-12);
@@ -186,8 +197,15 @@ TEST(SearchPolicyTest, RemeasureWhileTheVerdictHangsOnNoiseAndBudgetAndRepeatsRe
   EXPECT_FALSE(RemeasureToDecide(rule, 5, hangs, Setting(1, 9, 1, 1), Setting(0, 10, 1, 1)));
   EXPECT_TRUE(RemeasureToDecide(rule, 4, hangs, Setting(1, 9, 1, 3), Setting(0, 10, 1, 2)));
   EXPECT_FALSE(RemeasureToDecide(rule, 4, hangs, Setting(1, 9, 1, 3), Setting(0, 10, 1, 3)));
-  const Decision shown =
+  // Faster within one run each: repeat them; shown with the run-to-run spread known: don't.
+  const Decision one_run_each =
       Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 1), {Alternating(80, 1, 10)}, slow, {});
+  EXPECT_TRUE(
+      RemeasureToDecide(rule, 2, one_run_each, Setting(1, 9, 1, 1), Setting(0, 10, 1, 1)));
+  StepNoise known;
+  known.across_cv = 0.001;
+  const Decision shown =
+      Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 1), {Alternating(80, 1, 10)}, slow, known);
   EXPECT_FALSE(RemeasureToDecide(rule, 2, shown, Setting(1, 9, 1, 1), Setting(0, 10, 1, 1)));
 }
 
