@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tools/command.h"
+#include "tools/launch.h"
 #include "traces/config_file.h"
 #include "traces/knob_table.h"
 #include "traces/nccl_tuner_csv.h"
@@ -82,18 +83,6 @@ std::string EnvironmentHelp() {
     out += "  " + std::string(spec.name) + ": " + names + " (" + spec.environment_help + ")\n";
   }
   return out + "Example: autotune apply --config-file best.yaml -- horovodrun -np 16 python train.py";
-}
-
-// Single-quotes a value for a POSIX shell unless it is plain.
-std::string ShellQuote(const std::string& value) {
-  bool plain = !value.empty();
-  for (char c : value) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._-/:+,", c))) plain = false;
-  }
-  if (plain) return value;
-  std::string quoted = "'";
-  for (char c : value) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
 }
 
 // Writes the NCCL example tuner plugin's CSV for the config's NCCL knobs (allreduce and

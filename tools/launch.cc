@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -61,12 +62,24 @@ std::vector<std::string> SelfArgv() {
   return argv;
 }
 
+std::string ShellQuote(const std::string& value) {
+  bool plain = !value.empty();
+  for (char c : value) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._-/:+,=@%", c))) {
+      plain = false;
+    }
+  }
+  if (plain) return value;
+  std::string quoted = "'";
+  for (char c : value) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
 std::string JoinCommandLine(const std::vector<std::string>& argv) {
   std::string out;
   for (const std::string& a : argv) {
     if (!out.empty()) out += ' ';
-    const bool quote = a.empty() || a.find_first_of(" \t\"'\\$") != std::string::npos;
-    out += quote ? "'" + a + "'" : a;
+    out += ShellQuote(a);
   }
   return out;
 }

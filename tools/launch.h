@@ -24,7 +24,10 @@ std::string MpiLaunchHint(const std::string& subcommand);
 
 // This process's command line (from /proc/self/cmdline), argv[0] first.
 std::vector<std::string> SelfArgv();
-// The command line as one shell-like string (arguments with spaces quoted).
+// value as one POSIX shell word: as is when plain (letters, digits, ._-/:+,=@%), else in
+// single quotes, a ' inside written '\''.
+std::string ShellQuote(const std::string& value);
+// The command line as one shell command: every argument ShellQuote'd.
 std::string JoinCommandLine(const std::vector<std::string>& argv);
 // The argv that re-launches self_argv under mpirun with np ranks (self_argv[0] replaced by
 // exe, --np N / --np=N removed).

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "tools/command.h"
+#include "tools/launch.h"
 #include "tools/search_live_job.h"
 #include "traces/store.h"
 #include "traces/workload.h"
@@ -63,7 +64,6 @@ int RunLive(SearchFlags flags) {
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (length <= 0) return Fail("search --live: cannot find the autotune binary (/proc/self/exe)");
   self[length] = '\0';
-  auto quote = [](const std::string& s) { return "'" + s + "'"; };
   for (int round_index = 1;; ++round_index) {
     Round round;
     std::cerr << "search --live: round " << round_index << "\n";
@@ -77,17 +77,14 @@ int RunLive(SearchFlags flags) {
       char scale[32];
       std::snprintf(scale, sizeof(scale), "%.17g", run.scale);
       std::string command =
-          (flags.launcher.empty() ? "" : flags.launcher + " ") + quote(self) + " record" +
+          (flags.launcher.empty() ? "" : flags.launcher + " ") + ShellQuote(self) + " record" +
           (flags.launcher.empty() ? " --np " + std::to_string(run.topology.world_size()) : "") +
-          " --workload " + quote(run.workload.name) + " --scale " + scale + " --steps " +
+          " --workload " + ShellQuote(run.workload.name) + " --scale " + scale + " --steps " +
           std::to_string(flags.steps_per_sample) + " --warmup-steps " +
-          std::to_string(flags.warmup_steps) + " --db " + quote(flags.db) + " --config-file " +
-          quote(proposal) + " >&2";
-      std::cerr << "search --live: measuring " << proposal << ": " << command << "\n";
-      const int status = std::system(command.c_str());
-      if (status != 0) {
-        return Fail("search --live: `" + command + "` failed (status " + std::to_string(status) +
-                    "); the samples measured so far are in " + flags.db);
+          std::to_string(flags.warmup_steps) + " --db " + ShellQuote(flags.db) + " --config-file " +
+          ShellQuote(proposal) + " >&2";
+      if (int code = RunLiveStep("measuring " + proposal, command, flags.db); code != 0) {
+        return code;
       }
     }
   }

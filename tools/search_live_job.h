@@ -10,6 +10,10 @@
 
 namespace autotune::cli {
 
+// Runs one step of a live search (a measurement, an import) through the shell, saying `what`
+// and the command on stderr; 0, or the exit code after one line naming the command and db.
+int RunLiveStep(const std::string& what, const std::string& command, const std::string& db);
+
 // Runs `flags.launcher` under `self apply --config-file proposal` with HOROVOD_TIMELINE set to
 // PROPOSAL.timeline.json (and HOROVOD_TIMELINE_MARK_CYCLES=1), then `self import`s it into
 // flags.db as base's workload on base's topology with the proposal's knobs, leaving out

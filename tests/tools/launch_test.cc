@@ -48,6 +48,10 @@ TEST(LaunchTest, ExtraMpirunArgumentsGoBeforeTheProgram) {
 TEST(LaunchTest, JoinCommandLineQuotesWhatTheShellWouldSplit) {
   EXPECT_EQ(JoinCommandLine({"autotune", "record", "--db", "my runs.db", ""}),
             "autotune record --db 'my runs.db' ''");
+  // A quote inside a word survives the shell; plain words stay bare.
+  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+  EXPECT_EQ(ShellQuote("--np=4"), "--np=4");
+  EXPECT_EQ(ShellQuote("a$b"), "'a$b'");
 }
 
 TEST(LaunchTest, LaunchedByMpiReadsTheLauncherEnvironment) {
