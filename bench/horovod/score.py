@@ -10,29 +10,11 @@ import random
 import sqlite3
 import statistics
 import subprocess
+import sys
 
-
-def ranks(values):
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    r = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            r[order[k]] = (i + j) / 2.0 + 1.0
-        i = j + 1
-    return r
-
-
-def spearman(a, b):
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = statistics.mean(ra), statistics.mean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    va = sum((x - ma) ** 2 for x in ra) ** 0.5
-    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
-    return cov / (va * vb) if va > 0 and vb > 0 else 0.0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_stats import spearman  # noqa: E402
+import bench_stats  # noqa: E402
 
 
 def median_ratio_interval(a, b, resamples=2000, seed=7):
@@ -57,13 +39,9 @@ def main():
                    help="print the config file to confirm against the default, and exit")
     a = p.parse_args()
 
-    def figure(name, value, unit, anchor_value, target, anchor="target", invalid=False):
-        cmd = [a.bench_figure, "--bench", f"horovod.{a.model}_{name}", "--value", f"{value:.6g}",
-               "--unit", unit, "--anchor", anchor, "--anchor-value", f"{anchor_value:.6g}",
-               "--target", target]
-        if invalid:
-            cmd.append("--invalid")
-        print(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout, end="")
+    def figure(name, value, unit, anchor_value, target, anchor="target"):
+        bench_stats.figure(a.bench_figure, f"horovod.{a.model}_{name}", value, unit,
+                           anchor_value, target, anchor)
 
     predicted = {}
     order = []
@@ -108,7 +86,8 @@ def main():
     gain_beyond_noise = lo > 1.0
     print(f"# grid best {best}: {real[best]:.1f} ms vs default {real[default]:.1f} ms; "
           f"speedup interval [{lo:.3f}, {hi:.3f}] -> "
-          f"{'a gain beyond noise' if gain_beyond_noise else 'no gain beyond noise'}")
+          f"{'a gain' if gain_beyond_noise else 'no gain'} beyond step-to-step noise (one run "
+          f"each: run-to-run noise is what --confirm measures)")
     figure("grid_best_speedup", real[default] / real[best], "x", 1.0, "none", anchor="default")
 
     with open(os.path.join(a.dir, "diagnose.json")) as f:

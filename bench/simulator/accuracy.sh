@@ -166,38 +166,18 @@ done
 log "measurements took $(( $(date +%s) - start )) s; raw rows in $results"
 fi
 
-python3 - "$results" "$bench_figure" <<'EOF'
-import statistics, subprocess, sys
+python3 - "$results" "$bench_figure" "$root/bench/common" <<'EOF'
+import statistics, sys
+sys.path.insert(0, sys.argv[3])
+from bench_stats import spearman
+import bench_stats
 
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
 
-def ranks(values):
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    r = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            r[order[k]] = (i + j) / 2.0 + 1.0
-        i = j + 1
-    return r
-
-def spearman(a, b):
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = statistics.mean(ra), statistics.mean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    den = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
-    return cov / den if den > 0 else 0.0
-
 # One result line; target bounds the ratio value / anchor ("ratio<=1", ...) or is "none".
 def figure(name, value, unit, anchor, target, anchor_name="target"):
-    line = subprocess.run([sys.argv[2], "--bench", "simulator_accuracy." + name,
-                           "--value", repr(float(value)), "--unit", unit,
-                           "--anchor", anchor_name, "--anchor-value", repr(float(anchor)),
-                           "--target", target], check=True, capture_output=True, text=True)
-    print(line.stdout, end="")
+    bench_stats.figure(sys.argv[2], "simulator_accuracy." + name, value, unit, anchor, target,
+                       anchor_name)
 
 all_measured, all_predicted, all_ape = [], [], []
 for workload in dict.fromkeys(r[0] for r in rows):
