@@ -90,7 +90,8 @@ Status LoadHorovodTimeline(const TimelineImportOptions& options, Trace* trace,
                            TimelineImportSummary* summary);
 
 // The trace (recorded, imported or simulated) as a Horovod timeline: one process per tensor
-// ("allreduce.NAME"), per step NEGOTIATE_ALLREDUCE (rank 0 ready -> latest rank ready), then
+// ("allreduce.NAME"), per step NEGOTIATE_ALLREDUCE (rank 0 ready -> the later of the latest
+// rank's readiness and its cycle's negotiation end) with one tick per rank, then
 // ALLREDUCE enclosing MEMCPY_IN_FUSION_BUFFER / MPI_ALLREDUCE (NCCL_ALLREDUCE on nccl) /
 // MEMCPY_OUT_FUSION_BUFFER, its closing event carrying dtype and shape; CYCLE_START marks;
 // steps laid end to end. ParseHorovodTimeline of the result (warmup_steps = 0) gives back the
