@@ -1,6 +1,8 @@
 #include "executor/calibrate.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 
@@ -8,9 +10,11 @@
 #include "executor/backend_choice.h"
 #include "executor/fused_executor.h"
 #include "executor/hierarchical.h"
+#include "executor/launch_status.h"
 #include "executor/layout.h"
 #include "executor/mpi_runtime.h"
 #include "executor/nccl/nccl_factory.h"
+#include "executor/stall_inspector.h"
 #include "traces/store.h"
 
 namespace autotune::executor {
@@ -35,6 +39,7 @@ Status ValidateCalibrateOptions(const CalibrateOptions& o) {
     return Status::InvalidArgument("--max-bytes " + std::to_string(o.max_bytes) +
                                    ": must be at least --min-bytes " + std::to_string(o.min_bytes));
   }
+  AUTOTUNE_RETURN_IF_ERROR(ValidateStallSettings(o.stall));
   if (o.repetitions < 1) {
     return Status::InvalidArgument("--repetitions " + std::to_string(o.repetitions) +
                                    ": must be at least 1");
@@ -54,6 +59,7 @@ struct Harness {
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Buffer> a, b;  // work buffers of the largest need
   std::vector<CalibrationPoint> points;
+  RankProgress progress{0};  // for the stall check: a size begun, a timed run done
 
   // Times op (run on every rank; ranks outside the measured communicator pass a no-op).
   Status Time(Op op, Scope scope, int ranks, int64_t bytes, const std::function<Status()>& run) {
@@ -67,6 +73,7 @@ struct Harness {
       AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(world, st));
       MPI_Allreduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, world);
       if (i >= 0) times.push_back(slowest);
+      progress.Advanced();
     }
     CalibrationPoint p;
     p.op = op;
@@ -123,6 +130,31 @@ struct Harness {
   }
 };
 
+// Rank 0's inspector thread, when a stall has lasted --stall-shutdown-s: one line, then the
+// whole job ends (nothing is stored: a calibration is saved once every size is measured).
+[[noreturn]] void ShutDownStalledCalibration(double shutdown_s, const std::string& line) {
+  std::fprintf(stderr,
+               "autotune: error: stall: %s; no calibration saved (--stall-shutdown-s %g)\n",
+               line.c_str(), shutdown_s);
+  std::fflush(stderr);
+  NoteLaunchStatus("reported", "stall");
+  MPI_Abort(MPI_COMM_WORLD, kStallExitCode);
+  std::_Exit(kStallExitCode);
+}
+
+Status StartStallCheck(const CalibrateOptions& options, Harness* h,
+                       std::unique_ptr<StallInspector>* out) {
+  StallInspectorOptions o;
+  o.settings = options.stall;
+  o.what = "message size";
+  if (h->layout.rank == 0) {
+    o.shutdown = [shutdown_s = options.stall.shutdown_s](const std::string& line) {
+      ShutDownStalledCalibration(shutdown_s, line);
+    };
+  }
+  return AgreeOnStatus(h->world, StallInspector::Start(h->world, std::move(o), &h->progress, out));
+}
+
 }  // namespace
 
 Status RunCalibrate(const CalibrateOptions& options, Calibration* out) {
@@ -151,7 +183,12 @@ Status RunCalibrate(const CalibrateOptions& options, Calibration* out) {
   if (st.ok()) st = h.backend->Allocate(largest, &h.b);
   if (st.ok()) st = h.backend->Fill(h.a->data(), 0, largest);
   AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(world, st.WithPrefix("calibration buffers")));
-  for (int64_t bytes : sizes) AUTOTUNE_RETURN_IF_ERROR(h.MeasureSize(bytes));
+  std::unique_ptr<StallInspector> stall;  // stops (on every rank) before h goes
+  AUTOTUNE_RETURN_IF_ERROR(StartStallCheck(options, &h, &stall));
+  for (int64_t bytes : sizes) {
+    h.progress.BeginStep();
+    AUTOTUNE_RETURN_IF_ERROR(h.MeasureSize(bytes));
+  }
 #ifdef AUTOTUNE_HAVE_NCCL  // without NCCL, ValidateCalibrateOptions refused "nccl"
   if (h.device_copy) {
     st = MeasureDeviceCopyCurve(h.backend.get(), sizes, h.repetitions, &h.points);

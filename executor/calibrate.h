@@ -27,6 +27,7 @@
 
 #include "traces/calibration.h"
 #include "traces/knobs.h"
+#include "traces/stall_settings.h"
 #include "traces/status.h"
 
 namespace autotune::executor {
@@ -41,6 +42,9 @@ struct CalibrateOptions {
   // nccl_cross); the other fields are unused. Default: NCCL's own choices, cross via NCCL.
   Knobs knobs;
   MPI_Comm world = MPI_COMM_WORLD;
+  // The stall check (executor/stall_inspector.h); a shutdown ends the job with
+  // kStallExitCode (executor/stall_inspector.h), nothing saved.
+  StallSettings stall;
 };
 
 // The message sizes measured, ascending, each a multiple of 4 bytes.

@@ -71,6 +71,7 @@ void FusionEngine::BeginStep(SteadyClock::time_point origin) {
     step_status_ = Status::Ok();
     step_finished_ = false;
   }
+  if (progress_ != nullptr) progress_->BeginStep();
   cv_.notify_all();
 }
 
@@ -78,6 +79,7 @@ void FusionEngine::MarkReady(int tensor) {
   std::lock_guard<std::mutex> lock(mu_);
   ready_us_[tensor] = MicrosSince(origin_);
   ready_queue_.push_back(tensor);
+  if (progress_ != nullptr) progress_->Submitted(tensor);
 }
 
 Status FusionEngine::WaitStepFinished(EngineStepRecord* record) {
@@ -164,6 +166,7 @@ Status FusionEngine::RunCycle(int cycle, const std::vector<int>& newly_ready) {
     record_.collectives.push_back(std::move(cr));
     for (int t : c.tensors) record_.tensors[t].done_us = times.end_us;
     done_count_ += static_cast<int>(c.tensors.size());
+    if (progress_ != nullptr) progress_->Advanced();
   }
   rec.collectives = static_cast<int>(fused.size());
   if (rec.submitted > 0 || rec.responses > 0 || rec.collectives > 0) {

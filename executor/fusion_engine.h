@@ -26,6 +26,7 @@
 #include "executor/fused_executor.h"
 #include "executor/layout.h"
 #include "executor/negotiation.h"
+#include "executor/stall_inspector.h"
 #include "executor/tensor_memory.h"
 #include "traces/fusion_policy.h"
 #include "traces/knobs.h"
@@ -55,6 +56,9 @@ class FusionEngine {
   void BeginStep(SteadyClock::time_point origin);
   // Hands a gradient to the background thread (ready now). Thread-safe.
   void MarkReady(int tensor);
+  // Reports steps begun, tensors submitted and collectives finished to progress (for the
+  // stall check; null: not reported). REQUIRES: no step in progress; progress outlives it.
+  void set_progress(RankProgress* progress) { progress_ = progress; }
   // Blocks until every tensor of the step is done (or the background thread failed) and
   // the background thread has left MPI; returns its status and the step's records.
   Status WaitStepFinished(EngineStepRecord* record);
@@ -66,6 +70,7 @@ class FusionEngine {
   Status RunCycle(int cycle, const std::vector<int>& newly_ready);
 
   Backend* backend_ = nullptr;
+  RankProgress* progress_ = nullptr;
   const NodeLayout* layout_ = nullptr;
   const Workload* workload_ = nullptr;
   Knobs knobs_;

@@ -10,7 +10,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   MPI_Initialized(&initialized);
   if (!initialized) {
     int provided = 0;
-    MPI_Init_thread(argc, argv, kRequiredThreadLevel, &provided);
+    MPI_Init_thread(argc, argv, kRequestedThreadLevel, &provided);
     owns_ = true;
   }
   status_ = CheckMpiReady();

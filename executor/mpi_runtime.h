@@ -10,10 +10,12 @@ namespace autotune::executor {
 
 // The executor's threading contract: during a step only the engine's background thread
 // calls MPI, and between steps only the caller's thread, the hand-over ordered by a mutex.
-// That is MPI_THREAD_SERIALIZED.
+// That is MPI_THREAD_SERIALIZED. The stall check's thread (executor/stall_inspector.h)
+// sends and receives beside them: MPI_THREAD_MULTIPLE is asked for, and needed by it only.
 inline constexpr int kRequiredThreadLevel = MPI_THREAD_SERIALIZED;
+inline constexpr int kRequestedThreadLevel = MPI_THREAD_MULTIPLE;
 
-// Initializes MPI (MPI_Init_thread at kRequiredThreadLevel) unless already initialized,
+// Initializes MPI (MPI_Init_thread at kRequestedThreadLevel) unless already initialized,
 // and finalizes on destruction what it initialized.
 class MpiSession {
  public:

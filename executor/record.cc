@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <span>
 #include <string>
@@ -9,12 +11,14 @@
 
 #include "executor/backend_choice.h"
 #include "executor/fusion_engine.h"
+#include "executor/launch_status.h"
 #include "executor/layout.h"
 #include "executor/like_run.h"
 #include "executor/mpi_control.h"
 #include "executor/mpi_runtime.h"
 #include "executor/nccl/nccl_factory.h"
 #include "executor/pattern.h"
+#include "executor/stall_inspector.h"
 #include "executor/step_player.h"
 #include "executor/stop_signal.h"
 #include "traces/knob_table.h"
@@ -53,6 +57,8 @@ struct Session {
   std::unique_ptr<FusionEngine> engine;
   std::unique_ptr<DeviceStepPlayer> device_player;  // nccl only; null: host PlayStep
   std::unique_ptr<Store> store;                     // rank 0 only
+  std::unique_ptr<RankProgress> progress;           // what the stall check watches
+  std::unique_ptr<StallInspector> stall;
   HostCompute compute;                              // host PlayStep's mode and lead
   double scale = 1.0;                               // the workload's scale in all
   int64_t step_bytes = 0;
@@ -60,6 +66,7 @@ struct Session {
   int steps_per_sample = 0;  // online tuning: the current sample length; 0 = no tuning
 
   ~Session() {
+    stall.reset();  // every rank's inspector stops here, at the same point of the program
     engine.reset();
     device_player.reset();
     memory.reset();
@@ -172,6 +179,7 @@ Status EndSample(Session* s, int64_t run_id, TuningSample& sample, bool* done) {
   s->knobs = next;
   st = FusionEngine::Create(s->backend.get(), &s->layout, &s->workload, s->memory.get(),
                             s->control.get(), s->knobs, &s->engine);
+  if (st.ok()) s->engine->set_progress(s->progress.get());
   return AgreeOnStatus(world, st.WithPrefix("new knobs"));
 }
 
@@ -191,6 +199,49 @@ Status CreateRun(Session* s, RunInfo* run) {
   AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(s->options.world, st));
   MPI_Bcast(&run->id, 1, MPI_INT64_T, 0, s->options.world);
   return Status::Ok();
+}
+
+// Rank 0's inspector thread, when a stall has lasted --stall-shutdown-s: stores the run as
+// incomplete with the reason (its own connection: the main thread is stuck), says so in one
+// line, and ends the whole job.
+[[noreturn]] void ShutDownStalledRun(const std::string& db_path, int64_t run_id, int planned,
+                                     double shutdown_s, const std::string& line) {
+  std::unique_ptr<Store> store;
+  RunInfo run;
+  Status st = Store::Open(db_path, Store::Mode::kReadWrite, &store);
+  if (st.ok()) st = store->SetEndReason(run_id, "stall: " + line);
+  if (st.ok()) st = store->FinishRun(run_id, false, &run);
+  const std::string id = std::to_string(run_id);
+  const std::string kept = st.ok() ? "run " + id + " kept " + std::to_string(run.steps_recorded) +
+                                         " of " + std::to_string(planned) +
+                                         " steps, marked incomplete"
+                                   : "run " + id + " could not be marked: " + st.message();
+  std::fprintf(stderr, "autotune: error: stall: %s; %s (--stall-shutdown-s %g)\n", line.c_str(),
+               kept.c_str(), shutdown_s);
+  std::fflush(stderr);
+  NoteLaunchStatus("reported", "stall");
+  MPI_Abort(MPI_COMM_WORLD, kStallExitCode);
+  std::_Exit(kStallExitCode);
+}
+
+// Every rank: the stall check from here to the end of the run.
+Status StartStallCheck(Session* s, const RunInfo& run) {
+  s->progress = std::make_unique<RankProgress>(static_cast<int>(s->workload.tensors.size()));
+  s->engine->set_progress(s->progress.get());
+  StallInspectorOptions o;
+  o.settings = s->options.stall;
+  for (const TensorSpec& t : s->workload.tensors) o.tensor_names.push_back(t.name);
+  o.warmup_steps = s->options.warmup_steps;
+  if (s->root()) {
+    o.shutdown = [db = s->options.db_path, id = run.id, planned = s->options.steps,
+                  shutdown_s = s->options.stall.shutdown_s](const std::string& line) {
+      ShutDownStalledRun(db, id, planned, shutdown_s, line);
+    };
+    NoteLaunchStatus("run", std::to_string(run.id) + " " + std::to_string(s->options.steps));
+  }
+  const Status st = StallInspector::Start(s->options.world, std::move(o), s->progress.get(),
+                                          &s->stall);
+  return AgreeOnStatus(s->options.world, st);
 }
 
 // Gathers the step's tensor events and times to rank 0 and builds the stored step there.
@@ -232,9 +283,11 @@ int AgreeOnStop(Session* s) {
   return any;
 }
 
-Status FinishRun(Session* s, bool complete, RunInfo* run) {
+// end_reason: why an incomplete run ended ("" when complete).
+Status FinishRun(Session* s, bool complete, const std::string& end_reason, RunInfo* run) {
   Status st;
-  if (s->root()) st = s->store->FinishRun(run->id, complete, run);
+  if (s->root() && !end_reason.empty()) st = s->store->SetEndReason(run->id, end_reason);
+  if (s->root() && st.ok()) st = s->store->FinishRun(run->id, complete, run);
   return AgreeOnStatus(s->options.world, st);
 }
 
@@ -318,6 +371,7 @@ Status ResolveRecordInputs(const RecordOptions& options, Workload* workload) {
                                    ": must be a run id >= 1");
   }
   AUTOTUNE_RETURN_IF_ERROR(options.knobs.Validate());
+  AUTOTUNE_RETURN_IF_ERROR(ValidateStallSettings(options.stall));
   AUTOTUNE_RETURN_IF_ERROR(CheckBackendUsable(options.backend));
   BackendKind backend = BackendKind::kMpi;
   AUTOTUNE_RETURN_IF_ERROR(ParseBackend(options.backend, &backend));
@@ -340,10 +394,15 @@ Status RunRecord(const RecordOptions& options, RecordResult* result) {
   AUTOTUNE_RETURN_IF_ERROR(Setup(&s));
   RunInfo& run = result->run;
   AUTOTUNE_RETURN_IF_ERROR(CreateRun(&s, &run));
-
-  Status played = PlaySteps(&s, result);
+  Status played = StartStallCheck(&s, run);
+  if (played.ok()) played = PlaySteps(&s, result);
+  if (s.stall) s.stall->Stop();
   const bool complete = played.ok() && result->stop_signal == 0;
-  AUTOTUNE_RETURN_IF_ERROR(FinishRun(&s, complete, &run));
+  const std::string end_reason =
+      !played.ok()               ? played.message()
+      : result->stop_signal != 0 ? std::string("stopped by ") + SignalName(result->stop_signal)
+                                 : std::string();
+  AUTOTUNE_RETURN_IF_ERROR(FinishRun(&s, complete, end_reason, &run));
   if (!played.ok()) {
     return played.WithPrefix("run " + std::to_string(run.id) + " kept as incomplete");
   }

@@ -20,9 +20,12 @@
 //      the next knobs (runtime knobs only), rank 0 stores it as a measured sample of this run
 //      (Store::AddSamples), the knobs are broadcast (MPI_Bcast) and every rank rebuilds its
 //      fusion engine with them before the next step.
+//   3c. from the run's creation to its end every rank runs the stall check; rank 0 notes
+//      "run ID STEPS" for the launcher.
 //   4. rank 0 finishes the run (complete), or on a stop signal (executor/stop_signal.h)
 //      after the current step finishes it incomplete and RunRecord returns Aborted; on a
-//      wrong result it finishes it incomplete and returns the mismatch.
+//      wrong result it finishes it incomplete and returns the mismatch. An incomplete run
+//      stores why it ended (RunInfo::end_reason).
 #pragma once
 
 #include <mpi.h>
@@ -34,6 +37,7 @@
 
 #include "executor/compute.h"
 #include "traces/knobs.h"
+#include "traces/stall_settings.h"
 #include "traces/status.h"
 #include "traces/trace.h"
 #include "traces/workload.h"
@@ -86,7 +90,13 @@ struct RecordOptions {
   // compute and ready times; traces/workload_from_trace.h), scaled by `scale`; each rank
   // leads by its rank's median lead when the run had as many ranks. 0: off.
   int64_t like_run = 0;
+  // The stall check (executor/stall_inspector.h). Rank 0 ends a stalled job (shutdown_s > 0)
+  // after storing the run as incomplete with the reason, printing one line and noting
+  // "reported" for the launcher (executor/launch_status.h); the job exits kStallExitCode
+  // (executor/stall_inspector.h).
+  StallSettings stall;
 };
+
 
 struct RecordResult {
   // Rank 0: the stored run with its summary. Other ranks: id, knobs, topology, workload.

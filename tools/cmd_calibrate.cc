@@ -12,6 +12,7 @@
 #include "executor/mpi_runtime.h"
 #include "tools/command.h"
 #include "tools/launch.h"
+#include "tools/stall_flags.h"
 #include "traces/store.h"
 
 namespace autotune::cli {
@@ -19,6 +20,7 @@ namespace {
 
 struct CalibrateFlags {
   executor::CalibrateOptions calibrate;
+  StallFlags stall;
   bool json = false;
   int np = 0;
 };
@@ -48,7 +50,8 @@ const CalibrationPoint* Largest(const Calibration& c, Op op, Scope scope) {
 
 // Everything that can be checked without MPI: sizes, repetitions, backend (for nccl: a
 // CUDA device here), database.
-Status ValidateBeforeLaunch(const CalibrateFlags& flags) {
+Status ValidateBeforeLaunch(CalibrateFlags& flags) {
+  AUTOTUNE_RETURN_IF_ERROR(flags.stall.Resolve(nullptr, &flags.calibrate.stall));
   AUTOTUNE_RETURN_IF_ERROR(executor::ValidateCalibrateOptions(flags.calibrate));
   std::unique_ptr<Store> store;  // refuses foreign, newer or unwritable databases untouched
   return Store::Open(flags.calibrate.db_path, Store::Mode::kReadWrite, &store);
@@ -60,7 +63,7 @@ int RunCalibrateCommand(CalibrateFlags& flags) {
     // Bad input fails here, once, before any rank starts (mpirun would add its own lines).
     const Status valid = ValidateBeforeLaunch(flags);
     if (!valid.ok()) return Fail(valid);
-    return RelaunchUnderMpirun(flags.np);
+    return RelaunchUnderMpirun(flags.np, {"calibrate", flags.calibrate.db_path});
   }
   executor::MpiSession mpi(nullptr, nullptr);
   if (!mpi.status().ok()) return Fail(mpi.status());
@@ -68,7 +71,8 @@ int RunCalibrateCommand(CalibrateFlags& flags) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   Calibration c;
   flags.calibrate.world = MPI_COMM_WORLD;
-  const Status st = executor::RunCalibrate(flags.calibrate, &c);
+  Status st = flags.stall.Resolve(nullptr, &flags.calibrate.stall);
+  if (st.ok()) st = executor::RunCalibrate(flags.calibrate, &c);
   if (rank != 0) return st.ok() ? 0 : 1;
   if (!st.ok()) return Fail(st);
   if (flags.json) {
@@ -117,6 +121,7 @@ void AddCalibrateCommand(CLI::App& root, Action* action) {
   app->add_option("--backend", o.backend,
                   "Data-plane backend: mpi (host memory) or nccl (CUDA device memory). "
                   "Default mpi");
+  flags->stall.Add(app);
   app->add_option("--db", o.db_path,
                   "SQLite database file, created if missing. Default ./autotune.db");
   app->add_flag("--json", flags->json,

@@ -20,6 +20,7 @@
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
 #include "tools/record_autotune.h"
+#include "tools/stall_flags.h"
 #include "traces/store.h"
 
 namespace autotune::cli {
@@ -28,6 +29,7 @@ namespace {
 struct RecordFlags {
   executor::RecordOptions record;
   KnobFlags knobs;
+  StallFlags stall;
   bool json = false;
   int np = 0;
   OnlineTuningFlags autotune;
@@ -91,12 +93,20 @@ void PrintSummary(const executor::RecordResult& result, const Status& status, bo
   std::fflush(stdout);
 }
 
+// The knobs (and their constants) and the stall settings, from the flags and config file.
+Status ResolveKnobsAndStall(const RecordFlags& flags, Knobs* knobs,
+                           std::set<std::string>* constants, StallSettings* stall) {
+  ConfigFile config;
+  AUTOTUNE_RETURN_IF_ERROR(flags.knobs.Resolve(knobs, constants, &config));
+  return flags.stall.Resolve(&config, stall);
+}
+
 // Everything that can be checked without MPI: knobs, config file, backend (for nccl: a
 // CUDA device here), workload, database.
 Status ValidateBeforeLaunch(const RecordFlags& flags) {
   executor::RecordOptions options = flags.record;
   std::set<std::string> constants;
-  AUTOTUNE_RETURN_IF_ERROR(flags.knobs.Resolve(&options.knobs, &constants));
+  AUTOTUNE_RETURN_IF_ERROR(ResolveKnobsAndStall(flags, &options.knobs, &constants, &options.stall));
   if (flags.autotune.enabled) {
     std::unique_ptr<OnlineTuner> tuner;  // checks that something is left to tune
     AUTOTUNE_RETURN_IF_ERROR(OnlineTuner::Create(OnlineTuningFlags(), options.knobs, constants,
@@ -118,13 +128,13 @@ int RunRecordCommand(RecordFlags& flags) {
     // Bad input fails here, once, before any rank starts (mpirun would add its own lines).
     const Status valid = ValidateBeforeLaunch(flags);
     if (!valid.ok()) return Fail(valid);
-    return RelaunchUnderMpirun(flags.np);
+    return RelaunchUnderMpirun(flags.np, {"record", flags.record.db_path});
   }
   executor::InstallStopSignalHandlers();  // before MPI_Init: a stop may come at any time
   Knobs knobs;
   std::set<std::string> constants;
   executor::RecordOptions options = flags.record;
-  Status resolved = flags.knobs.Resolve(&knobs, &constants);
+  Status resolved = ResolveKnobsAndStall(flags, &knobs, &constants, &options.stall);
   if (resolved.ok()) resolved = ResolveComputeFlag(flags, &options);
   if (resolved.ok()) {  // Open MPI reads its knobs' environment in MPI_Init, just below
     const Status env = executor::ApplyKnobEnvironment(knobs, KnobLibrary::kOpenMpi);
@@ -212,6 +222,7 @@ void AddRecordCommand(CLI::App& root, Action* action) {
                   "Data-plane backend: mpi (host memory) or nccl (CUDA device memory). "
                   "Default mpi");
   flags->knobs.Add(app);
+  flags->stall.Add(app);
   app->add_option("--db", r.db_path,
                   "SQLite database file, created if missing. Default ./autotune.db");
   app->add_flag("--json", flags->json,

@@ -27,7 +27,8 @@ nlohmann::json RunToJson(const RunInfo& r) {
                         {"score_bytes_per_s", r.score_bytes_per_s},
                         {"step_ms_median", r.step_ms_median},
                         {"step_ms_p95", r.step_ms_p95},
-                        {"source_run", r.source_run}};
+                        {"source_run", r.source_run},
+                        {"end_reason", r.end_reason}};
 }
 
 void AddRunsCommand(CLI::App& root, Action* action) {
@@ -65,6 +66,11 @@ void AddRunsCommand(CLI::App& root, Action* action) {
                                           std::to_string(r.steps_planned) + ")")
                                              .c_str(),
                     KnobsShort(r.knobs).c_str());
+      }
+      for (const RunInfo& r : runs) {  // why each incomplete run ended, where known
+        if (!r.complete && !r.end_reason.empty()) {
+          std::printf("run %lld ended: %s\n", static_cast<long long>(r.id), r.end_reason.c_str());
+        }
       }
       if (runs.empty()) std::printf("(no runs in %s)\n", opts->db.c_str());
       return 0;

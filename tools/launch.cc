@@ -1,5 +1,7 @@
 #include "tools/launch.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -12,9 +14,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
 #include <sstream>
 
+#include "executor/launch_status.h"
 #include "tools/command.h"
+#include "tools/mpirun_output.h"
+#include "traces/store.h"
 
 #ifndef AUTOTUNE_MPIEXEC
 #define AUTOTUNE_MPIEXEC "mpirun"
@@ -88,9 +95,9 @@ std::vector<std::string> MpirunArgv(int np, const std::vector<std::string>& self
                                     const std::string& exe) {
   std::vector<std::string> argv = {AUTOTUNE_MPIEXEC, "-np", std::to_string(np)};
   for (const std::string& f : SplitSpaces(AUTOTUNE_MPIRUN_FLAGS_STRING)) argv.push_back(f);
-  // --quiet: mpirun's own multi-line notes on a rank's non-zero exit would bury the one
-  // error line rank 0 prints.
-  argv.insert(argv.end(), {"--stdin", "none", "--quiet"});
+  // mpirun's own notices (e.g. the many lines after a rank's non-zero exit) are taken out
+  // by the launcher (tools/mpirun_output.h), which reads a dead rank's name from them.
+  argv.insert(argv.end(), {"--stdin", "none", "-x", executor::kLaunchStatusEnv});
   if (const char* extra = std::getenv("AUTOTUNE_MPIRUN_ARGS")) {
     for (const std::string& f : SplitSpaces(extra)) argv.push_back(f);
   }
@@ -107,11 +114,95 @@ std::vector<std::string> MpirunArgv(int np, const std::vector<std::string>& self
   return argv;
 }
 
-int RelaunchUnderMpirun(int np) {
+namespace {
+
+// A temporary file for rank 0's notes (executor/launch_status.h); "" if none can be made.
+std::string MakeStatusFile() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") +
+                     "/autotune-launch-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return "";
+  close(fd);
+  return path;
+}
+
+// The dead rank's line: who, where, and what the run kept (stored as the run's end reason).
+void ReportDeadRank(const DeadRank& dead, const std::string& status_path,
+                    const LaunchTarget& target) {
+  const std::map<std::string, std::string> notes = executor::ReadLaunchStatus(status_path);
+  if (notes.count("reported") > 0) return;  // rank 0 said why the job ended
+  const std::string who = "rank " + std::to_string(dead.rank) + " on " + dead.host +
+                          " died (signal " + std::to_string(dead.signal) +
+                          (dead.signal_name.empty() ? "" : ", " + dead.signal_name) + ")";
+  const auto run_note = notes.find("run");
+  if (run_note == notes.end()) {
+    Fail(who + (target.command == "calibrate"
+                    ? "; no calibration saved (one is saved once every size is measured)"
+                    : "; no run was created"));
+    return;
+  }
+  int64_t run_id = 0;
+  int planned = 0;
+  std::istringstream(run_note->second) >> run_id >> planned;
+  std::unique_ptr<Store> store;
+  RunInfo run;
+  Status st = Store::Open(target.db_path, Store::Mode::kReadWrite, &store);
+  if (st.ok()) st = store->GetRun(run_id, &run);
+  if (st.ok() && !run.complete) st = store->SetEndReason(run_id, who);
+  if (st.ok() && !run.complete) st = store->FinishRun(run_id, false, &run);
+  const std::string id = "run " + std::to_string(run_id);
+  if (!st.ok()) {
+    Fail(who + "; " + id + " could not be read: " + st.message());
+  } else {
+    Fail(who + "; " + id + " kept " + std::to_string(run.steps_recorded) + " of " +
+         std::to_string(planned) + " steps, " +
+         (run.complete ? "complete" : "marked incomplete"));
+  }
+}
+
+// Copies the child's stderr (read end `fd`) to ours through the filter until it closes;
+// waits at most `patience_ms` for each chunk. Returns false when nothing came in time.
+bool PumpStderr(int fd, int patience_ms, MpirunOutputFilter* filter) {
+  pollfd p = {fd, POLLIN, 0};
+  if (poll(&p, 1, patience_ms) <= 0) return false;
+  char buffer[4096];
+  const ssize_t n = read(fd, buffer, sizeof buffer);
+  if (n <= 0) return false;
+  std::string out;
+  filter->Feed(std::string(buffer, static_cast<size_t>(n)), &out);
+  if (!out.empty()) (void)!write(STDERR_FILENO, out.data(), out.size());
+  return true;
+}
+
+[[noreturn]] void ExecMpirun(const std::vector<std::string>& args, const std::string& status,
+                             int stderr_fd, const sigset_t& previous) {
+  setpgid(0, 0);  // terminal Ctrl-C reaches this launcher only, not mpirun directly
+  prctl(PR_SET_PDEATHSIG, SIGTERM);  // the launcher killed outright takes mpirun along
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
+  setenv(executor::kLaunchStatusEnv, status.c_str(), 1);  // "" (no file): no notes
+  dup2(stderr_fd, STDERR_FILENO);
+  std::vector<char*> cargs;
+  for (const std::string& a : args) cargs.push_back(const_cast<char*>(a.c_str()));
+  cargs.push_back(nullptr);
+  execvp(cargs[0], cargs.data());
+  std::fprintf(stderr, "autotune: error: --np: cannot run %s: %s\n", cargs[0],
+               std::strerror(errno));
+  _exit(127);
+}
+
+}  // namespace
+
+int RelaunchUnderMpirun(int np, const LaunchTarget& target) {
   std::error_code ec;
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Fail("--np: cannot find this program's path: " + ec.message());
   const std::vector<std::string> args = MpirunArgv(np, SelfArgv(), exe);
+  const std::string status = MakeStatusFile();
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return Fail(std::string("--np: cannot make a pipe: ") + std::strerror(errno));
+  }
 
   // Stop signals and the child's exit are taken synchronously (sigtimedwait), so no
   // handler and no global state are needed.
@@ -125,30 +216,30 @@ int RelaunchUnderMpirun(int np) {
     sigprocmask(SIG_SETMASK, &previous, nullptr);
     return Fail(std::string("--np: cannot start mpirun: ") + std::strerror(errno));
   }
-  if (child == 0) {
-    setpgid(0, 0);  // terminal Ctrl-C reaches this launcher only, not mpirun directly
-    prctl(PR_SET_PDEATHSIG, SIGTERM);  // the launcher killed outright takes mpirun along
-    sigprocmask(SIG_SETMASK, &previous, nullptr);
-    std::vector<char*> cargs;
-    for (const std::string& a : args) cargs.push_back(const_cast<char*>(a.c_str()));
-    cargs.push_back(nullptr);
-    execvp(cargs[0], cargs.data());
-    std::fprintf(stderr, "autotune: error: --np: cannot run %s: %s\n", cargs[0],
-                 std::strerror(errno));
-    _exit(127);
-  }
+  if (child == 0) ExecMpirun(args, status, pipe_fds[1], previous);
+  close(pipe_fds[1]);
+  MpirunOutputFilter filter;
+  int status_word = 0;
   for (;;) {
-    int status = 0;
-    const pid_t done = waitpid(child, &status, WNOHANG);
-    if (done == child) {
-      sigprocmask(SIG_SETMASK, &previous, nullptr);
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    }
-    timespec tick = {1, 0};
-    const int signo = sigtimedwait(&waited, nullptr, &tick);
+    PumpStderr(pipe_fds[0], 200, &filter);
+    const timespec now = {0, 0};
+    const int signo = sigtimedwait(&waited, nullptr, &now);
     if (signo == SIGTERM || signo == SIGINT) kill(child, SIGUSR1);  // idempotent
+    if (waitpid(child, &status_word, WNOHANG) == child) break;
   }
+  while (PumpStderr(pipe_fds[0], 1000, &filter)) {
+  }
+  close(pipe_fds[0]);
+  std::string rest;
+  filter.Finish(&rest);
+  if (!rest.empty()) (void)!write(STDERR_FILENO, rest.data(), rest.size());
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
+  const int code =
+      WIFEXITED(status_word) ? WEXITSTATUS(status_word)
+                             : 128 + (WIFSIGNALED(status_word) ? WTERMSIG(status_word) : 0);
+  if (code != 0 && filter.dead()) ReportDeadRank(*filter.dead(), status, target);
+  if (!status.empty()) unlink(status.c_str());
+  return code;
 }
 
 }  // namespace autotune::cli

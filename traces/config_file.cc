@@ -1,6 +1,7 @@
 #include "traces/config_file.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -14,8 +15,7 @@ namespace autotune {
 namespace {
 
 // horovodrun's sections that autotune reads nothing from but accepts.
-const std::set<std::string> kIgnoredSections = {"timeline", "stall_check", "library_options",
-                                                "logging"};
+const std::set<std::string> kIgnoredSections = {"timeline", "library_options", "logging"};
 
 const KnobSpec* FindKnobInYaml(const std::string& section, const std::string& key) {
   for (const KnobSpec& spec : KnobTable()) {
@@ -96,6 +96,33 @@ Status ParseParams(const YAML::Node& params, const std::string& source, ConfigFi
     std::string key = kv.first.as<std::string>();
     AUTOTUNE_RETURN_IF_ERROR(
         SetParam(kv.second, source + ": params." + key, "params", key, config));
+  }
+  return Status::Ok();
+}
+
+Status ParseStallCheck(const YAML::Node& node, const std::string& source, ConfigFile* config) {
+  if (!node.IsMap()) return Status::InvalidArgument(source + ": stall_check: expected a mapping");
+  StallCheckSection& section = config->stall_check;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    const std::string where = source + ": stall_check." + key;
+    std::optional<double>* seconds = key == "warning_time_seconds"    ? &section.warning_time_s
+                                     : key == "shutdown_time_seconds" ? &section.shutdown_time_s
+                                                                      : nullptr;
+    if (key == "enabled") {
+      bool enabled = true;
+      AUTOTUNE_RETURN_IF_ERROR(ReadTyped(kv.second, where, &enabled));
+      section.enabled = enabled;
+    } else if (seconds != nullptr) {
+      double value = 0.0;
+      AUTOTUNE_RETURN_IF_ERROR(ReadTyped(kv.second, where, &value));
+      if (!(value >= 0) || !std::isfinite(value)) {
+        return Status::InvalidArgument(where + ": must be a number of seconds >= 0");
+      }
+      *seconds = value;
+    } else {
+      return Status::InvalidArgument(where + ": unknown key");
+    }
   }
   return Status::Ok();
 }
@@ -204,6 +231,8 @@ Status ParseConfigYaml(const std::string& text, const std::string& source, Confi
         AUTOTUNE_RETURN_IF_ERROR(ParseAutotune(kv.second, source, &config));
       } else if (section == "autotune_extra") {
         AUTOTUNE_RETURN_IF_ERROR(ParseExtra(kv.second, source, &config));
+      } else if (section == "stall_check") {
+        AUTOTUNE_RETURN_IF_ERROR(ParseStallCheck(kv.second, source, &config));
       } else if (!kIgnoredSections.count(section)) {
         return Status::InvalidArgument(source + ": " + section + ": unknown section");
       }

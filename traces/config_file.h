@@ -6,6 +6,7 @@
 #include <string>
 
 #include "traces/knobs.h"
+#include "traces/stall_settings.h"
 #include "traces/status.h"
 
 namespace autotune {
@@ -23,13 +24,15 @@ struct ConfigFile {
   Knobs knobs;                  // defaults for knobs the file does not set
   std::set<std::string> set_knobs;  // names of the knobs the file sets (constants)
   TunerSettings autotune;
+  StallCheckSection stall_check;  // horovodrun's stall_check section, as given
   // autotune_extra.provenance, kept as given (JSON).
   std::string provenance_json = "{}";
 };
 
 // Parses YAML text. Accepts horovodrun's own keys (params.fusion_threshold_mb,
 // cycle_time_ms, cache_capacity, hierarchical_allreduce, hierarchical_allgather, autotune.*,
-// and the other horovodrun sections, which are ignored) and ours (autotune_extra).
+// stall_check.*, and the other horovodrun sections, which are ignored) and ours
+// (autotune_extra).
 // An unknown key in params/autotune_extra, a wrong type or an out-of-range value is an
 // error naming `source`, the key and the value.
 Status ParseConfigYaml(const std::string& text, const std::string& source, ConfigFile* out);

@@ -9,7 +9,7 @@
 -- never a median or mean of per-step ratios (traces/score.h), measured or simulated alike.
 -- The build embeds this file; the store creates it in one transaction on a new database.
 
--- Identity and version. application = 'autotune'; schema_version = 2.
+-- Identity and version. application = 'autotune'; schema_version = 3.
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -44,7 +44,10 @@ CREATE TABLE runs (
   score_bytes_per_s      REAL,                    -- its steps' sum(bytes) / sum(step_ms)
   step_ms_median         REAL,
   step_ms_p95            REAL,
-  source_run             INTEGER REFERENCES runs (id)  -- simulated: the replayed trace
+  source_run             INTEGER REFERENCES runs (id),  -- simulated: the replayed trace
+  -- Why an incomplete run ended ('' while running, or when it completed), one line, e.g.
+  -- "stopped by SIGTERM", "rank 3 on node1 died (signal 9)", "stall: rank 2 on node0 ...".
+  end_reason             TEXT NOT NULL DEFAULT ''
 );
 
 -- The workload's tensors, for reading traces by name.

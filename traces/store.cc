@@ -139,6 +139,9 @@ Status Store::Open(const std::string& path, Mode mode, std::unique_ptr<Store>* o
     AUTOTUNE_RETURN_IF_ERROR(UseWal(db, path));
     AUTOTUNE_RETURN_IF_ERROR(MigrateSchema(db, path, version));
   }
+  if (tables > 0 && mode == Mode::kReadOnly) {
+    AUTOTUNE_RETURN_IF_ERROR(ShowOlderSchemaAsCurrent(db, path, version));
+  }
   AUTOTUNE_RETURN_IF_ERROR(store->Exec("PRAGMA synchronous = NORMAL"));
   *out = std::move(store);
   return Status::Ok();

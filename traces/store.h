@@ -23,7 +23,7 @@ struct sqlite3;
 
 namespace autotune {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // A scored point in knob space, measured (a complete measured or imported run) or simulated
 // (a replay).
@@ -76,6 +76,9 @@ class Store {
   // A complete measured or imported run (IsMeasuredKind) also becomes a measured sample,
   // unless it already holds its own measured samples (one per setting of a run tuned online).
   Status FinishRun(int64_t run_id, bool complete, RunInfo* summary = nullptr);
+  // Stores why the run ended incomplete (one line; the first reason given wins: later
+  // calls leave a stored reason alone). NotFound when there is no such run.
+  Status SetEndReason(int64_t run_id, const std::string& reason);
   // NotFound names the id when there is no such run.
   Status GetRun(int64_t run_id, RunInfo* info);
   Status ListRuns(std::vector<RunInfo>* runs);

@@ -1,10 +1,11 @@
 // Store: bringing a database of an older schema version up to kSchemaVersion.
 //
-// Version 1 -> 2: runs.kind's CHECK gained 'imported'. SQLite cannot alter a CHECK, so the
-// runs table is rebuilt the way SQLite's documentation prescribes ("Making Other Kinds Of
-// Table Schema Changes", lang_altertable.html): foreign keys off outside the transaction,
-// then in one transaction create the new table, copy the rows (ids kept), drop the old
-// table, rename the new one, check the foreign keys, commit, and restore the setting.
+// Version 1 -> 2: runs.kind's CHECK gained 'imported'. Version 2 -> 3: runs gained
+// end_reason (default ''). SQLite cannot alter a CHECK, so the runs table is rebuilt the way
+// SQLite's documentation prescribes ("Making Other Kinds Of Table Schema Changes",
+// lang_altertable.html): foreign keys off outside the transaction, then in one transaction
+// create the new table, copy the rows by column name (ids kept), drop the old table, rename
+// the new one, check the foreign keys, commit, and restore the setting.
 #include <sqlite3.h>
 
 #include <string>
@@ -45,6 +46,17 @@ bool ForeignKeysOn(sqlite3* db) {
   return q.Step(&s) && q.Int(0) != 0;
 }
 
+// The columns of the existing runs table, comma-separated, in table order.
+StatusOr<std::string> OldRunColumns(sqlite3* db, const std::string& path) {
+  Statement q(db, "SELECT name FROM pragma_table_info('runs')");
+  std::string columns;
+  Status s;
+  while (q.Step(&s)) columns += (columns.empty() ? "" : ", ") + q.Text(0);
+  AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path));
+  if (columns.empty()) return Status::Corruption(path + ": schema migration: no runs table");
+  return columns;
+}
+
 // Rebuilds runs under the current schema and sets schema_version, in one transaction.
 Status RebuildRuns(sqlite3* db, const std::string& path, bool check_foreign_keys) {
   StatusOr<std::string> create = RunsTableSql("runs_migrated");
@@ -52,7 +64,11 @@ Status RebuildRuns(sqlite3* db, const std::string& path, bool check_foreign_keys
   Transaction tx(db);
   AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path));
   AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, *create));
-  AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, "INSERT INTO runs_migrated SELECT * FROM runs"));
+  // The old columns by name; columns the old schema lacks take their defaults.
+  StatusOr<std::string> columns = OldRunColumns(db, path);
+  if (!columns.ok()) return columns.status();
+  AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, "INSERT INTO runs_migrated (" + *columns +
+                                                 ") SELECT " + *columns + " FROM runs"));
   AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, "DROP TABLE runs"));
   AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, "ALTER TABLE runs_migrated RENAME TO runs"));
   if (check_foreign_keys) {
@@ -78,6 +94,12 @@ Status MigrateSchema(sqlite3* db, const std::string& path, int from_version) {
   const Status rebuilt = RebuildRuns(db, path, foreign_keys);
   if (foreign_keys) AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, "PRAGMA foreign_keys = ON"));
   return rebuilt;
+}
+
+Status ShowOlderSchemaAsCurrent(sqlite3* db, const std::string& path, int version) {
+  if (version >= 3) return Status::Ok();
+  // The temp schema is searched before main, so this view stands in for main.runs.
+  return ExecSql(db, path, "CREATE TEMP VIEW runs AS SELECT *, '' AS end_reason FROM main.runs");
 }
 
 }  // namespace autotune

@@ -14,7 +14,7 @@ namespace autotune {
 inline constexpr const char* kRunColumns = R"sql(SELECT id, created_at, kind, command,
     workload_json, scale, knobs_json, nodes, ranks_per_node, hosts_json, backend, hardware,
     steps_planned, warmup_steps, complete, steps_recorded, score_bytes_per_s, step_ms_median,
-    step_ms_p95, source_run FROM runs)sql";
+    step_ms_p95, source_run, end_reason FROM runs)sql";
 
 Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info);
 
@@ -24,5 +24,8 @@ Status InsertSample(sqlite3* db, Sample* sample);
 // Brings the database at path from schema from_version to kSchemaVersion in one transaction
 // (store_migration.cc); OK and untouched when it is current. Errors name the path.
 Status MigrateSchema(sqlite3* db, const std::string& path, int from_version);
+// For a read-only connection to a database of an older schema: temporary views that show
+// it in the current schema's shape (columns added since read as their defaults).
+Status ShowOlderSchemaAsCurrent(sqlite3* db, const std::string& path, int version);
 
 }  // namespace autotune

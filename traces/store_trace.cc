@@ -198,6 +198,7 @@ Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info) {
   r.step_ms_median = q.Double(17);
   r.step_ms_p95 = q.Double(18);
   r.source_run = q.IsNull(19) ? 0 : q.Int(19);
+  r.end_reason = q.Text(20);
   *info = std::move(r);
   return Status::Ok();
 }

@@ -96,6 +96,7 @@ struct RunInfo {
   double step_ms_median = 0.0;
   double step_ms_p95 = 0.0;
   int64_t source_run = 0;     // simulated runs: the trace they replayed, else 0
+  std::string end_reason;     // why an incomplete run ended (one line); "" otherwise
 };
 
 struct Trace {

@@ -1,6 +1,7 @@
 // Schema version 1 -> 2: a version-1 database (runs.kind without 'imported') is read as it is
 // read-only and migrated by a read-write open, its rows and ids kept; and imported runs are
-// stored and become measured samples like recorded ones.
+// stored and become measured samples like recorded ones. Version 2 -> 3 (runs.end_reason):
+// the same, the reason read as '' until migrated.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -46,6 +47,14 @@ CREATE TABLE runs_v1 (
   step_ms_p95            REAL,
   source_run             INTEGER REFERENCES runs (id)
 );)sql";
+
+// The columns of runs in versions 1 and 2 (version 3 added end_reason).
+constexpr const char* kRunsV2Columns =
+    "id, created_at, kind, command, workload_name, workload_json, scale, fusion_threshold_mb, "
+    "cycle_time_ms, cache_capacity, hierarchical_allreduce, hierarchical_allgather, num_groups, "
+    "knobs_json, nodes, ranks_per_node, hosts_json, backend, hardware, steps_planned, "
+    "warmup_steps, complete, steps_recorded, score_bytes_per_s, step_ms_median, step_ms_p95, "
+    "source_run";
 
 class StoreMigrationTest : public ::testing::Test {
  protected:
@@ -97,7 +106,8 @@ class StoreMigrationTest : public ::testing::Test {
     ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
     Exec(db, "BEGIN");
     Exec(db, kRunsV1);
-    Exec(db, "INSERT INTO runs_v1 SELECT * FROM runs; DROP TABLE runs;");
+    Exec(db, std::string("INSERT INTO runs_v1 SELECT ") + kRunsV2Columns +
+                 " FROM runs; DROP TABLE runs;");
     Exec(db, "ALTER TABLE runs_v1 RENAME TO runs");
     Exec(db,
          "UPDATE runs SET id = 3 WHERE id = 1; UPDATE runs SET id = 7, source_run = 3 "
@@ -178,6 +188,42 @@ TEST_F(StoreMigrationTest, ReadWriteMigratesKeepingRowsAndIds) {
             std::string::npos);
   EXPECT_EQ(Query("PRAGMA integrity_check"), "ok");
   EXPECT_EQ(Query("SELECT count(*) FROM sqlite_master WHERE name LIKE 'runs_%'"), "0");
+}
+
+TEST_F(StoreMigrationTest, Version2IsReadAsItIsAndMigratedToHoldEndReasons) {
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
+    RunInfo run = TinyRun(RunKind::kMeasured);
+    ASSERT_TRUE(store->CreateRun(&run).ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  // Version 2's runs: version 3's without end_reason.
+  Exec(db, std::string("BEGIN; CREATE TABLE runs_v2 AS SELECT ") + kRunsV2Columns +
+               " FROM runs; DROP TABLE runs; ALTER TABLE runs_v2 RENAME TO runs;");
+  Exec(db, "UPDATE meta SET value = '2' WHERE key = 'schema_version'; COMMIT;");
+  sqlite3_close(db);
+
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadOnly, &store).ok());
+  RunInfo run;
+  const Status read = store->GetRun(1, &run);
+  ASSERT_TRUE(read.ok()) << read.message();
+  EXPECT_EQ(run.end_reason, "");
+  store.reset();
+  EXPECT_EQ(Query("SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+
+  ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
+  ASSERT_TRUE(store->SetEndReason(1, "rank 3 on node1 died (signal 9, Killed)").ok());
+  ASSERT_TRUE(store->SetEndReason(1, "a later reason is not stored").ok());
+  EXPECT_EQ(store->SetEndReason(99, "x").code(), Status::Code::kNotFound);
+  ASSERT_TRUE(store->GetRun(1, &run).ok());
+  EXPECT_EQ(run.end_reason, "rank 3 on node1 died (signal 9, Killed)");
+  EXPECT_EQ(run.workload.name, "tiny");
+  store.reset();
+  EXPECT_EQ(Query("SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(Query("PRAGMA integrity_check"), "ok");
 }
 
 TEST_F(StoreMigrationTest, Version1RejectsImportedRunsUntilMigrated) {

@@ -1,0 +1,28 @@
+#include "executor/launch_status.h"
+
+#include <cstdlib>
+#include <fstream>
+
+namespace autotune::executor {
+
+void NoteLaunchStatus(const std::string& key, const std::string& value) {
+  const char* path = std::getenv(kLaunchStatusEnv);
+  if (path == nullptr || *path == '\0') return;
+  std::ofstream out(path, std::ios::app);
+  out << key << ' ' << value << '\n';
+  out.flush();
+}
+
+std::map<std::string, std::string> ReadLaunchStatus(const std::string& path) {
+  std::map<std::string, std::string> notes;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t space = line.find(' ');
+    if (space == std::string::npos) continue;
+    notes[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return notes;
+}
+
+}  // namespace autotune::executor
