@@ -198,6 +198,28 @@ TEST_F(ReliabilityTest, StallCheckWarnsOnceAndTheRunGoesOnWhenTheRankResumes) {
   EXPECT_EQ(QueryText(db(), "SELECT end_reason FROM runs WHERE id = 1"), "");
 }
 
+TEST_F(ReliabilityTest, KillNineOfARankDuringCalibrateSaysNothingWasSaved) {
+  pid_ = StartCommand({AutotuneBinary(), "calibrate", "--np", std::to_string(kRanks), "--db", db()},
+                      dir_.File("out.txt"), dir_.File("err.txt"));
+  ASSERT_GT(pid_, 0);
+  // Every rank up (a sweep of 1 KiB..64 MiB takes seconds), then one is killed.
+  while (Processes().size() < kRanks + 1) {
+    int status = 0;
+    ASSERT_NE(waitpid(pid_, &status, WNOHANG), pid_) << ReadFile(dir_.File("err.txt"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(Processes().at(1), SIGKILL);
+  EXPECT_NE(WaitCommand(pid_), 0);
+  const std::string err = ReadFile(dir_.File("err.txt"));
+  EXPECT_EQ(LineCount(err), 1) << err;
+  EXPECT_TRUE(std::regex_search(
+      err, std::regex(R"(^autotune: error: rank 1 on \S+ died \(signal 9, Killed\); no )"
+                      R"(calibration saved)")))
+      << err;
+  EXPECT_EQ(QueryText(db(), "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryInt(db(), "SELECT COUNT(*) FROM calibrations"), 0);
+}
+
 TEST_F(ReliabilityTest, StallSettingsComeFromHorovodsNamesAndAreCheckedBeforeLaunch) {
   // A shutdown earlier than the warning is refused before any rank starts.
   CommandResult r = RunAutotune("record --np 2 --stall-check-s 10 --stall-shutdown-s 5 --db " +
