@@ -185,9 +185,12 @@ Status RunCalibrate(const CalibrateOptions& options, Calibration* out) {
   AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(world, st.WithPrefix("calibration buffers")));
   std::unique_ptr<StallInspector> stall;  // stops (on every rank) before h goes
   AUTOTUNE_RETURN_IF_ERROR(StartStallCheck(options, &h, &stall));
-  for (int64_t bytes : sizes) {
+  for (size_t i = 0; i < sizes.size(); ++i) {
     h.progress.BeginStep();
-    AUTOTUNE_RETURN_IF_ERROR(h.MeasureSize(bytes));
+    AUTOTUNE_RETURN_IF_ERROR(h.MeasureSize(sizes[i]));
+    if (h.layout.rank == 0 && options.on_size) {
+      options.on_size(static_cast<int>(i + 1), static_cast<int>(sizes.size()), sizes[i]);
+    }
   }
 #ifdef AUTOTUNE_HAVE_NCCL  // without NCCL, ValidateCalibrateOptions refused "nccl"
   if (h.device_copy) {

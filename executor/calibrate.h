@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ struct CalibrateOptions {
   // The stall check (executor/stall_inspector.h); a shutdown ends the job with
   // kStallExitCode (executor/stall_inspector.h), nothing saved.
   StallSettings stall;
+  // Rank 0, after each message size: sizes done, sizes in all, the size in bytes. Null: none.
+  std::function<void(int done, int total, int64_t bytes)> on_size;
 };
 
 // The message sizes measured, ascending, each a multiple of 4 bytes.

@@ -319,6 +319,9 @@ Status PlaySteps(Session* s, RecordResult* result) {
       if (s->root()) append = s->store->AppendStep(result->run.id, trace);
       AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(s->options.world, append));
       ++result->steps_run;
+      if (s->root() && s->options.on_step) {
+        s->options.on_step(result->steps_run, s->steps, trace.step_ms);
+      }
       if (verify) ++result->steps_verified;
       if (tuning) {
         if (sample.steps == 0) {

@@ -95,6 +95,9 @@ struct RecordOptions {
   // "reported" for the launcher (executor/launch_status.h); the job exits kStallExitCode
   // (executor/stall_inspector.h).
   StallSettings stall;
+  // Rank 0, after each measured step is stored: steps stored so far, the steps planned now
+  // (online tuning may change them), that step's time in ms. Null: nothing is called.
+  std::function<void(int done, int planned, double step_ms)> on_step;
 };
 
 

@@ -12,6 +12,7 @@
 #include "executor/mpi_runtime.h"
 #include "tools/command.h"
 #include "tools/launch.h"
+#include "tools/progress.h"
 #include "tools/stall_flags.h"
 #include "traces/store.h"
 
@@ -22,6 +23,7 @@ struct CalibrateFlags {
   executor::CalibrateOptions calibrate;
   StallFlags stall;
   bool json = false;
+  bool quiet = false;
   int np = 0;
 };
 
@@ -72,7 +74,14 @@ int RunCalibrateCommand(CalibrateFlags& flags) {
   Calibration c;
   flags.calibrate.world = MPI_COMM_WORLD;
   Status st = flags.stall.Resolve(nullptr, &flags.calibrate.stall);
+  ProgressLine progress(flags.quiet);
+  flags.calibrate.on_size = [&progress](int done, int total, int64_t bytes) {
+    progress.Update("calibrate: size " + std::to_string(done) + "/" + std::to_string(total) +
+                        " (" + std::to_string(bytes) + " bytes per rank) measured",
+                    done == total);
+  };
   if (st.ok()) st = executor::RunCalibrate(flags.calibrate, &c);
+  progress.Done();
   if (rank != 0) return st.ok() ? 0 : 1;
   if (!st.ok()) return Fail(st);
   if (flags.json) {
@@ -127,6 +136,9 @@ void AddCalibrateCommand(CLI::App& root, Action* action) {
   app->add_flag("--json", flags->json,
                 "Print one JSON object on stdout (calibration, topology, backend, points). "
                 "Default off");
+  app->add_flag("--quiet", flags->quiet,
+                "No progress on stderr (sizes measured; redrawn in place on a terminal, else a "
+                "line every few seconds). Default off");
   app->add_option("--np", flags->np,
                   "Re-launch this command under mpirun with N local ranks (extra mpirun "
                   "arguments from $AUTOTUNE_MPIRUN_ARGS). Default: run in the current MPI job")

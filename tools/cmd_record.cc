@@ -2,7 +2,9 @@
 // (executor/record.h) and prints rank 0's summary. `--np N` re-launches under mpirun.
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -19,6 +21,7 @@
 #include "tools/command.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
+#include "tools/progress.h"
 #include "tools/record_autotune.h"
 #include "tools/stall_flags.h"
 #include "traces/store.h"
@@ -31,6 +34,7 @@ struct RecordFlags {
   KnobFlags knobs;
   StallFlags stall;
   bool json = false;
+  bool quiet = false;
   int np = 0;
   OnlineTuningFlags autotune;
   CLI::Option* steps_option = nullptr;
@@ -91,6 +95,20 @@ void PrintSummary(const executor::RecordResult& result, const Status& status, bo
       verified ? ("verified on " + std::to_string(result.steps_verified) + " steps").c_str()
                : "not verified");
   std::fflush(stdout);
+}
+
+// Rank 0's progress line: steps stored of planned, the last step's time, time left (from
+// the mean step so far).
+std::function<void(int, int, double)> StepProgress(ProgressLine* line) {
+  const auto start = std::chrono::steady_clock::now();
+  return [line, start](int done, int planned, double step_ms) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    char text[160];
+    std::snprintf(text, sizeof text, "record: step %d/%d, last %.1f ms, %s left", done, planned,
+                  step_ms, ProgressLine::Duration(elapsed / done * (planned - done)).c_str());
+    line->Update(text, done == planned);
+  };
 }
 
 // The knobs (and their constants) and the stall settings, from the flags and config file.
@@ -155,6 +173,7 @@ int RunRecordCommand(RecordFlags& flags) {
   }
   st = executor::AgreeOnStatus(MPI_COMM_WORLD, st);
   executor::RecordResult result;
+  ProgressLine progress(flags.quiet);
   if (st.ok()) {
     options.knobs = knobs;
     // The compute mode in force is part of the command that made the run, given or not.
@@ -164,6 +183,7 @@ int RunRecordCommand(RecordFlags& flags) {
     }
     options.world = MPI_COMM_WORLD;
     ApplyAutotuneFlags(flags, &options);
+    if (rank == 0) options.on_step = StepProgress(&progress);
     if (tuner) {
       options.tuning = [&tuner](const executor::TuningSample& sample,
                                 executor::TuningDecision* decision) {
@@ -172,6 +192,7 @@ int RunRecordCommand(RecordFlags& flags) {
     }
     st = executor::RunRecord(options, &result);
   }
+  progress.Done();
   if (rank != 0) return st.ok() ? 0 : 1;
   if (result.run.id > 0) PrintSummary(result, st, flags.json);
   if (tuner && tuner->observed() > 0) {
@@ -231,6 +252,9 @@ void AddRecordCommand(CLI::App& root, Action* action) {
   app->add_flag("--verify-every-step", r.verify_every_step,
                 "Check the reduced/gathered values of every measured step. Default off: the "
                 "first and the last measured step");
+  app->add_flag("--quiet", flags->quiet,
+                "No progress on stderr (steps done, last step time, time left; redrawn in "
+                "place on a terminal, else a line every few seconds). Default off");
   AddOnlineTuningFlags(app, &flags->autotune);
   app->add_option("--np", flags->np,
                   "Re-launch this command under mpirun with N local ranks (extra mpirun "

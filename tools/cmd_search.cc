@@ -16,6 +16,7 @@
 #include "simulator/stored_simulation.h"
 #include "tools/command.h"
 #include "tools/knob_flags.h"
+#include "tools/progress.h"
 #include "tools/search_live.h"
 #include "tools/search_report.h"
 #include "tools/tuning_io.h"
@@ -131,22 +132,24 @@ StatusOr<int> ObserveStored(const Inputs& in, tuner::KnobSearch* search) {
   return skipped;
 }
 
-// The simulated-prior phase on the run's trace, with a progress line every 20 settings.
+// The simulated-prior phase on the run's trace, with its progress on stderr.
 Status SimulatePrior(const SearchFlags& flags, const Inputs& in, tuner::KnobSearch* search) {
   if (!in.simulation) {
     std::cerr << "search: note: measured samples only: " << in.uncalibrated.message() << "\n";
     return Status::Ok();
   }
   const sim::Simulation& simulation = *in.simulation;
+  ProgressLine progress(flags.quiet);
   return search->SimulatePrior(
       [&](const Knobs& knobs) { return simulation.Evaluate(knobs).score_bytes_per_s; },
       flags.sim_budget,
       [&](int picked) {
-        if (picked % 20 != 0 && picked != flags.sim_budget) return;
         StatusOr<tuner::Incumbent> best = search->Best(Fidelity::kSimulated);
-        std::cerr << "search: simulated " << picked << "/" << flags.sim_budget
-                  << " settings, best predicted " << (best.ok() ? Gbps(best->prediction.mean) : "?")
-                  << "\n";
+        progress.Update("search: simulated " + std::to_string(picked) + "/" +
+                            std::to_string(flags.sim_budget) + " settings, " +
+                            std::to_string(in.measured.size()) + " measured, best predicted " +
+                            (best.ok() ? Gbps(best->prediction.mean) : "?"),
+                        picked == flags.sim_budget);
       });
 }
 
@@ -258,6 +261,9 @@ void AddSearchCommand(CLI::App& root, Action* action) {
       ->check(CLI::NonNegativeNumber);
   app->add_option("--out", flags->out, "Config file for the best setting (YAML)")->required();
   app->add_flag("--json", flags->json, "Print a JSON summary on stdout");
+  app->add_flag("--quiet", flags->quiet,
+                "No progress on stderr (settings simulated, samples measured, best so far; "
+                "redrawn in place on a terminal, else a line every few seconds). Default off");
   app->add_option("--autotune-log-file", flags->log_file,
                   "CSV, one row per sample: Horovod's columns first (hierarchical_allreduce, "
                   "hierarchical_allgather, cycle_time_ms, tensor_fusion_threshold in MB, score in "

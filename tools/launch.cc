@@ -21,6 +21,7 @@
 #include "executor/launch_status.h"
 #include "tools/command.h"
 #include "tools/mpirun_output.h"
+#include "tools/progress.h"
 #include "traces/store.h"
 
 #ifndef AUTOTUNE_MPIEXEC
@@ -97,7 +98,8 @@ std::vector<std::string> MpirunArgv(int np, const std::vector<std::string>& self
   for (const std::string& f : SplitSpaces(AUTOTUNE_MPIRUN_FLAGS_STRING)) argv.push_back(f);
   // mpirun's own notices (e.g. the many lines after a rank's non-zero exit) are taken out
   // by the launcher (tools/mpirun_output.h), which reads a dead rank's name from them.
-  argv.insert(argv.end(), {"--stdin", "none", "-x", executor::kLaunchStatusEnv});
+  argv.insert(argv.end(),
+              {"--stdin", "none", "-x", executor::kLaunchStatusEnv, "-x", kProgressTtyEnv});
   if (const char* extra = std::getenv("AUTOTUNE_MPIRUN_ARGS")) {
     for (const std::string& f : SplitSpaces(extra)) argv.push_back(f);
   }
@@ -181,6 +183,9 @@ bool PumpStderr(int fd, int patience_ms, MpirunOutputFilter* filter) {
   prctl(PR_SET_PDEATHSIG, SIGTERM);  // the launcher killed outright takes mpirun along
   sigprocmask(SIG_SETMASK, &previous, nullptr);
   setenv(executor::kLaunchStatusEnv, status.c_str(), 1);  // "" (no file): no notes
+  const char* tty = std::getenv(kProgressTtyEnv);  // as given, or our stderr (before the pipe)
+  const bool terminal = isatty(STDERR_FILENO) || (tty != nullptr && std::string(tty) == "1");
+  setenv(kProgressTtyEnv, terminal ? "1" : "0", 1);
   dup2(stderr_fd, STDERR_FILENO);
   std::vector<char*> cargs;
   for (const std::string& a : args) cargs.push_back(const_cast<char*>(a.c_str()));

@@ -2,7 +2,7 @@
 // `--np N` they re-launch their own command line under `mpirun -np N` on this machine.
 //
 // The re-launch runs: mpirun -np N <AUTOTUNE_MPIRUN_FLAGS of the build> --stdin none
-// -x AUTOTUNE_LAUNCH_STATUS [$AUTOTUNE_MPIRUN_ARGS, split on spaces, e.g. "--hostfile hosts"]
+// -x AUTOTUNE_LAUNCH_STATUS -x AUTOTUNE_PROGRESS_TTY [$AUTOTUNE_MPIRUN_ARGS, split on spaces, e.g. "--hostfile hosts"]
 // /proc/self/exe ARGS... (ARGS = this command line without --np). mpirun's stderr passes
 // through this process, which takes out mpirun's own notices (tools/mpirun_output.h): when
 // the job fails because a rank died, one line names the rank, its host, the signal and what

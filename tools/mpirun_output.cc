@@ -36,6 +36,11 @@ void MpirunOutputFilter::Feed(const std::string& bytes, std::string* out) {
     start = nl + 1;
   }
   partial_.erase(0, start);
+  // A progress line redrawn in place ("\r...", no newline until it is done) passes at once.
+  if (!in_notice_ && !partial_.empty() && partial_[0] == '\r') {
+    *out += partial_;
+    partial_.clear();
+  }
 }
 
 void MpirunOutputFilter::Finish(std::string* out) {

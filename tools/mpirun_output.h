@@ -17,7 +17,8 @@ struct DeadRank {
 
 class MpirunOutputFilter {
  public:
-  // Feeds bytes of mpirun's stderr; complete lines that pass are appended to *out.
+  // Feeds bytes of mpirun's stderr; complete lines that pass are appended to *out, and so is
+  // at once an unfinished line that starts with '\r' (a progress line redrawn in place).
   void Feed(const std::string& bytes, std::string* out);
   // End of output: a partial last line, or a notice block never closed, is passed on.
   void Finish(std::string* out);

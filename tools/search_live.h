@@ -22,6 +22,7 @@ struct SearchFlags {
   int propose = 1;
   std::string out;
   bool json = false;
+  bool quiet = false;  // no progress on stderr
   std::string log_file;
   // Fixed noise of measured scores in units of their spread (Horovod's default 0.8); < 0:
   // learned. Fixed by default: with a handful of noisy runs a learned noise reads the noise

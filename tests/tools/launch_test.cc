@@ -24,7 +24,8 @@ TEST(LaunchTest, MpirunArgvDropsNpAndRunsThisExecutable) {
   EXPECT_EQ(argv[1], "-np");
   EXPECT_EQ(argv[2], "4");
   for (const char* flag : {"--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
-                           "mpi_yield_when_idle", "--stdin", "AUTOTUNE_LAUNCH_STATUS"}) {
+                           "mpi_yield_when_idle", "--stdin", "AUTOTUNE_LAUNCH_STATUS",
+                           "AUTOTUNE_PROGRESS_TTY"}) {
     EXPECT_TRUE(Has(argv, flag)) << flag;
   }
   const auto exe = std::find(argv.begin(), argv.end(), "/opt/bin/autotune");

@@ -46,7 +46,7 @@ class ReliabilityTest : public ::testing::Test {
   pid_t Start(const std::vector<std::string>& extra = {}, int steps = kPlanned) {
     std::vector<std::string> argv = {AutotuneBinary(), "record", "--np", std::to_string(kRanks),
                                      "--scale", "0.05", "--steps", std::to_string(steps),
-                                     "--warmup-steps", "1", "--db", db()};
+                                     "--warmup-steps", "1", "--quiet", "--db", db()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     pid_ = StartCommand(argv, dir_.File("out.txt"), dir_.File("err.txt"));
     return pid_;
