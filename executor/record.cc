@@ -264,7 +264,8 @@ Status PlaySteps(Session* s, RecordResult* result) {
       CollectStep(s, step, played, &trace);
       Status append;
       if (s->root()) append = s->store->AppendStep(result->run.id, trace);
-      AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(s->options.world, append));
+      AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(
+          s->options.world, append.WithPrefix("step " + std::to_string(step) + " not stored")));
       ++result->steps_run;
       if (verify) ++result->steps_verified;
       if (tuning) {
@@ -343,10 +344,15 @@ Status RunRecord(const RecordOptions& options, RecordResult* result) {
 
   Status played = PlaySteps(&s, result);
   const bool complete = played.ok() && result->stop_signal == 0;
-  AUTOTUNE_RETURN_IF_ERROR(FinishRun(&s, complete, &run));
+  // The run was created incomplete, so it stays so when finishing it fails as well (a full
+  // disk that failed a step fails this too): the step's error is the one to tell.
+  const Status finished = FinishRun(&s, complete, &run);
   if (!played.ok()) {
-    return played.WithPrefix("run " + std::to_string(run.id) + " kept as incomplete");
+    return played.WithPrefix("run " + std::to_string(run.id) + " kept " +
+                             std::to_string(result->steps_run) + " of " +
+                             std::to_string(s.steps) + " steps, marked incomplete");
   }
+  AUTOTUNE_RETURN_IF_ERROR(finished);
   if (result->stop_signal != 0) {
     return Status::Aborted(std::string("stopped by ") + SignalName(result->stop_signal) +
                            " after " + std::to_string(result->steps_run) + " of " +
