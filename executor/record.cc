@@ -286,8 +286,13 @@ int AgreeOnStop(Session* s) {
 // end_reason: why an incomplete run ended ("" when complete).
 Status FinishRun(Session* s, bool complete, const std::string& end_reason, RunInfo* run) {
   Status st;
-  if (s->root() && !end_reason.empty()) st = s->store->SetEndReason(run->id, end_reason);
-  if (s->root() && st.ok()) st = s->store->FinishRun(run->id, complete, run);
+  if (s->root()) {  // the summary first: FinishRun fills it even when the disk is full
+    st = s->store->FinishRun(run->id, complete, run);
+    if (!end_reason.empty()) {
+      const Status reason = s->store->SetEndReason(run->id, end_reason);
+      if (st.ok()) st = reason;
+    }
+  }
   return AgreeOnStatus(s->options.world, st);
 }
 
@@ -317,7 +322,8 @@ Status PlaySteps(Session* s, RecordResult* result) {
       CollectStep(s, step, played, &trace);
       Status append;
       if (s->root()) append = s->store->AppendStep(result->run.id, trace);
-      AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(s->options.world, append));
+      AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(
+          s->options.world, append.WithPrefix("step " + std::to_string(step) + " not stored")));
       ++result->steps_run;
       if (s->root() && s->options.on_step) {
         s->options.on_step(result->steps_run, s->steps, trace.step_ms);
@@ -405,10 +411,15 @@ Status RunRecord(const RecordOptions& options, RecordResult* result) {
       !played.ok()               ? played.message()
       : result->stop_signal != 0 ? std::string("stopped by ") + SignalName(result->stop_signal)
                                  : std::string();
-  AUTOTUNE_RETURN_IF_ERROR(FinishRun(&s, complete, end_reason, &run));
+  // The run was created incomplete, so it stays so when finishing it fails as well (a full
+  // disk that failed a step fails this too): the step's error is the one to tell.
+  const Status finished = FinishRun(&s, complete, end_reason, &run);
   if (!played.ok()) {
-    return played.WithPrefix("run " + std::to_string(run.id) + " kept as incomplete");
+    return played.WithPrefix("run " + std::to_string(run.id) + " kept " +
+                             std::to_string(result->steps_run) + " of " +
+                             std::to_string(s.steps) + " steps, marked incomplete");
   }
+  AUTOTUNE_RETURN_IF_ERROR(finished);
   if (result->stop_signal != 0) {
     return Status::Aborted(std::string("stopped by ") + SignalName(result->stop_signal) +
                            " after " + std::to_string(result->steps_run) + " of " +

@@ -209,6 +209,10 @@ void PrintHuman(const SimulateOptions& o, const Plan& plan, const std::vector<in
   for (int64_t id : run_ids) {
     if (id > 0) runs += (runs.empty() ? "" : ", ") + std::to_string(id);
   }
+  if (runs.empty()) {  // a read-only database
+    if (!o.timeline.empty()) std::printf("timeline: %s\n", o.timeline.c_str());
+    return;
+  }
   std::printf(
       "stored %zu simulated sample%s; simulated run%s %s (compare with: autotune "
       "compare --db %s %lld %s)\n",
@@ -259,8 +263,11 @@ int RunSimulate(const SimulateOptions& o, const std::string& command) {
                 "--np 4 --db " +
                 o.db + ")");
   }
+  // A read-only database (read-only media, another user's file) is still simulated from.
+  const std::string read_only = Store::ReadOnlyReason(o.db);
   std::unique_ptr<Store> store;
-  Status st = Store::Open(o.db, Store::Mode::kReadWrite, &store);
+  Status st = Store::Open(o.db, read_only.empty() ? Store::Mode::kReadWrite
+                                                  : Store::Mode::kReadOnly, &store);
   if (!st.ok()) return Fail(st);
   Plan plan;
   st = MakePlan(o, store.get(), &plan);
@@ -273,9 +280,14 @@ int RunSimulate(const SimulateOptions& o, const std::string& command) {
     st = sim::WriteTextFile(o.timeline, csv);
     if (!st.ok()) return Fail(st);
   }
-  std::vector<int64_t> run_ids, sample_ids;
-  st = WriteResults(plan, command, store.get(), &run_ids, &sample_ids);
-  if (!st.ok()) return Fail(st);
+  std::vector<int64_t> run_ids(plan.settings.size(), 0), sample_ids(plan.settings.size(), 0);
+  if (read_only.empty()) {
+    st = WriteResults(plan, command, store.get(), &run_ids, &sample_ids);
+    if (!st.ok()) return Fail(st);
+  } else {
+    std::cerr << "autotune: note: " << o.db << " is read-only (" << read_only
+              << "): predictions printed, not stored\n";
+  }
   if (o.json) {
     PrintJson(plan, run_ids, sample_ids);
   } else {

@@ -3,7 +3,14 @@
 namespace autotune {
 
 Status SqliteError(sqlite3* db, const std::string& what) {
-  return Status::IoError(what + ": " + sqlite3_errmsg(db));
+  switch (sqlite3_errcode(db)) {
+    case SQLITE_FULL:
+      return Status::IoError(what + ": disk full (SQLITE_FULL)");
+    case SQLITE_READONLY:
+      return Status::IoError(what + ": read-only (SQLITE_READONLY)");
+    default:
+      return Status::IoError(what + ": " + sqlite3_errmsg(db));
+  }
 }
 
 Statement::Statement(sqlite3* db, const char* sql) : db_(db) {
@@ -19,7 +26,10 @@ bool Statement::Step(Status* status) {
   }
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
-  if (rc != SQLITE_DONE) *status = SqliteError(db_, "database query failed");
+  if (rc != SQLITE_DONE) {
+    *status = SqliteError(db_, sqlite3_stmt_readonly(stmt_) ? "database query failed"
+                                                            : "database write failed");
+  }
   return false;
 }
 
@@ -32,10 +42,8 @@ Status Statement::Run() {
 }
 
 Transaction::Transaction(sqlite3* db) : db_(db) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, &err) != SQLITE_OK) {
-    status_ = Status::IoError(std::string("cannot begin transaction: ") + (err ? err : "?"));
-    sqlite3_free(err);
+  if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    status_ = SqliteError(db, "cannot begin transaction");
   } else {
     open_ = true;
   }
@@ -47,14 +55,20 @@ Transaction::~Transaction() {
 
 Status Transaction::Commit() {
   if (!status_.ok()) return status_;
-  char* err = nullptr;
-  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, &err) != SQLITE_OK) {
-    Status s = Status::IoError(std::string("commit failed: ") + (err ? err : "?"));
-    sqlite3_free(err);
-    return s;
+  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return SqliteError(db_, "commit failed");
   }
   open_ = false;
   return Status::Ok();
+}
+
+ReadTransaction::ReadTransaction(sqlite3* db) : db_(db) {
+  if (sqlite3_get_autocommit(db) == 0) return;  // inside a transaction already
+  open_ = sqlite3_exec(db, "BEGIN DEFERRED", nullptr, nullptr, nullptr) == SQLITE_OK;
+}
+
+ReadTransaction::~ReadTransaction() {
+  if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 }  // namespace autotune

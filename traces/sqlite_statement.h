@@ -50,7 +50,8 @@ class Statement {
   Status status_;
 };
 
-// BEGIN IMMEDIATE on construction; ROLLBACK on destruction unless Commit() succeeded.
+// BEGIN IMMEDIATE on construction (waiting up to the connection's busy timeout for another
+// writer to finish); ROLLBACK on destruction unless Commit() succeeded.
 class Transaction {
  public:
   explicit Transaction(sqlite3* db);
@@ -64,6 +65,23 @@ class Transaction {
   bool open_ = false;
 };
 
+// A read transaction: from the first read after construction until destruction every
+// statement sees one snapshot of the database, however many statements a read takes and
+// whatever other connections commit meanwhile. Does nothing inside a transaction already open.
+class ReadTransaction {
+ public:
+  explicit ReadTransaction(sqlite3* db);
+  ~ReadTransaction();
+  ReadTransaction(const ReadTransaction&) = delete;
+  ReadTransaction& operator=(const ReadTransaction&) = delete;
+
+ private:
+  sqlite3* db_;
+  bool open_ = false;
+};
+
+// IoError "what: reason" for the connection's last error; the reason of a full disk is
+// "disk full (SQLITE_FULL)" and of a read-only file "read-only (SQLITE_READONLY)".
 Status SqliteError(sqlite3* db, const std::string& what);
 
 }  // namespace autotune

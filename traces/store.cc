@@ -4,10 +4,15 @@
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 
 #include "traces/schema_sql.h"
 #include "traces/score.h"
@@ -16,6 +21,10 @@
 
 namespace autotune {
 namespace {
+
+// How long a command waits for another's write transaction (or WAL switch) to end before it
+// gives up: longer than any one transaction of the store takes.
+constexpr int kBusyTimeoutMs = 60000;
 
 bool FileExists(const std::string& path) {
   struct stat st;
@@ -60,8 +69,7 @@ Status InspectSchema(sqlite3* db, const std::string& path, int* table_count, int
 
 // Switches the file to WAL. The switch needs the file to itself for a moment, and SQLite
 // answers SQLITE_BUSY at once, without the busy handler, while another process opens or
-// creates the same file; so it is retried with a growing pause, for up to about 10 s (the
-// busy timeout).
+// creates the same file; so it is retried with a growing pause, for up to the busy timeout.
 Status UseWal(sqlite3* db, const std::string& path) {
   int pause_ms = 1;
   for (int waited_ms = 0;; waited_ms += pause_ms, pause_ms = std::min(2 * pause_ms, 100)) {
@@ -70,7 +78,7 @@ Status UseWal(sqlite3* db, const std::string& path) {
     const std::string message = err ? err : "cannot switch to WAL";
     sqlite3_free(err);
     if (rc == SQLITE_OK) return Status::Ok();
-    if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= 10000) {
+    if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= kBusyTimeoutMs) {
       return Status::IoError(path + ": " + message);
     }
     sqlite3_sleep(pause_ms);
@@ -101,42 +109,94 @@ Status CreateSchemaOnce(sqlite3* db, const std::string& path, int* tables, int* 
   return tx.Commit().WithPrefix(path);
 }
 
+// Why the folder of path cannot take new files, "" when nothing says it cannot.
+std::string FolderReadOnlyReason(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::string folder = parent.empty() ? "." : parent.string();
+  struct statvfs fs;
+  if (statvfs(folder.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY)) return "read-only file system";
+  if (access(folder.c_str(), W_OK) != 0 && errno != ENOENT) {
+    return errno == EROFS ? "read-only file system" : "read-only folder (no write permission)";
+  }
+  return "";
+}
+
+// What sqlite3_open_v2 opens for reading path. A WAL database needs its -shm file; on media
+// where none exists and none can be made, SQLite cannot read it unless told the file is
+// immutable. Cleanly closed, the file alone is the whole database then; an unfinished log
+// beside it would be ignored, so that is refused.
+Status ReadOnlyTarget(const std::string& path, std::string* target, int* flags) {
+  *target = path;
+  if (FileExists(path + "-shm") || FolderReadOnlyReason(path).empty()) return Status::Ok();
+  if (FileExists(path + "-wal")) {
+    return Status::IoError("cannot read database " + path + ": its write-ahead log " + path +
+                           "-wal is unfinished and the media are read-only; copy both to "
+                           "writable storage");
+  }
+  *target = "file:";
+  for (const unsigned char c : path) {
+    if (std::isalnum(c) || std::strchr("/-_.~", c)) {
+      *target += static_cast<char>(c);
+    } else {
+      static const char kHex[] = "0123456789ABCDEF";
+      *target += {'%', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
+  *target += "?immutable=1";
+  *flags |= SQLITE_OPEN_URI;
+  return Status::Ok();
+}
+
 }  // namespace
 
+std::string Store::ReadOnlyReason(const std::string& path) {
+  if (FileExists(path)) {
+    struct statvfs fs;
+    if (statvfs(path.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY)) return "read-only file system";
+    if (access(path.c_str(), W_OK) != 0 && errno != ENOENT) {
+      return errno == EROFS ? "read-only file system" : "read-only file (no write permission)";
+    }
+  }
+  // The folder takes a new database, and beside an existing one its -wal and -shm files.
+  return FolderReadOnlyReason(path);
+}
+
 Status Store::Open(const std::string& path, Mode mode, std::unique_ptr<Store>* out) {
-  const bool existed = FileExists(path);
-  if (mode == Mode::kReadOnly && !existed) {
+  if (mode == Mode::kReadOnly && !FileExists(path)) {
     return Status::NotFound(path + ": no such database (record a run first)");
   }
-  sqlite3* db = nullptr;
+  if (mode == Mode::kReadWrite) {
+    const std::string read_only = ReadOnlyReason(path);
+    if (!read_only.empty()) {
+      return Status::IoError("cannot write database " + path + ": " + read_only);
+    }
+  }
   int flags = mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
                                       : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  if (sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+  std::string target = path;
+  if (mode == Mode::kReadOnly) AUTOTUNE_RETURN_IF_ERROR(ReadOnlyTarget(path, &target, &flags));
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(target.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     Status s = Status::IoError("cannot open database " + path + ": " +
                                (db ? sqlite3_errmsg(db) : "out of memory"));
     sqlite3_close(db);
     return s;
   }
   std::unique_ptr<Store> store(new Store(db, path));
-  sqlite3_busy_timeout(db, 10000);
+  // SQLite opens a file it cannot write read-only without saying so.
+  if (mode == Mode::kReadWrite && sqlite3_db_readonly(db, "main") == 1) {
+    return Status::IoError("cannot write database " + path + ": read-only (opened read-only)");
+  }
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
   int tables = 0, version = 0;
   AUTOTUNE_RETURN_IF_ERROR(InspectSchema(db, path, &tables, &version));
-  if (tables == 0) {
-    if (mode == Mode::kReadOnly) {
+  if (mode == Mode::kReadOnly) {
+    if (tables == 0) {
       return Status::Corruption(path + " is not an autotune database (it is empty)");
     }
-    // Check that we can write at all before anything else (read-only file or folder).
-    if (existed && access(path.c_str(), W_OK) != 0) {
-      return Status::IoError("cannot write database " + path + ": permission denied");
-    }
+  } else {
     AUTOTUNE_RETURN_IF_ERROR(UseWal(db, path));
-    AUTOTUNE_RETURN_IF_ERROR(CreateSchemaOnce(db, path, &tables, &version));
-  }
-  if (tables > 0 && mode == Mode::kReadWrite) {
-    if (access(path.c_str(), W_OK) != 0) {
-      return Status::IoError("cannot write database " + path + ": permission denied");
-    }
-    AUTOTUNE_RETURN_IF_ERROR(UseWal(db, path));
+    if (tables == 0) AUTOTUNE_RETURN_IF_ERROR(CreateSchemaOnce(db, path, &tables, &version));
     AUTOTUNE_RETURN_IF_ERROR(MigrateSchema(db, path, version));
   }
   if (tables > 0 && mode == Mode::kReadOnly) {
@@ -243,6 +303,10 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
   info.step_ms_median = Median(step_ms);
   info.step_ms_p95 = Percentile(step_ms, 95);
   info.score_bytes_per_s = ScoreBytesPerSecond(step_bytes, step_ms);
+  if (summary) {  // what is stored, should the update fail (the run was created incomplete)
+    *summary = info;
+    summary->complete = false;
+  }
 
   Transaction tx(db_);
   AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path_));
@@ -274,7 +338,7 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
     AUTOTUNE_RETURN_IF_ERROR(InsertSample(db_, &sample).WithPrefix(path_));
   }
   AUTOTUNE_RETURN_IF_ERROR(tx.Commit().WithPrefix(path_));
-  if (summary) *summary = info;
+  if (summary) summary->complete = complete;
   return Status::Ok();
 }
 

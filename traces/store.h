@@ -1,6 +1,8 @@
 // Store: autotune's SQLite database (runs, traces, calibrations, samples).
 //
 // One file, WAL journal, every write a transaction, SQL only through prepared statements.
+// Several processes may use one file at once: a write waits (up to a minute) for another's
+// to end, and a read of several tables (LoadTrace) sees one snapshot, never half a step.
 // The schema is documented in traces/schema.sql and versioned (meta.schema_version);
 // opening a database with a newer schema, or a file that is not an autotune database,
 // fails with a one-line error and touches nothing. A read-write open of an older schema
@@ -57,9 +59,13 @@ class Store {
   enum class Mode { kReadWrite, kReadOnly };
 
   // Opens (kReadWrite: creating if missing, migrating an older schema) the database at path.
-  // Fails with one line naming the path when it is unwritable, not an autotune database, or
-  // of a newer schema.
+  // Fails with one line naming the path when it is unwritable (kReadWrite: "cannot write
+  // database PATH: read-only ...", before anything is created), not an autotune database,
+  // or of a newer schema. kReadOnly reads a database on read-only media too.
   static Status Open(const std::string& path, Mode mode, std::unique_ptr<Store>* out);
+  // Why a database at path cannot be written ("read-only file system", "read-only file (no
+  // write permission)", "read-only folder (...)"), or "" when nothing says it cannot.
+  static std::string ReadOnlyReason(const std::string& path);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -69,12 +75,14 @@ class Store {
   // --- runs -------------------------------------------------------------------------
   // Inserts a run (complete = false). Sets info->id and info->created_at.
   Status CreateRun(RunInfo* info);
-  // Appends one measured step with all its rows, in one transaction.
+  // Appends one measured step with all its rows, in one transaction. A full disk fails with
+  // "PATH: ...: disk full (SQLITE_FULL)" and leaves the stored steps as they were.
   Status AppendStep(int64_t run_id, const StepTrace& step);
   // Computes the summary from the stored steps (score: ScoreBytesPerSecond over them, step
   // time median and p95) and marks the run complete or not.
   // A complete measured or imported run (IsMeasuredKind) also becomes a measured sample,
   // unless it already holds its own measured samples (one per setting of a run tuned online).
+  // When the update fails, *summary still holds the stored steps' summary, marked incomplete.
   Status FinishRun(int64_t run_id, bool complete, RunInfo* summary = nullptr);
   // Stores why the run ended incomplete (one line; the first reason given wins: later
   // calls leave a stored reason alone). NotFound when there is no such run.

@@ -145,6 +145,7 @@ Status Store::SaveCalibration(Calibration* c) {
 }
 
 Status Store::GetCalibration(int64_t id, Calibration* out) {
+  ReadTransaction snapshot(db_);
   Calibration c;
   {
     Statement q(db_, (std::string(kCalibrationColumns) + " WHERE id = ?").c_str());

@@ -259,6 +259,7 @@ Status Store::GetStepSeries(int64_t run_id, std::vector<double>* step_ms,
 }
 
 Status Store::LoadTrace(int64_t run_id, Trace* trace) {
+  ReadTransaction snapshot(db_);  // a step committed between two tables' reads stays unseen
   Trace t;
   AUTOTUNE_RETURN_IF_ERROR(GetRun(run_id, &t.run));
   const TraceRowContext ctx{db_, path_, run_id,
