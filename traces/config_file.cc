@@ -1,6 +1,7 @@
 #include "traces/config_file.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -121,7 +122,9 @@ Status ParseAutotune(const YAML::Node& node, const std::string& source, ConfigFi
       if (t.bayes_opt_max_samples < 1) return Status::InvalidArgument(where + ": must be >= 1");
     } else if (key == "gaussian_process_noise") {
       AUTOTUNE_RETURN_IF_ERROR(ReadTyped(kv.second, where, &t.gaussian_process_noise));
-      if (t.gaussian_process_noise < 0) return Status::InvalidArgument(where + ": must be >= 0");
+      if (!(t.gaussian_process_noise >= 0) || !std::isfinite(t.gaussian_process_noise)) {
+        return Status::InvalidArgument(where + ": must be a finite number >= 0");
+      }
     } else {
       return Status::InvalidArgument(where + ": unknown key");
     }
@@ -137,7 +140,9 @@ Status ParseExtra(const YAML::Node& node, const std::string& source, ConfigFile*
     const std::string key = kv.first.as<std::string>();
     const std::string where = source + ": autotune_extra." + key;
     if (key == "provenance") {
-      config->provenance_json = YamlToJson(kv.second).dump();
+      // YAML does not check that text is UTF-8; JSON must be: bad bytes become U+FFFD.
+      config->provenance_json =
+          YamlToJson(kv.second).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     } else if (kv.second.IsMap()) {  // a subsection of backend knobs: nccl, mpi
       const std::string section = "autotune_extra." + key;
       if (!HasYamlSection(section)) return Status::InvalidArgument(where + ": unknown key");
@@ -227,6 +232,10 @@ Status LoadConfigFile(const std::string& path, ConfigFile* out) {
 
 namespace {
 
+// Keys longer than this are written as explicit keys: YAML's limit on an implicit key is 1024
+// characters, and quoting and escaping can make a key up to six times its bytes.
+constexpr size_t kMaxImplicitKeyBytes = 128;
+
 // Shortest decimal form that reads back as the same value, so files stay readable.
 std::string Number(double v) {
   std::ostringstream out;
@@ -292,6 +301,9 @@ void EmitProvenance(const std::string& provenance_json, YAML::Emitter* out) {
   if (!provenance.is_object() || provenance.empty()) return;
   *out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
   for (const auto& [key, value] : provenance.items()) {
+    // YAML caps an implicit key at 1024 characters; a longer one (quoted, escaped) is written
+    // as an explicit "? key" so that the file reads back.
+    if (key.size() > kMaxImplicitKeyBytes) *out << YAML::LongKey;
     *out << YAML::Key << key << YAML::Value;
     if (value.is_string()) {
       *out << value.get<std::string>();
