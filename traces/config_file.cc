@@ -32,6 +32,19 @@ bool HasYamlSection(const std::string& section) {
   return false;
 }
 
+// A key or value as it appears in an error line: with its control characters escaped (JSON
+// style), so that the line stays one line.
+std::string Printable(const std::string& text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      const std::string quoted =
+          nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      return quoted.substr(1, quoted.size() - 2);
+    }
+  }
+  return text;
+}
+
 // A scalar's text, or an error naming source and key when the node is not a scalar.
 Status ScalarText(const YAML::Node& node, const std::string& where, std::string* out) {
   if (!node.IsScalar()) {
@@ -49,7 +62,9 @@ Status SetParam(const YAML::Node& value, const std::string& where, const std::st
   std::string text;
   AUTOTUNE_RETURN_IF_ERROR(ScalarText(value, where, &text));
   Status s = SetKnobText(*spec, text, &config->knobs);
-  if (!s.ok()) return Status::InvalidArgument(where + ": \"" + text + "\" has the wrong type");
+  if (!s.ok()) {
+    return Status::InvalidArgument(where + ": \"" + Printable(text) + "\" has the wrong type");
+  }
   config->set_knobs.insert(spec->name);
   return Status::Ok();
 }
@@ -61,7 +76,7 @@ Status ReadTyped(const YAML::Node& value, const std::string& where, T* out) {
     return Status::Ok();
   } catch (const YAML::Exception&) {
     std::string text = value.IsScalar() ? value.Scalar() : "(not a value)";
-    return Status::InvalidArgument(where + ": \"" + text + "\" has the wrong type");
+    return Status::InvalidArgument(where + ": \"" + Printable(text) + "\" has the wrong type");
   }
 }
 
@@ -96,7 +111,7 @@ Status ParseParams(const YAML::Node& params, const std::string& source, ConfigFi
   for (const auto& kv : params) {
     std::string key = kv.first.as<std::string>();
     AUTOTUNE_RETURN_IF_ERROR(
-        SetParam(kv.second, source + ": params." + key, "params", key, config));
+        SetParam(kv.second, source + ": params." + Printable(key), "params", key, config));
   }
   return Status::Ok();
 }
@@ -106,7 +121,7 @@ Status ParseAutotune(const YAML::Node& node, const std::string& source, ConfigFi
   TunerSettings& t = config->autotune;
   for (const auto& kv : node) {
     std::string key = kv.first.as<std::string>();
-    std::string where = source + ": autotune." + key;
+    std::string where = source + ": autotune." + Printable(key);
     if (key == "enabled") {
       AUTOTUNE_RETURN_IF_ERROR(ReadTyped(kv.second, where, &t.enabled));
     } else if (key == "log_file") {
@@ -138,7 +153,7 @@ Status ParseExtra(const YAML::Node& node, const std::string& source, ConfigFile*
   }
   for (const auto& kv : node) {
     const std::string key = kv.first.as<std::string>();
-    const std::string where = source + ": autotune_extra." + key;
+    const std::string where = source + ": autotune_extra." + Printable(key);
     if (key == "provenance") {
       // YAML does not check that text is UTF-8; JSON must be: bad bytes become U+FFFD.
       config->provenance_json =
@@ -149,7 +164,7 @@ Status ParseExtra(const YAML::Node& node, const std::string& source, ConfigFile*
       for (const auto& sub : kv.second) {
         const std::string sub_key = sub.first.as<std::string>();
         AUTOTUNE_RETURN_IF_ERROR(
-            SetParam(sub.second, where + "." + sub_key, section, sub_key, config));
+            SetParam(sub.second, where + "." + Printable(sub_key), section, sub_key, config));
       }
     } else if (HasYamlSection("autotune_extra." + key)) {
       return Status::InvalidArgument(where + ": expected a mapping");
@@ -173,7 +188,7 @@ Status CheckNoDuplicateKeys(const YAML::Node& node, const std::string& source,
   std::set<std::string> seen;
   for (const auto& kv : node) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-    const std::string path = where.empty() ? key : where + "." + key;
+    const std::string path = where.empty() ? Printable(key) : where + "." + Printable(key);
     if (!seen.insert(key).second) {
       return Status::InvalidArgument(source + ": " + path + ": given twice (line " +
                                      std::to_string(kv.first.Mark().line + 1) + ")");
@@ -210,7 +225,7 @@ Status ParseConfigYaml(const std::string& text, const std::string& source, Confi
       } else if (section == "autotune_extra") {
         AUTOTUNE_RETURN_IF_ERROR(ParseExtra(kv.second, source, &config));
       } else if (!kIgnoredSections.count(section)) {
-        return Status::InvalidArgument(source + ": " + section + ": unknown section");
+        return Status::InvalidArgument(source + ": " + Printable(section) + ": unknown section");
       }
     }
   } catch (const YAML::Exception& e) {

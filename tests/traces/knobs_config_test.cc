@@ -167,5 +167,16 @@ TEST(ConfigFile, ProvenanceBytesThatAreNotUtf8) {
   EXPECT_EQ(nlohmann::json::parse(c.provenance_json)["db"], std::string("a\xEF\xBF\xBD" "b"));
 }
 
+// A key or value holding a newline is named with the newline escaped: one error line.
+TEST(ConfigFile, ErrorsStayOneLine) {
+  ConfigFile c;
+  Status s = ParseConfigYaml("params:\n  \"cycle\\ntime\": 1\n", "nl.yaml", &c);
+  EXPECT_EQ(s.message(), "nl.yaml: params.cycle\\ntime: unknown key");
+  s = ParseConfigYaml("params:\n  cycle_time_ms: \"1\\n2\"\n", "nl.yaml", &c);
+  EXPECT_EQ(s.message(), "nl.yaml: params.cycle_time_ms: \"1\\n2\" has the wrong type");
+  s = ParseConfigYaml("\"a\\nb\": 1\n", "nl.yaml", &c);
+  EXPECT_EQ(s.message(), "nl.yaml: a\\nb: unknown section");
+}
+
 }  // namespace
 }  // namespace autotune
