@@ -104,6 +104,14 @@ bool DatabaseSeed(const fs::path& dir) {
     if (!Store::Open(path, Store::Mode::kReadWrite, &store).ok()) return false;
     Trace trace = MakeTrace(SmallWorkload(), Topo(2, 2), Knobs(), 3000.0, 5.0, 2);
     trace.run.kind = RunKind::kMeasured;
+    for (StepTrace& st : trace.steps) {  // one cycle and two collectives, one hierarchical
+      st.cycles.push_back({0, 0, 10.0, 40.0, 3, 1, 3, 2});
+      st.collectives.push_back(
+          {0, 0, 0, Op::kAllreduce, Algorithm::kFlat, 4160, {0, 2}, 50.0, 60.0, 900.0, 950.0});
+      st.collectives.push_back(
+          {0, 1, 0, Op::kAllgather, Algorithm::kHierarchical, 1 << 22, {1}, 60.0, 70.0, 2000.0,
+           2500.0});
+    }
     if (!store->CreateRun(&trace.run).ok()) return false;
     for (const StepTrace& st : trace.steps) {
       if (!store->AppendStep(trace.run.id, st).ok()) return false;

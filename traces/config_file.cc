@@ -206,7 +206,7 @@ Status ParseConfigYaml(const std::string& text, const std::string& source, Confi
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(source + ": malformed YAML at line " +
-                                   std::to_string(e.mark.line + 1) + ": " + e.msg);
+                                   std::to_string(e.mark.line + 1) + ": " + Printable(e.msg));
   }
   ConfigFile config;
   if (root.IsNull()) {
@@ -229,7 +229,7 @@ Status ParseConfigYaml(const std::string& text, const std::string& source, Confi
       }
     }
   } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(source + ": " + e.msg);
+    return Status::InvalidArgument(source + ": " + Printable(e.msg));
   }
   Status valid = config.knobs.Validate();
   if (!valid.ok()) return valid.WithPrefix(source);

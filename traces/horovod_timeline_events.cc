@@ -64,6 +64,12 @@ struct RawEvent {
   }
 };
 
+// Text from the file in an error line: JSON-quoted, so its control characters stay escaped
+// and the line one line.
+std::string Quoted(const std::string& text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 bool IsCommActivity(const std::string& name) {
@@ -148,7 +154,8 @@ class EventFolder {
   Status Begin(const std::string& name, double ts, Process* p) {
     if (StartsWith(name, "NEGOTIATE_")) {
       if (!p->open.empty()) {
-        return Status::InvalidArgument(name + " begins inside an open event of its tensor");
+        return Status::InvalidArgument(Quoted(name) +
+                                       " begins inside an open event of its tensor");
       }
       p->occurrences.emplace_back().negotiate_start_us = ts;
       p->open.push_back(Frame::kNegotiate);
@@ -218,8 +225,8 @@ class EventFolder {
     if (!e.args_shape.is_string()) return Status::InvalidArgument("args.shape is not a string");
     std::vector<int64_t> shape;
     if (!ParseShape(e.args_shape.text, &shape)) {
-      return Status::InvalidArgument("args.shape \"" + e.args_shape.text +
-                                     "\" is not a list of positive dimensions");
+      return Status::InvalidArgument("args.shape " + Quoted(e.args_shape.text) +
+                                     " is not a list of positive dimensions");
     }
     if (!p->has_args) {
       p->has_args = true;
