@@ -60,10 +60,15 @@ merge_one() {  # merge_one TARGET: minimise corpus + found + seeds into fuzz/cor
   rm -rf "$fresh" && mkdir -p "$fresh" "$ROOT/fuzz/corpus/$t"
   local inputs=("$ROOT/fuzz/corpus/$t")
   for d in "$BUILD/found/$t" "$BUILD/seeds/$t"; do [[ -d $d ]] && inputs+=("$d"); done
-  nice -n 10 "$BUILD/fuzz/fuzz_$t" -merge=1 -rss_limit_mb="$RSS_MB" -timeout="$TIMEOUT_S" \
+  # Edges only (no hit counts): a corpus of a few hundred files that keeps the coverage.
+  nice -n 10 "$BUILD/fuzz/fuzz_$t" -merge=1 -use_counters=0 -rss_limit_mb="$RSS_MB" \
+    -timeout="$TIMEOUT_S" \
     "$fresh" "${inputs[@]}" 2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
+  # Inputs that once crashed stay under their names: they are the regression tests.
+  find "$ROOT/fuzz/corpus/$t" -name 'crash-*' -exec cp {} "$fresh/" \;
+  for f in "$fresh"/crash-*; do [[ -e $f ]] && rm -f "$fresh/$(sha1sum <"$f" | cut -c1-40)"; done
   rm -rf "$ROOT/fuzz/corpus/$t" && mv "$fresh" "$ROOT/fuzz/corpus/$t"
-  echo "$t: $(ls "$ROOT/fuzz/corpus/$t" | wc -l) files, $(du -sh "$ROOT/fuzz/corpus/$t" | cut -f1)"
+  echo "$t: $(ls "$ROOT/fuzz/corpus/$t" | wc -l) files, $(du -sh --apparent-size "$ROOT/fuzz/corpus/$t" | cut -f1)"
 }
 
 seeds() {  # the seeds come from the normal build (gcc): fuzz_make_seeds and the fixtures
