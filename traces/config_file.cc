@@ -31,6 +31,19 @@ bool HasYamlSection(const std::string& section) {
   return false;
 }
 
+// A key or value as it appears in an error line: with its control characters escaped (JSON
+// style), so that the line stays one line.
+std::string Printable(const std::string& text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      const std::string quoted =
+          nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      return quoted.substr(1, quoted.size() - 2);
+    }
+  }
+  return text;
+}
+
 // A scalar's text, or an error naming source and key when the node is not a scalar.
 Status ScalarText(const YAML::Node& node, const std::string& where, std::string* out) {
   if (!node.IsScalar()) {
@@ -48,7 +61,9 @@ Status SetParam(const YAML::Node& value, const std::string& where, const std::st
   std::string text;
   AUTOTUNE_RETURN_IF_ERROR(ScalarText(value, where, &text));
   Status s = SetKnobText(*spec, text, &config->knobs);
-  if (!s.ok()) return Status::InvalidArgument(where + ": \"" + text + "\" has the wrong type");
+  if (!s.ok()) {
+    return Status::InvalidArgument(where + ": \"" + Printable(text) + "\" has the wrong type");
+  }
   config->set_knobs.insert(spec->name);
   return Status::Ok();
 }
@@ -60,7 +75,7 @@ Status ReadTyped(const YAML::Node& value, const std::string& where, T* out) {
     return Status::Ok();
   } catch (const YAML::Exception&) {
     std::string text = value.IsScalar() ? value.Scalar() : "(not a value)";
-    return Status::InvalidArgument(where + ": \"" + text + "\" has the wrong type");
+    return Status::InvalidArgument(where + ": \"" + Printable(text) + "\" has the wrong type");
   }
 }
 
@@ -95,7 +110,7 @@ Status ParseParams(const YAML::Node& params, const std::string& source, ConfigFi
   for (const auto& kv : params) {
     std::string key = kv.first.as<std::string>();
     AUTOTUNE_RETURN_IF_ERROR(
-        SetParam(kv.second, source + ": params." + key, "params", key, config));
+        SetParam(kv.second, source + ": params." + Printable(key), "params", key, config));
   }
   return Status::Ok();
 }
@@ -132,7 +147,7 @@ Status ParseAutotune(const YAML::Node& node, const std::string& source, ConfigFi
   TunerSettings& t = config->autotune;
   for (const auto& kv : node) {
     std::string key = kv.first.as<std::string>();
-    std::string where = source + ": autotune." + key;
+    std::string where = source + ": autotune." + Printable(key);
     if (key == "enabled") {
       AUTOTUNE_RETURN_IF_ERROR(ReadTyped(kv.second, where, &t.enabled));
     } else if (key == "log_file") {
@@ -148,7 +163,9 @@ Status ParseAutotune(const YAML::Node& node, const std::string& source, ConfigFi
       if (t.bayes_opt_max_samples < 1) return Status::InvalidArgument(where + ": must be >= 1");
     } else if (key == "gaussian_process_noise") {
       AUTOTUNE_RETURN_IF_ERROR(ReadTyped(kv.second, where, &t.gaussian_process_noise));
-      if (t.gaussian_process_noise < 0) return Status::InvalidArgument(where + ": must be >= 0");
+      if (!(t.gaussian_process_noise >= 0) || !std::isfinite(t.gaussian_process_noise)) {
+        return Status::InvalidArgument(where + ": must be a finite number >= 0");
+      }
     } else {
       return Status::InvalidArgument(where + ": unknown key");
     }
@@ -162,16 +179,18 @@ Status ParseExtra(const YAML::Node& node, const std::string& source, ConfigFile*
   }
   for (const auto& kv : node) {
     const std::string key = kv.first.as<std::string>();
-    const std::string where = source + ": autotune_extra." + key;
+    const std::string where = source + ": autotune_extra." + Printable(key);
     if (key == "provenance") {
-      config->provenance_json = YamlToJson(kv.second).dump();
+      // YAML does not check that text is UTF-8; JSON must be: bad bytes become U+FFFD.
+      config->provenance_json =
+          YamlToJson(kv.second).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     } else if (kv.second.IsMap()) {  // a subsection of backend knobs: nccl, mpi
       const std::string section = "autotune_extra." + key;
       if (!HasYamlSection(section)) return Status::InvalidArgument(where + ": unknown key");
       for (const auto& sub : kv.second) {
         const std::string sub_key = sub.first.as<std::string>();
         AUTOTUNE_RETURN_IF_ERROR(
-            SetParam(sub.second, where + "." + sub_key, section, sub_key, config));
+            SetParam(sub.second, where + "." + Printable(sub_key), section, sub_key, config));
       }
     } else if (HasYamlSection("autotune_extra." + key)) {
       return Status::InvalidArgument(where + ": expected a mapping");
@@ -195,7 +214,7 @@ Status CheckNoDuplicateKeys(const YAML::Node& node, const std::string& source,
   std::set<std::string> seen;
   for (const auto& kv : node) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-    const std::string path = where.empty() ? key : where + "." + key;
+    const std::string path = where.empty() ? Printable(key) : where + "." + Printable(key);
     if (!seen.insert(key).second) {
       return Status::InvalidArgument(source + ": " + path + ": given twice (line " +
                                      std::to_string(kv.first.Mark().line + 1) + ")");
@@ -213,7 +232,7 @@ Status ParseConfigYaml(const std::string& text, const std::string& source, Confi
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(source + ": malformed YAML at line " +
-                                   std::to_string(e.mark.line + 1) + ": " + e.msg);
+                                   std::to_string(e.mark.line + 1) + ": " + Printable(e.msg));
   }
   ConfigFile config;
   if (root.IsNull()) {
@@ -234,11 +253,11 @@ Status ParseConfigYaml(const std::string& text, const std::string& source, Confi
       } else if (section == "stall_check") {
         AUTOTUNE_RETURN_IF_ERROR(ParseStallCheck(kv.second, source, &config));
       } else if (!kIgnoredSections.count(section)) {
-        return Status::InvalidArgument(source + ": " + section + ": unknown section");
+        return Status::InvalidArgument(source + ": " + Printable(section) + ": unknown section");
       }
     }
   } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(source + ": " + e.msg);
+    return Status::InvalidArgument(source + ": " + Printable(e.msg));
   }
   Status valid = config.knobs.Validate();
   if (!valid.ok()) return valid.WithPrefix(source);
@@ -255,6 +274,10 @@ Status LoadConfigFile(const std::string& path, ConfigFile* out) {
 }
 
 namespace {
+
+// Keys longer than this are written as explicit keys: YAML's limit on an implicit key is 1024
+// characters, and quoting and escaping can make a key up to six times its bytes.
+constexpr size_t kMaxImplicitKeyBytes = 128;
 
 // Shortest decimal form that reads back as the same value, so files stay readable.
 std::string Number(double v) {
@@ -321,6 +344,9 @@ void EmitProvenance(const std::string& provenance_json, YAML::Emitter* out) {
   if (!provenance.is_object() || provenance.empty()) return;
   *out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
   for (const auto& [key, value] : provenance.items()) {
+    // YAML caps an implicit key at 1024 characters; a longer one (quoted, escaped) is written
+    // as an explicit "? key" so that the file reads back.
+    if (key.size() > kMaxImplicitKeyBytes) *out << YAML::LongKey;
     *out << YAML::Key << key << YAML::Value;
     if (value.is_string()) {
       *out << value.get<std::string>();

@@ -21,6 +21,13 @@ using timeline_internal::Process;
 using timeline_internal::ProcessKind;
 using timeline_internal::TimelineEvents;
 
+// An import makes one TensorEvent (24 bytes) per tensor, rank and kept step: at most this
+// many (about 800 MB), so that a small file naming a rank tick of 65535 cannot take
+// gigabytes. A real job above it is imported in parts with max_steps (--max-steps).
+constexpr int64_t kMaxImportedTensorEvents = int64_t{1} << 25;
+// Ranks of an imported job at most: the largest rank a tick may name is one less.
+constexpr int64_t kMaxImportedRanks = int64_t{1} << 16;
+
 // Everything the per-step builders share.
 struct Import {
   const TimelineImportOptions* options = nullptr;
@@ -60,6 +67,12 @@ Status SelectRecurring(Import* in) {
   if (in->tensors.empty()) {
     return Status::InvalidArgument(source + ": no recurring allreduce/allgather tensors");
   }
+  if (in->tensors.size() > kMaxWorkloadTensors) {
+    return Status::InvalidArgument(source + ": " + std::to_string(in->tensors.size()) +
+                                   " recurring tensors, more than the " +
+                                   std::to_string(kMaxWorkloadTensors) +
+                                   " a workload may have");
+  }
   std::sort(in->tensors.begin(), in->tensors.end(),
             [](const Process* a, const Process* b) { return a->order < b->order; });
   in->steps = top;
@@ -80,6 +93,10 @@ Status ResolveTopology(Import* in) {
   const TimelineEvents& ev = *in->events;
   const std::string& source = in->options->source;
   Topology t = in->options->topology;
+  if (int64_t{std::max(t.nodes, 1)} * std::max(t.ranks_per_node, 1) > kMaxImportedRanks) {
+    return Status::InvalidArgument(source + ": topology " + t.key() + " has more than " +
+                                   std::to_string(kMaxImportedRanks) + " ranks");
+  }
   const int ticked = ev.max_rank_tick + 1;
   if (t.nodes <= 0 || t.ranks_per_node <= 0) {
     if (ticked == 0) {
@@ -152,6 +169,11 @@ double RankReadyUs(const Occurrence& o, int rank, const std::vector<double>& cyc
 
 Status TensorSpecOf(const Import& in, const Process& p, TensorSpec* t) {
   const std::string& source = in.options->source;
+  Status name = ValidateName(p.name);
+  if (!name.ok()) {
+    return Status::InvalidArgument(source + ": the tensor name of pid " + std::to_string(p.pid) +
+                                   " " + name.message());
+  }
   if (!p.has_args) {
     return Status::InvalidArgument(source + ": tensor " + p.name +
                                    ": none of its op's closing events carries dtype and shape");
@@ -374,6 +396,15 @@ Status ParseHorovodTimeline(const std::string& text, const TimelineImportOptions
   Trace out;
   const int end = options.max_steps > 0 ? std::min(in.steps, options.warmup_steps + options.max_steps)
                                          : in.steps;
+  const int64_t cells = static_cast<int64_t>(in.tensors.size()) * in.topology.world_size() *
+                         (end - options.warmup_steps);
+  if (cells > kMaxImportedTensorEvents) {
+    return Status::InvalidArgument(
+        options.source + ": " + std::to_string(in.tensors.size()) + " tensors x " +
+        std::to_string(in.topology.world_size()) + " ranks x " +
+        std::to_string(end - options.warmup_steps) + " steps are more than " +
+        std::to_string(kMaxImportedTensorEvents) + " per-rank tensor times; import fewer steps");
+  }
   for (int k = options.warmup_steps; k < end; ++k) {
     out.steps.push_back(BuildStep(in, k));
     if (out.steps.back().step_ms <= 0.0) {

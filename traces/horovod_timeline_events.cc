@@ -15,6 +15,13 @@ namespace {
 
 // Ranks are small numbers; a tick naming a larger one is not a rank.
 constexpr int kMaxRank = 1 << 16;
+// Process ids are integers a double holds exactly.
+constexpr double kMaxPid = 9007199254740992.0;  // 2^53
+// The per-rank ready times of all negotiations take at most this many cells per byte of the
+// file (and at least kMinRankTickCells): a real timeline writes one tick (tens of bytes) per
+// cell, and a few ticks of rank 65535 must not take gigabytes.
+constexpr size_t kRankTickCellsPerByte = 16;
+constexpr size_t kMinRankTickCells = size_t{1} << 20;
 
 // One field of an event as read: absent, a number, a string, or something else.
 struct Field {
@@ -57,6 +64,12 @@ struct RawEvent {
   }
 };
 
+// Text from the file in an error line: JSON-quoted, so its control characters stay escaped
+// and the line one line.
+std::string Quoted(const std::string& text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 bool IsCommActivity(const std::string& name) {
@@ -70,7 +83,9 @@ bool IsCommActivity(const std::string& name) {
 // caller prefixes the file and the event.
 class EventFolder {
  public:
-  explicit EventFolder(TimelineEvents* out) : out_(out) {}
+  EventFolder(TimelineEvents* out, size_t text_size)
+      : out_(out),
+        max_tick_cells_(std::max(kMinRankTickCells, kRankTickCellsPerByte * text_size)) {}
 
   Status Fold(const RawEvent& e) {
     if (!e.ph.is_string()) return Status::InvalidArgument("no \"ph\" string");
@@ -99,11 +114,16 @@ class EventFolder {
 
  private:
   Status ProcessOf(const RawEvent& e, Process** p) {
-    if (!e.pid.is_number() || e.pid.number != std::floor(e.pid.number)) {
+    if (!e.pid.is_number() || e.pid.number != std::floor(e.pid.number) ||
+        std::fabs(e.pid.number) > kMaxPid) {
       return Status::InvalidArgument("\"pid\" is not an integer");
     }
-    auto [it, added] = out_->processes.try_emplace(static_cast<int64_t>(e.pid.number));
-    if (added) it->second.order = static_cast<int64_t>(out_->processes.size()) - 1;
+    const int64_t pid = static_cast<int64_t>(e.pid.number);
+    auto [it, added] = out_->processes.try_emplace(pid);
+    if (added) {
+      it->second.pid = pid;
+      it->second.order = static_cast<int64_t>(out_->processes.size()) - 1;
+    }
     *p = &it->second;
     return Status::Ok();
   }
@@ -134,7 +154,8 @@ class EventFolder {
   Status Begin(const std::string& name, double ts, Process* p) {
     if (StartsWith(name, "NEGOTIATE_")) {
       if (!p->open.empty()) {
-        return Status::InvalidArgument(name + " begins inside an open event of its tensor");
+        return Status::InvalidArgument(Quoted(name) +
+                                       " begins inside an open event of its tensor");
       }
       p->occurrences.emplace_back().negotiate_start_us = ts;
       p->open.push_back(Frame::kNegotiate);
@@ -204,8 +225,8 @@ class EventFolder {
     if (!e.args_shape.is_string()) return Status::InvalidArgument("args.shape is not a string");
     std::vector<int64_t> shape;
     if (!ParseShape(e.args_shape.text, &shape)) {
-      return Status::InvalidArgument("args.shape \"" + e.args_shape.text +
-                                     "\" is not a list of positive dimensions");
+      return Status::InvalidArgument("args.shape " + Quoted(e.args_shape.text) +
+                                     " is not a list of positive dimensions");
     }
     if (!p->has_args) {
       p->has_args = true;
@@ -227,7 +248,16 @@ class EventFolder {
     const int rank = std::atoi(name.c_str());
     if (rank >= kMaxRank) return Status::InvalidArgument("rank tick \"" + name + "\" is no rank");
     std::vector<double>& ready = p->occurrences.back().rank_ready_us;
-    if (static_cast<int>(ready.size()) <= rank) ready.resize(rank + 1, -1.0);
+    if (static_cast<int>(ready.size()) <= rank) {
+      tick_cells_ += rank + 1 - ready.size();
+      if (tick_cells_ > max_tick_cells_) {
+        return Status::InvalidArgument(
+            "rank tick \"" + name + "\": the ticks so far need " + std::to_string(tick_cells_) +
+            " per-rank ready times, more than the " + std::to_string(max_tick_cells_) +
+            " a file of this size may have");
+      }
+      ready.resize(rank + 1, -1.0);
+    }
     ready[rank] = e.ts.number;
     if (rank > out_->max_rank_tick) {
       out_->max_rank_tick = rank;
@@ -237,6 +267,8 @@ class EventFolder {
   }
 
   TimelineEvents* out_;
+  size_t max_tick_cells_;
+  size_t tick_cells_ = 0;  // rank_ready_us cells of every occurrence so far
 };
 
 // nlohmann::json SAX handler: tracks the nesting, fills one RawEvent per element of the
@@ -396,7 +428,7 @@ bool ParseShape(const std::string& text, std::vector<int64_t>* shape) {
 
 Status ReadTimelineEvents(const std::string& text, const std::string& source, TimelineEvents* out) {
   *out = TimelineEvents();
-  EventFolder folder(out);
+  EventFolder folder(out, text.size());
   EventSax sax(source, text.size(), &folder);
   nlohmann::json::sax_parse(text, &sax);
   AUTOTUNE_RETURN_IF_ERROR(sax.status());

@@ -39,6 +39,7 @@ enum class Frame { kNegotiate, kOp, kCopyIn, kCopyOut, kComm, kOther };
 struct Process {
   std::string name;  // the tensor's name, without the "allreduce." prefix
   ProcessKind kind = ProcessKind::kOther;
+  int64_t pid = 0;
   int64_t order = 0;  // rank of its first appearance among the processes
   std::vector<Occurrence> occurrences;
   std::vector<Frame> open;  // innermost last

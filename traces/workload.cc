@@ -37,7 +37,14 @@ const char* const kTopLevelKeys[] = {"name",        "dtype",        "forward_ms"
                                      "backward_ms", "optimizer_ms", "tensors"};
 const char* const kTensorKeys[] = {"name", "shape", "op", "dtype", "ready_ms", "group"};
 
-std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
+// A name or value in an error line: JSON-quoted, so control characters stay escaped (and
+// bytes that are not UTF-8, from a database row, replaced).
+std::string Quoted(const std::string& s) {
+  return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// Thrown by the parser callback to stop reading a file with too many tensors.
+struct TooManyTensors {};
 
 // Reads a finite, non-negative number of milliseconds from `j[key]`.
 Status ReadMs(const Json& j, const char* key, const std::string& where, double* out) {
@@ -78,10 +85,9 @@ Status ParseTensor(const Json& j, size_t index, const Workload& w, TensorSpec* t
 
   auto name = j.find("name");
   if (name == j.end()) return Status::InvalidArgument(where + "missing field \"name\"");
-  if (!name->is_string() || name->get<std::string>().empty()) {
-    return Status::InvalidArgument(where + "\"name\" must be a non-empty string");
-  }
+  if (!name->is_string()) return Status::InvalidArgument(where + "\"name\" must be a string");
   t->name = name->get<std::string>();
+  AUTOTUNE_RETURN_IF_ERROR(ValidateName(t->name).WithPrefix(where + "\"name\""));
   where = "tensors[" + std::to_string(index) + "] (" + Quoted(t->name) + "): ";
   AUTOTUNE_RETURN_IF_ERROR(CheckKnownKeys(j, kTensorKeys, std::size(kTensorKeys), where));
 
@@ -90,6 +96,10 @@ Status ParseTensor(const Json& j, size_t index, const Workload& w, TensorSpec* t
   Status bad_shape =
       Status::InvalidArgument(where + "\"shape\" must be a list of positive integers");
   if (!shape->is_array()) return bad_shape;
+  if (shape->size() > kMaxShapeDims) {
+    return Status::InvalidArgument(where + "\"shape\" has " + std::to_string(shape->size()) +
+                                   " dimensions, more than " + std::to_string(kMaxShapeDims));
+  }
   t->shape.clear();
   int64_t elements = 1;
   for (const Json& d : *shape) {
@@ -146,10 +156,9 @@ Status ParseWorkloadObject(const Json& j, Workload* out) {
   Workload w;
   auto name = j.find("name");
   if (name == j.end()) return Status::InvalidArgument("missing field \"name\"");
-  if (!name->is_string() || name->get<std::string>().empty()) {
-    return Status::InvalidArgument("\"name\" must be a non-empty string");
-  }
+  if (!name->is_string()) return Status::InvalidArgument("\"name\" must be a string");
   w.name = name->get<std::string>();
+  AUTOTUNE_RETURN_IF_ERROR(ValidateName(w.name).WithPrefix("\"name\""));
 
   if (auto dt = j.find("dtype"); dt != j.end()) {
     if (!dt->is_string()) return Status::InvalidArgument("\"dtype\" must be a string");
@@ -242,11 +251,45 @@ int64_t Workload::total_bytes() const {
   return n;
 }
 
+Status ValidateName(const std::string& name) {
+  if (name.empty()) return Status::InvalidArgument("must be a non-empty string");
+  if (name.size() > kMaxTensorNameBytes) {
+    return Status::InvalidArgument("is " + std::to_string(name.size()) + " bytes, more than " +
+                                   std::to_string(kMaxTensorNameBytes));
+  }
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument("holds a control character (code " + std::to_string(c) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
 Status ParseWorkloadJson(const std::string& text, const std::string& source, Workload* out) {
   const std::string prefix = source.empty() ? "workload" : source;
+  if (text.size() > kMaxWorkloadFileBytes) {
+    return Status::InvalidArgument(prefix + ": " + std::to_string(text.size()) +
+                                   " bytes, more than the " +
+                                   std::to_string(kMaxWorkloadFileBytes >> 20) +
+                                   " MiB a workload file may have");
+  }
+  // The elements of the top-level lists (depth 2) are counted as they are read: a file of
+  // more tensors than allowed stops there, before its whole document is in memory.
+  size_t elements = 0;
+  const Json::parser_callback_t count = [&](int depth, Json::parse_event_t event, Json&) {
+    if (depth == 2 && event == Json::parse_event_t::object_start &&
+        ++elements > kMaxWorkloadTensors) {
+      throw TooManyTensors{};
+    }
+    return true;
+  };
   Json j;
   try {
-    j = Json::parse(text);
+    j = Json::parse(text, count);
+  } catch (const TooManyTensors&) {
+    return Status::InvalidArgument(prefix + ": \"tensors\": more than " +
+                                   std::to_string(kMaxWorkloadTensors) +
+                                   " tensors (the most a workload may have)");
   } catch (const Json::exception& e) {
     // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ..." or
     // "[json.exception.out_of_range.406] number overflow parsing '1e400'".

@@ -2,6 +2,7 @@
 // pass, with the compute phases around them (DESIGN.md, "Workload file").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +21,26 @@ const char* DTypeName(DType d);  // "float32", ...
 Status ParseDType(const std::string& s, DType* d);
 const char* OpName(Op op);  // "allreduce" | "allgather"
 Status ParseOp(const std::string& s, Op* op);
+
+// Limits of a workload (file, built-in, or imported from a timeline); README, "Limits of input
+// files". A trace stores one row per tensor and rank for every step, so the tensor count
+// bounds the database and the simulator as much as the file.
+// At most this many tensors: the largest real models have a few thousand parameter tensors.
+inline constexpr size_t kMaxWorkloadTensors = size_t{1} << 17;
+// At most this many bytes in a tensor's or workload's name (framework names are a few hundred
+// at most); names are printed in tables and error lines, so no control characters either.
+inline constexpr size_t kMaxTensorNameBytes = 4096;
+// At most this many dimensions in a tensor's shape: more is padding with 1s, and it bounds
+// the memory one tensor's entry takes.
+inline constexpr size_t kMaxShapeDims = 64;
+// A workload file larger than this is refused before it is parsed: it bounds the memory of
+// the JSON document (about ten times the text); 2^17 tensors of names of a hundred bytes
+// take about 20 MiB.
+inline constexpr size_t kMaxWorkloadFileBytes = size_t{64} << 20;
+
+// Returns OK for a name within kMaxTensorNameBytes, non-empty, without control characters;
+// else an error saying which (without the name itself, which may be what is wrong).
+Status ValidateName(const std::string& name);
 
 struct TensorSpec {
   std::string name;
@@ -47,7 +68,8 @@ struct Workload {
 
 // Parses the workload JSON format. `source` (a file name) prefixes every error.
 // Checks: required fields, types, positive shapes, ready_ms within [0, backward_ms]
-// and non-decreasing, known dtype/op, unique names, at least one tensor.
+// and non-decreasing, known dtype/op, unique names, at least one tensor, and the limits above
+// (the tensor count while parsing, so a huge file stops early).
 Status ParseWorkloadJson(const std::string& text, const std::string& source, Workload* out);
 Status LoadWorkloadFile(const std::string& path, Workload* out);
 nlohmann::json WorkloadToJson(const Workload& w);

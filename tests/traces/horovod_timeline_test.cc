@@ -227,6 +227,11 @@ TEST(HorovodTimelineTest, MalformedEventsNameTheEvent) {
        "tiny.json: event 21: \"pid\" is not an integer"},
       {Edit(kTiny, "\"ts\": 1400", "[2, 3]", "[2, x]"),
        "tiny.json: event 47: args.shape \"[2, x]\" is not a list of positive dimensions"},
+      // Text from the file is quoted as JSON, so the error stays one line.
+      {Edit(kTiny, "\"ts\": 1400", "[2, 3]", "[2, x\\n]"),
+       "tiny.json: event 47: args.shape \"[2, x\\n]\" is not a list of positive dimensions"},
+      {Edit(kTiny, "\"ts\": 1301", "MEMCPY_IN_FUSION_BUFFER", "NEGOTIATE_\\n"),
+       "tiny.json: event 37: \"NEGOTIATE_\\n\" begins inside an open event of its tensor"},
       {Edit(kTiny, "\"ts\": 1400", "float32", "complex64"), ""},  // not the first: unread
       {Edit(kTiny, "", e21, R"({"ph": "E" "ts": 310, "pid": 1})"), "tiny.json: event 21: "},
       {"{}", "tiny.json: not a Horovod timeline"},

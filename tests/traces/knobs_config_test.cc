@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "traces/config_file.h"
 #include "traces/knobs.h"
 
@@ -138,6 +140,42 @@ TEST(ConfigFile, BadInputNamesTheKey) {
       << s.message();
   s = ParseConfigYaml("params:\n  cycle_time_ms: [1, 2]\n", "l.yaml", &c);
   EXPECT_NE(s.message().find("l.yaml: params.cycle_time_ms"), std::string::npos) << s.message();
+}
+
+// Found by fuzzing: a provenance key of more than 1024 characters was written as an implicit
+// YAML key, and the file written did not read back.
+TEST(ConfigFile, LongProvenanceKeysReadBack) {
+  ConfigFile c;
+  const std::string key = std::string(2000, 'k') + "\x1c;";
+  c.provenance_json = nlohmann::json{{key, 1}, {"db", "runs.db"}}.dump();
+  ConfigFile back;
+  const Status s = ParseConfigYaml(ConfigToYaml(c), "long.yaml", &back);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const auto provenance = nlohmann::json::parse(back.provenance_json);
+  ASSERT_TRUE(provenance.contains(key)) << back.provenance_json.substr(0, 200);
+  EXPECT_EQ(provenance[key], 1);
+  EXPECT_EQ(provenance["db"], "runs.db");
+}
+
+// Bytes that are not UTF-8 in the provenance (yaml-cpp does not check them) would throw from
+// the JSON writer; they become U+FFFD.
+TEST(ConfigFile, ProvenanceBytesThatAreNotUtf8) {
+  ConfigFile c;
+  const Status s =
+      ParseConfigYaml("autotune_extra:\n  provenance:\n    db: a\xFF" "b\n", "u.yaml", &c);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(nlohmann::json::parse(c.provenance_json)["db"], std::string("a\xEF\xBF\xBD" "b"));
+}
+
+// A key or value holding a newline is named with the newline escaped: one error line.
+TEST(ConfigFile, ErrorsStayOneLine) {
+  ConfigFile c;
+  Status s = ParseConfigYaml("params:\n  \"cycle\\ntime\": 1\n", "nl.yaml", &c);
+  EXPECT_EQ(s.message(), "nl.yaml: params.cycle\\ntime: unknown key");
+  s = ParseConfigYaml("params:\n  cycle_time_ms: \"1\\n2\"\n", "nl.yaml", &c);
+  EXPECT_EQ(s.message(), "nl.yaml: params.cycle_time_ms: \"1\\n2\" has the wrong type");
+  s = ParseConfigYaml("\"a\\nb\": 1\n", "nl.yaml", &c);
+  EXPECT_EQ(s.message(), "nl.yaml: a\\nb: unknown section");
 }
 
 }  // namespace

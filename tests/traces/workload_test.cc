@@ -227,6 +227,10 @@ std::vector<BadCase> TopLevelCases() {
       {"unknown top-level field",
        WithTensors(kOkTensor, R"(, "backwards_ms": 3)"),
        {"model.json: unknown field \"backwards_ms\""}},
+      // Found by fuzzing: a key holding a newline made the error two lines.
+      {"unknown field whose key holds a newline",
+       WithTensors(kOkTensor, R"(, "a\nb": 3)"),
+       {"model.json: unknown field \"a\\nb\""}},
       {"negative backward_ms",
        R"({"name": "m", "forward_ms": 1, "backward_ms": -10, "optimizer_ms": 1, "tensors": [)" +
            kOkTensor + "]}",
