@@ -17,12 +17,17 @@ if [ "$what" = asan ] || [ "$what" = all ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOTUNE_WITH_NCCL=OFF \
     -DAUTOTUNE_SANITIZE=address,undefined >/dev/null
   cmake --build build-asan -j"$jobs"
-  # Open MPI's shared-memory transport and UBSan's stack traces need nothing else; leaks
-  # of Open MPI's own allocations at exit are suppressed, ours are not.
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  # Processes that never start MPI: every finding, leaks included.
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" \
   LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
-  UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-    ctest --test-dir build-asan --output-on-failure --timeout 1800 -j2
+    ctest --test-dir build-asan --output-on-failure --timeout 1800 -j2 -E '^(executor_|cluster_)'
+  # MPI ranks (executor_* and cluster_* tests): memory errors and undefined behaviour, not
+  # leaks: Open MPI unloads its plugins (dlclose) at MPI_Finalize, so the blocks they keep
+  # for the process's lifetime show as leaks from an "<unknown module>" that no suppression
+  # can name (seen: ~117 KB per rank, no frame of ours in any of them).
+  ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" \
+    ctest --test-dir build-asan --output-on-failure --timeout 1800 -R '^(executor_|cluster_)'
 fi
 
 if [ "$what" = tsan ] || [ "$what" = all ]; then

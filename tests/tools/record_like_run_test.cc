@@ -38,7 +38,9 @@ class RecordLikeRunTest : public ::testing::Test {
     std::unique_ptr<Store> store;
     Trace trace;
     EXPECT_TRUE(Store::Open(db_.string(), Store::Mode::kReadOnly, &store).ok());
-    if (store) EXPECT_TRUE(store->LoadTrace(run, &trace).ok());
+    if (store) {
+      EXPECT_TRUE(store->LoadTrace(run, &trace).ok());
+    }
     return trace;
   }
   TempDir temp_;
