@@ -1,40 +1,70 @@
 #!/usr/bin/env bash
-# The test suite under sanitizers (after tools/setup.sh), each in a build folder of its own:
-#   asan: every test (unit, MPI, end to end) built with -DAUTOTUNE_SANITIZE=address,undefined
-#         in build-asan/; a finding fails the test (UBSan halts, ASan aborts).
-#   tsan: the MPI tests of the fusion engine, negotiation and record (the executor's threads:
-#         the engine's background thread, the player, the stall check's thread) built with
-#         -DAUTOTUNE_SANITIZE=thread in build-tsan/, under mpirun on 4 ranks.
-# Open MPI is not built with sanitizers: tools/sanitizers/*.supp name what is its own.
-# Usage: tools/sanitize.sh [asan|tsan|all]   (default all)
+# Tests under sanitizers (after tools/setup.sh), each sanitizer in a build folder of its own.
+#   asan: the unit suites (traces, tuner, simulator, executor, bench) and the executor's MPI
+#         tests on 4 ranks (one node, 2x2 pseudo-nodes), built with
+#         -DAUTOTUNE_SANITIZE=address,undefined in build-asan/; a finding fails the run.
+#   asan-all: every ctest test (the end-to-end CLI tests too) in build-asan/.
+#   tsan: the executor's MPI tests (the fusion engine's background thread, the step player,
+#         the stall check's thread, negotiation, record) built with -DAUTOTUNE_SANITIZE=thread
+#         in build-tsan/, on 4 ranks.
+# Open MPI is not built with sanitizers: tools/sanitizers/*.supp name what is its own, and
+# MPI ranks run without leak checks (Open MPI unloads its plugins at MPI_Finalize, so the
+# blocks they keep for the process's lifetime show as leaks of an "<unknown module>" that
+# no suppression can name: ~117 KB per rank, no frame of ours in any of them).
+# Usage: tools/sanitize.sh [asan|asan-all|tsan|all]   (default all = asan + tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
 supp="$PWD/tools/sanitizers"
 jobs="$(nproc)"
+mpirun_flags=(-np 4 --oversubscribe --allow-run-as-root --bind-to none
+              --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp)
+unit_suites=(traces/traces_tests tuner/tuner_tests simulator/simulator_tests
+             executor/executor_unit_tests bench/bench_tests)
 
+configure() {  # folder, sanitizer list
+  cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOTUNE_WITH_NCCL=OFF \
+    -DAUTOTUNE_SANITIZE="$2" >/dev/null
+}
+
+# MPI tests of the executor on 4 ranks: one node, then 2 pseudo-nodes x 2.
+run_mpi_tests() {  # folder
+  timeout 1800 mpirun "${mpirun_flags[@]}" "$1/tests/executor/executor_mpi_tests"
+  timeout 1800 mpirun "${mpirun_flags[@]}" -x AUTOTUNE_RANKS_PER_NODE=2 \
+    "$1/tests/executor/executor_mpi_tests" --gtest_filter=-RecordTest.*
+}
+
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 if [ "$what" = asan ] || [ "$what" = all ]; then
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOTUNE_WITH_NCCL=OFF \
-    -DAUTOTUNE_SANITIZE=address,undefined >/dev/null
+  configure build-asan address,undefined
+  targets=()
+  for s in "${unit_suites[@]}"; do targets+=("$(basename "$s")"); done
+  cmake --build build-asan -j"$jobs" --target "${targets[@]}" executor_mpi_tests
+  for s in "${unit_suites[@]}"; do
+    echo "sanitize: asan $s"
+    ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" \
+    LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
+      "build-asan/tests/$s" --gtest_brief=1
+  done
+  echo "sanitize: asan executor MPI tests"
+  ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" run_mpi_tests build-asan
+fi
+
+if [ "$what" = asan-all ]; then
+  configure build-asan address,undefined
   cmake --build build-asan -j"$jobs"
-  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-  # Processes that never start MPI: every finding, leaks included.
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" \
   LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
     ctest --test-dir build-asan --output-on-failure --timeout 1800 -j2 -E '^(executor_|cluster_)'
-  # MPI ranks (executor_* and cluster_* tests): memory errors and undefined behaviour, not
-  # leaks: Open MPI unloads its plugins (dlclose) at MPI_Finalize, so the blocks they keep
-  # for the process's lifetime show as leaks from an "<unknown module>" that no suppression
-  # can name (seen: ~117 KB per rank, no frame of ours in any of them).
   ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" \
     ctest --test-dir build-asan --output-on-failure --timeout 1800 -R '^(executor_|cluster_)'
 fi
 
 if [ "$what" = tsan ] || [ "$what" = all ]; then
-  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOTUNE_WITH_NCCL=OFF \
-    -DAUTOTUNE_SANITIZE=thread >/dev/null
+  configure build-tsan thread
   cmake --build build-tsan -j"$jobs" --target executor_mpi_tests
+  echo "sanitize: tsan executor MPI tests"
   TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1" \
-    ctest --test-dir build-tsan --output-on-failure --timeout 1800 -R '^executor_mpi_4ranks$'
+    run_mpi_tests build-tsan
 fi
 echo "sanitize: $what clean"
