@@ -1,5 +1,6 @@
 #include "tools/report_page.h"
 
+#include <cstdio>
 #include <sstream>
 
 #include "tools/report_scripts.h"
@@ -207,6 +208,12 @@ std::string RenderReportHtml(const ReportPage& page) {
       << JsonForScript(views) << "</script>\n<script>" << kTableSort << kRender
       << "</script>\n</body></html>\n";
   return out.str();
+}
+
+std::string FormatNumber(const char* format, double value) {
+  char buffer[96];
+  std::snprintf(buffer, sizeof(buffer), format, value);
+  return buffer;
 }
 
 int ViewCount(const ReportPage& page) {

@@ -51,6 +51,9 @@ std::string JsonForScript(const nlohmann::json& j);
 // The whole page as one HTML document (scripts inlined).
 std::string RenderReportHtml(const ReportPage& page);
 
+// One number formatted printf-style for the page's text, e.g. FormatNumber("%.3f ms", x).
+std::string FormatNumber(const char* format, double value);
+
 // How many plots the page holds.
 int ViewCount(const ReportPage& page);
 

@@ -22,12 +22,6 @@ constexpr int kCompareResamples = 2000;
 constexpr const char* kReady = "gradient ready";
 const json kTimelineKinds = {kReady, "negotiation", "copy in", "collective", "copy out"};
 
-std::string Format(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, value);
-  return buffer;
-}
-
 std::string RunLabel(const RunInfo& run) {
   return "run " + std::to_string(run.id) + " (" + run.workload.name + ", " + run.topology.key() +
          ", " + KnobsShort(run.knobs) + ")";
@@ -244,14 +238,14 @@ Status RunSection(Store& store, int64_t run_id, ReportSection* section) {
        "Per rank, when each gradient became ready (ticks); per recording rank, each cycle's "
        "negotiation and each fused collective split into copy-in, collective and copy-out "
        "(hover for its tensors and bytes). Step time " +
-           Format("%.3f ms.", step.step_ms),
+           FormatNumber("%.3f ms.", step.step_ms),
        TimelineSpec(std::move(rows), lanes)});
   std::vector<double> step_ms, score;
   AUTOTUNE_RETURN_IF_ERROR(store.GetStepSeries(run_id, &step_ms, &score));
   section->views.push_back({"Step-time distribution",
                             std::to_string(step_ms.size()) + " steps; median " +
-                                Format("%.3f ms", run.step_ms_median) + ", p95 " +
-                                Format("%.3f ms", run.step_ms_p95),
+                                FormatNumber("%.3f ms", run.step_ms_median) + ", p95 " +
+                                FormatNumber("%.3f ms", run.step_ms_p95),
                             HistogramSpec(step_ms, run)});
   return Status::Ok();
 }
@@ -278,15 +272,15 @@ Status CompareSection(Store& store, int64_t a, int64_t b, ReportSection* section
                         std::to_string(b) + "` prints it)"};
   section->views.push_back({"Step-time distributions",
                             "Every step of each run (ticks) over its box plot; A median " +
-                                Format("%.3f ms", Median(a_ms)) + ", B median " +
-                                Format("%.3f ms", Median(b_ms)) + ".",
+                                FormatNumber("%.3f ms", Median(a_ms)) + ", B median " +
+                                FormatNumber("%.3f ms", Median(b_ms)) + ".",
                             DistributionsSpec(run_a, a_ms, run_b, b_ms)});
   section->views.push_back(
       {"Speedup of B over A",
-       "Median step time of A over that of B: " + Format("%.3fx", speedup.ratio) + ", 95% " +
-           "bootstrap interval [" + Format("%.3f", speedup.low) + ", " +
-           Format("%.3f", speedup.high) + "] (2000 resamples); the dashed line is 1 (no change). " +
-           verdict + ".",
+       "Median step time of A over that of B: " + FormatNumber("%.3fx", speedup.ratio) + ", 95% " +
+           "bootstrap interval [" + FormatNumber("%.3f", speedup.low) + ", " +
+           FormatNumber("%.3f", speedup.high) +
+           "] (2000 resamples); the dashed line is 1 (no change). " + verdict + ".",
        SpeedupSpec(speedup)});
   return Status::Ok();
 }

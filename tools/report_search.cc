@@ -35,12 +35,6 @@ Status LoadSamples(Store& store, SearchGroup* group) {
   return Status::Ok();
 }
 
-std::string Format(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, value);
-  return buffer;
-}
-
 json Field(const char* name, const char* type, const char* title) {
   return {{"field", name}, {"type", type}, {"title", title}};
 }
@@ -77,7 +71,8 @@ ReportView ConvergenceView(const SearchGroup& group) {
       "Convergence: best score against measured samples",
       "The best measured score so far (line) and each measured sample's score (grey), in "
       "the order they were taken; best " +
-          Format("%.4f GB/s", best / 1e9) + " after " + std::to_string(n) + " measured samples.",
+          FormatNumber("%.4f GB/s", best / 1e9) + " after " + std::to_string(n) +
+          " measured samples.",
       {{"width", 420}, {"height", 240}, {"data", {{"values", values}}}, {"layer", {line, each}}}};
 }
 
@@ -141,9 +136,9 @@ ReportView SimulatedMeasuredView(const std::vector<SimulatedMeasuredPair>& pairs
   const auto mape = MeanAbsolutePercentError(measured, simulated);
   const auto rho = SpearmanRankCorrelation(measured, simulated);
   const std::string stats =
-      "MAPE " + (mape ? Format("%.1f%%", *mape * 100) : std::string("n/a")) + ", Spearman " +
-      (rho ? Format("%.3f", *rho) : std::string("n/a (fewer than 2 distinct settings)")) + ", " +
-      std::to_string(pairs.size()) + " settings";
+      "MAPE " + (mape ? FormatNumber("%.1f%%", *mape * 100) : std::string("n/a")) + ", Spearman " +
+      (rho ? FormatNumber("%.3f", *rho) : std::string("n/a (fewer than 2 distinct settings)")) +
+      ", " + std::to_string(pairs.size()) + " settings";
   const json diagonal = json::array({{{"x", low * 0.95}}, {{"x", high * 1.05}}});
   json line = {{"data", {{"values", diagonal}}},
                {"mark", {{"type", "line"}, {"strokeDash", {4, 3}}, {"color", "#888"}}},
@@ -243,7 +238,7 @@ std::vector<SimulatedMeasuredPair> PairSimulatedWithMeasured(const SearchGroup& 
 Status SearchSection(Store& store, const SearchGroup& group, ReportSection* section) {
   const RunInfo& run = group.run;
   section->title = "Search: " + run.workload.name + " on " + run.topology.key() + " (scale " +
-                   Format("%g", run.scale) + ", " + BackendName(run.backend) + ")";
+                   FormatNumber("%g", run.scale) + ", " + BackendName(run.backend) + ")";
   section->notes.push_back(
       "The samples `autotune search --run " + std::to_string(run.id) +
       "` blends: measured samples of this workload, topology, scale and backend, and the "
