@@ -37,6 +37,9 @@ Status LoadSide(Store& store, int64_t id, Side* side) {
 // Interquartile range as the spread of step times.
 double Iqr(const std::vector<double>& v) { return Percentile(v, 75) - Percentile(v, 25); }
 
+}  // namespace
+
+// The verdict line on a speedup interval; also the report's (tools/report_runs.cc).
 std::string Verdict(const RatioInterval& speedup, double confidence) {
   char buf[256];
   int pct = static_cast<int>(std::lround(confidence * 100));
@@ -54,6 +57,8 @@ std::string Verdict(const RatioInterval& speedup, double confidence) {
   }
   return buf;
 }
+
+namespace {
 
 struct CompareOptions {
   std::string db = "autotune.db";

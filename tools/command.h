@@ -36,5 +36,6 @@ void AddApplyCommand(CLI::App& root, Action* action);
 void AddImportCommand(CLI::App& root, Action* action);
 void AddDiagnoseCommand(CLI::App& root, Action* action);
 void AddTimelineCommand(CLI::App& root, Action* action);
+void AddReportCommand(CLI::App& root, Action* action);
 
 }  // namespace autotune::cli

@@ -11,3 +11,5 @@ a=$(build/autotune record "${common[@]}" --fusion-threshold-mb 0 | run_id)
 b=$(build/autotune record "${common[@]}" --fusion-threshold-mb 64 | run_id)
 build/autotune runs --db "$db"
 build/autotune compare --db "$db" "$a" "$b"
+build/autotune report --db "$db" --compare "$a" "$b" --out report.html
+echo "demo: open $(pwd)/report.html"

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   autotune::cli::AddImportCommand(app, &action);
   autotune::cli::AddDiagnoseCommand(app, &action);
   autotune::cli::AddTimelineCommand(app, &action);
+  autotune::cli::AddReportCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

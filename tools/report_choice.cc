@@ -1,0 +1,162 @@
+// ChoiceView (tools/report_search.h): the chosen setting against the default, decided by the
+// search's own code (tuner::KnobSearch) over the stored measured samples.
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tools/report_search.h"
+#include "tools/search_live.h"
+#include "tuner/knob_search.h"
+
+namespace autotune::cli {
+namespace {
+
+using nlohmann::json;
+
+// The model options `autotune search` runs with under its default flags.
+tuner::SearchOptions SearchDefaults() {
+  const SearchFlags flags;
+  tuner::SearchOptions options;
+  options.stop.max_measured_samples = flags.max_samples;
+  options.stop.min_expected_improvement_ratio = flags.min_ei_ratio;
+  options.seed = flags.seed;
+  options.refit_period = 20;
+  options.model.residual_gp.fixed_noise_stddev = flags.gp_noise;
+  options.model.simulated_gp.seed = flags.seed;
+  options.model.residual_gp.seed = flags.seed;
+  return options;
+}
+
+// The step times of the measured samples that are a whole run each (as `search` takes them).
+Status StepTimes(Store& store, const std::vector<Sample>& measured,
+                 std::vector<tuner::MeasuredSteps>* out) {
+  std::map<int64_t, int> samples_of_run;
+  for (const Sample& s : measured) ++samples_of_run[s.run_id];
+  for (const Sample& s : measured) {
+    if (s.run_id <= 0 || samples_of_run[s.run_id] != 1) continue;
+    tuner::MeasuredSteps steps{s.knobs, {}};
+    std::vector<double> scores;
+    AUTOTUNE_RETURN_IF_ERROR(store.GetStepSeries(s.run_id, &steps.step_ms, &scores));
+    if (!steps.step_ms.empty()) out->push_back(std::move(steps));
+  }
+  return Status::Ok();
+}
+
+// Rows of one setting: its posterior (mean and 95% band, GB/s) and its measured scores.
+void AddSettingRows(const std::string& label, const Knobs& knobs, const tuner::Reported& r,
+                    const std::vector<Sample>& measured, json* rows) {
+  const double sd = std::sqrt(r.prediction.variance);
+  rows->push_back({{"setting", label},
+                   {"kind", "posterior"},
+                   {"gbps", r.prediction.mean / 1e9},
+                   {"low", (r.prediction.mean - 1.96 * sd) / 1e9},
+                   {"high", (r.prediction.mean + 1.96 * sd) / 1e9}});
+  for (const Sample& s : measured) {
+    if (s.knobs == knobs) {
+      rows->push_back({{"setting", label},
+                       {"kind", "measured"},
+                       {"gbps", s.score_bytes_per_s / 1e9},
+                       {"low", nullptr},
+                       {"high", nullptr}});
+    }
+  }
+}
+
+json ChoiceSpec(json rows) {
+  const json y = {{"field", "setting"},
+                  {"type", "nominal"},
+                  {"title", nullptr},
+                  {"axis", {{"labelLimit", 420}}}};
+  const json x = {{"field", "gbps"},
+                  {"type", "quantitative"},
+                  {"title", "score (GB/s)"},
+                  {"scale", {{"zero", false}}}};
+  const json posterior = {{"filter", "datum.kind === 'posterior'"}};
+  json band = {{"transform", {posterior}},
+               {"mark", {{"type", "rule"}, {"size", 3}}},
+               {"encoding",
+                {{"x", {{"field", "low"}, {"type", "quantitative"}}},
+                 {"x2", {{"field", "high"}}},
+                 {"y", y}}}};
+  json mean = {{"transform", {posterior}},
+               {"mark", {{"type", "point"}, {"filled", true}, {"size", 120}}},
+               {"encoding",
+                {{"x", x},
+                 {"y", y},
+                 {"tooltip", {{{"field", "gbps"}}, {{"field", "low"}}, {{"field", "high"}}}}}}};
+  json measured = {
+      {"transform", {{{"filter", "datum.kind === 'measured'"}}}},
+      {"mark", {{"type", "point"}, {"shape", "diamond"}, {"color", "#d62728"}, {"size", 80}}},
+      {"encoding", {{"x", x}, {"y", y}, {"tooltip", {{{"field", "gbps"}}}}}}};
+  return {{"width", 520},
+          {"height", {{"step", 50}}},
+          {"data", {{"values", std::move(rows)}}},
+          {"layer", {band, mean, measured}}};
+}
+
+std::string DecisionText(const tuner::Decision& d) {
+  std::string text = std::string("Beats the default: ") + tuner::VerdictText(d.verdict) + ".";
+  if (d.has_speedup) {
+    char buffer[160];
+    std::snprintf(buffer, sizeof(buffer),
+                  " Speedup over the default %.3fx, %g%% bootstrap interval [%.3f, %.3f] (mean "
+                  "step times).",
+                  d.speedup.speedup, d.speedup.confidence * 100, d.speedup.low, d.speedup.high);
+    text += buffer;
+  }
+  return text;
+}
+
+}  // namespace
+
+Status ChoiceView(Store& store, const SearchGroup& group, ReportView* view, std::string* note) {
+  const RunInfo& run = group.run;
+  auto no_view = [note](const std::string& why) {
+    *note = why;
+    return Status::Ok();
+  };
+  Knobs base;
+  base.num_groups = run.knobs.num_groups;  // held at the run's value, as `search` does
+  tuner::SpaceScope scope;
+  scope.target = TargetOf(run);
+  tuner::Space space;
+  Status s =
+      tuner::KnobSpace(run.backend, base, {}, tuner::FreeKnobs::kAllButBackend, scope, &space);
+  if (!s.ok()) return no_view(s.message());
+  tuner::KnobSearch search(space, base, SearchDefaults());
+  for (const Sample& sample : group.measured) {
+    if (search.ToPoint(sample.knobs).ok()) {
+      AUTOTUNE_RETURN_IF_ERROR(search.ObserveMeasured(sample.knobs, sample.score_bytes_per_s));
+    }
+  }
+  if (search.measured() == 0) return no_view("nothing measured yet.");
+  std::vector<tuner::MeasuredSteps> steps;
+  AUTOTUNE_RETURN_IF_ERROR(StepTimes(store, group.measured, &steps));
+  StatusOr<tuner::SearchLoop::Conclusion> c = search.Conclude(0, steps);
+  if (!c.ok()) return no_view(c.status().message());
+  StatusOr<Knobs> chosen = search.ToKnobs(c->candidate.point);
+  StatusOr<Knobs> fallback = search.ToKnobs(c->default_setting.point);
+  if (!chosen.ok() || !fallback.ok()) {
+    return no_view((chosen.ok() ? fallback : chosen).status().message());
+  }
+  json rows = json::array();
+  const bool same = c->candidate.point == c->default_setting.point;
+  AddSettingRows((same ? "chosen = default: " : "chosen: ") + KnobsShort(*chosen), *chosen,
+                 c->candidate, group.measured, &rows);
+  if (!same) {
+    AddSettingRows("default: " + KnobsShort(*fallback), *fallback, c->default_setting,
+                   group.measured, &rows);
+  }
+  *view = {"Chosen setting against the default",
+           "The search's candidate (tuner::KnobSearch over the " +
+               std::to_string(search.measured()) +
+               " measured samples, as `autotune search` judges it) and the default: the model's "
+               "posterior mean (dot) with its 95% band, and their measured scores (diamonds). " +
+               DecisionText(c->decision),
+           ChoiceSpec(std::move(rows))};
+  return Status::Ok();
+}
+
+}  // namespace autotune::cli
