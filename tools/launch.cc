@@ -242,7 +242,11 @@ int RelaunchUnderMpirun(int np, const LaunchTarget& target) {
   const int code =
       WIFEXITED(status_word) ? WEXITSTATUS(status_word)
                              : 128 + (WIFSIGNALED(status_word) ? WTERMSIG(status_word) : 0);
-  if (code != 0 && filter.dead()) ReportDeadRank(*filter.dead(), status, target);
+  if (code != 0 && filter.dead()) {
+    ReportDeadRank(*filter.dead(), status, target);
+  } else if (code != 0 && filter.passed_lines() == 0 && !filter.dropped().empty()) {
+    (void)!write(STDERR_FILENO, filter.dropped().data(), filter.dropped().size());
+  }
   if (!status.empty()) unlink(status.c_str());
   return code;
 }

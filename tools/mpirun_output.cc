@@ -54,11 +54,15 @@ void MpirunOutputFilter::Finish(std::string* out) {
 void MpirunOutputFilter::Line(const std::string& line, std::string* out) {
   if (IsFrame(line)) {
     in_notice_ = !in_notice_;
+    if (!in_notice_ && dropped_.size() < 16384) dropped_ += notice_ + line + "\n";
     notice_ = in_notice_ ? line + "\n" : std::string();
     return;
   }
   if (!in_notice_) {
-    if (!IsPeerGoneNoise(line) && !IsShowHelpNoise(line)) *out += line + "\n";
+    if (!IsPeerGoneNoise(line) && !IsShowHelpNoise(line)) {
+      *out += line + "\n";
+      ++passed_lines_;
+    }
     return;
   }
   notice_ += line + "\n";

@@ -24,6 +24,10 @@ class MpirunOutputFilter {
   void Finish(std::string* out);
   // The first rank mpirun says exited on a signal, if any.
   const std::optional<DeadRank>& dead() const { return dead_; }
+  // Lines passed on so far, and the notices taken out (their first 16 KiB), for a job that
+  // failed without a word of its own: then mpirun's text is better than silence.
+  int passed_lines() const { return passed_lines_; }
+  const std::string& dropped() const { return dropped_; }
 
  private:
   void Line(const std::string& line, std::string* out);
@@ -31,6 +35,8 @@ class MpirunOutputFilter {
   bool in_notice_ = false;
   std::string notice_;  // the open block's lines, passed on if it is never closed
   std::optional<DeadRank> dead_;
+  int passed_lines_ = 0;
+  std::string dropped_;
 };
 
 }  // namespace autotune::cli

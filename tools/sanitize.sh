@@ -22,9 +22,10 @@ mpirun_flags=(-np 4 --oversubscribe --allow-run-as-root --bind-to none
 unit_suites=(traces/traces_tests tuner/tuner_tests simulator/simulator_tests
              executor/executor_unit_tests bench/bench_tests)
 
-configure() {  # folder, sanitizer list
+configure() {  # folder, sanitizer list; the report's scripts come from setup's npm install
   cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOTUNE_WITH_NCCL=OFF \
-    -DAUTOTUNE_SANITIZE="$2" >/dev/null
+    -DAUTOTUNE_SANITIZE="$2" -DAUTOTUNE_REPORT_MODULES="$PWD/build/report-web/node_modules" \
+    >/dev/null
 }
 
 # MPI tests of the executor on 4 ranks: one node, then 2 pseudo-nodes x 2.

@@ -57,6 +57,8 @@ TEST(MpirunOutputTest, ANonZeroExitIsNoDeathAndANoticeNeverClosedIsPassedOn) {
               &out);
   EXPECT_EQ(out, "");
   EXPECT_FALSE(filter.dead().has_value());
+  EXPECT_EQ(filter.passed_lines(), 0);
+  EXPECT_NE(filter.dropped().find("exited with non-zero status"), std::string::npos);
   filter.Feed(std::string(kFrame) + "cut off\n", &out);
   filter.Finish(&out);
   EXPECT_EQ(out, std::string(kFrame) + "cut off\n");
