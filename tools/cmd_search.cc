@@ -43,7 +43,8 @@ struct Inputs {
   std::vector<tuner::MeasuredSteps> steps;
 };
 
-// The step times of `measured`'s samples that are the only measured sample of their run.
+}  // namespace
+
 Status LoadStepTimes(Store& store, const std::vector<Sample>& measured,
                      std::vector<tuner::MeasuredSteps>* out) {
   std::map<int64_t, int> samples_of_run;
@@ -57,6 +58,8 @@ Status LoadStepTimes(Store& store, const std::vector<Sample>& measured,
   }
   return Status::Ok();
 }
+
+namespace {
 
 // The target and what it may move: --target or the run's; num_groups held at the run's value
 // unless given or searched.
@@ -105,6 +108,8 @@ Status LoadInputs(const SearchFlags& flags, Inputs* in) {
   return LoadStepTimes(*store, in->measured, &in->steps);
 }
 
+}  // namespace
+
 tuner::SearchOptions MakeOptions(const SearchFlags& flags) {
   tuner::SearchOptions options;
   options.stop.max_measured_samples = flags.max_samples;
@@ -116,6 +121,8 @@ tuner::SearchOptions MakeOptions(const SearchFlags& flags) {
   options.model.residual_gp.seed = flags.seed;
   return options;
 }
+
+namespace {
 
 // Observes the stored measured samples whose knobs fit the space; returns how many were
 // skipped (another scale or backend, or a moved constant).
@@ -294,8 +301,9 @@ void AddSearchCommand(CLI::App& root, Action* action) {
                 "Measure the proposals too: run `autotune record --config-file OUT.nextI.yaml` "
                 "through --launcher for each (for a run imported from a real job: the job's own "
                 "command, --launcher, under `autotune apply --config-file OUT.nextI.yaml` with "
-                "HOROVOD_TIMELINE on, then `autotune import` of that timeline), then search again, until --max-samples measured "
-                "samples exist or nothing is worth measuring (prints one summary per round)");
+                "HOROVOD_TIMELINE on, then `autotune import` of that timeline), then search "
+                "again, until --max-samples measured samples exist or nothing is worth "
+                "measuring (prints one summary per round)");
   app->add_option("--launcher", flags->launcher,
                   "Command prefix that launches `autotune record` on the cluster, e.g. \"mpirun "
                   "-np 4 --hostfile hosts\". Default: record's own --np with the run's rank "

@@ -2,7 +2,6 @@
 // search's own code (tuner::KnobSearch) over the stored measured samples.
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -14,35 +13,6 @@ namespace autotune::cli {
 namespace {
 
 using nlohmann::json;
-
-// The model options `autotune search` runs with under its default flags.
-tuner::SearchOptions SearchDefaults() {
-  const SearchFlags flags;
-  tuner::SearchOptions options;
-  options.stop.max_measured_samples = flags.max_samples;
-  options.stop.min_expected_improvement_ratio = flags.min_ei_ratio;
-  options.seed = flags.seed;
-  options.refit_period = 20;
-  options.model.residual_gp.fixed_noise_stddev = flags.gp_noise;
-  options.model.simulated_gp.seed = flags.seed;
-  options.model.residual_gp.seed = flags.seed;
-  return options;
-}
-
-// The step times of the measured samples that are a whole run each (as `search` takes them).
-Status StepTimes(Store& store, const std::vector<Sample>& measured,
-                 std::vector<tuner::MeasuredSteps>* out) {
-  std::map<int64_t, int> samples_of_run;
-  for (const Sample& s : measured) ++samples_of_run[s.run_id];
-  for (const Sample& s : measured) {
-    if (s.run_id <= 0 || samples_of_run[s.run_id] != 1) continue;
-    tuner::MeasuredSteps steps{s.knobs, {}};
-    std::vector<double> scores;
-    AUTOTUNE_RETURN_IF_ERROR(store.GetStepSeries(s.run_id, &steps.step_ms, &scores));
-    if (!steps.step_ms.empty()) out->push_back(std::move(steps));
-  }
-  return Status::Ok();
-}
 
 // Rows of one setting: its posterior (mean and 95% band, GB/s) and its measured scores.
 void AddSettingRows(const std::string& label, const Knobs& knobs, const tuner::Reported& r,
@@ -125,7 +95,7 @@ Status ChoiceView(Store& store, const SearchGroup& group, ReportView* view, std:
   Status s =
       tuner::KnobSpace(run.backend, base, {}, tuner::FreeKnobs::kAllButBackend, scope, &space);
   if (!s.ok()) return no_view(s.message());
-  tuner::KnobSearch search(space, base, SearchDefaults());
+  tuner::KnobSearch search(space, base, MakeOptions(SearchFlags()));
   for (const Sample& sample : group.measured) {
     if (search.ToPoint(sample.knobs).ok()) {
       AUTOTUNE_RETURN_IF_ERROR(search.ObserveMeasured(sample.knobs, sample.score_bytes_per_s));
@@ -133,7 +103,7 @@ Status ChoiceView(Store& store, const SearchGroup& group, ReportView* view, std:
   }
   if (search.measured() == 0) return no_view("nothing measured yet.");
   std::vector<tuner::MeasuredSteps> steps;
-  AUTOTUNE_RETURN_IF_ERROR(StepTimes(store, group.measured, &steps));
+  AUTOTUNE_RETURN_IF_ERROR(LoadStepTimes(store, group.measured, &steps));
   StatusOr<tuner::SearchLoop::Conclusion> c = search.Conclude(0, steps);
   if (!c.ok()) return no_view(c.status().message());
   StatusOr<Knobs> chosen = search.ToKnobs(c->candidate.point);

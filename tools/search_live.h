@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tools/knob_flags.h"
+#include "traces/store.h"
 #include "traces/trace.h"
 #include "tuner/bayes_search.h"
 #include "tuner/knob_search.h"
@@ -53,6 +54,15 @@ struct Round {
 // Horovod timeline (hardware starting with "horovod timeline") of backend mpi, kNccl for
 // backend nccl, kExecutor otherwise.
 tuner::Target TargetOf(const RunInfo& run);
+
+// The model and stop options a search runs with under these flags (cmd_search.cc).
+tuner::SearchOptions MakeOptions(const SearchFlags& flags);
+
+// The step times of `measured`'s samples that are the only measured sample of their run (a
+// run tuned online holds several settings' steps, which cannot be told apart), appended to
+// *out; a run without stored steps is left out (cmd_search.cc).
+Status LoadStepTimes(Store& store, const std::vector<Sample>& measured,
+                     std::vector<tuner::MeasuredSteps>* out);
 
 // One offline search (cmd_search.cc): prints its summary, writes --out and the proposals; the
 // process exit code.
