@@ -1,8 +1,6 @@
 #include "executor/calibrate.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 
@@ -10,7 +8,6 @@
 #include "executor/backend_choice.h"
 #include "executor/fused_executor.h"
 #include "executor/hierarchical.h"
-#include "executor/launch_status.h"
 #include "executor/layout.h"
 #include "executor/mpi_runtime.h"
 #include "executor/nccl/nccl_factory.h"
@@ -130,26 +127,15 @@ struct Harness {
   }
 };
 
-// Rank 0's inspector thread, when a stall has lasted --stall-shutdown-s: one line, then the
-// whole job ends (nothing is stored: a calibration is saved once every size is measured).
-[[noreturn]] void ShutDownStalledCalibration(double shutdown_s, const std::string& line) {
-  std::fprintf(stderr,
-               "autotune: error: stall: %s; no calibration saved (--stall-shutdown-s %g)\n",
-               line.c_str(), shutdown_s);
-  std::fflush(stderr);
-  NoteLaunchStatus("reported", "stall");
-  MPI_Abort(MPI_COMM_WORLD, kStallExitCode);
-  std::_Exit(kStallExitCode);
-}
-
 Status StartStallCheck(const CalibrateOptions& options, Harness* h,
                        std::unique_ptr<StallInspector>* out) {
   StallInspectorOptions o;
   o.settings = options.stall;
   o.what = "message size";
   if (h->layout.rank == 0) {
+    // A calibration is saved once every size is measured: nothing to keep.
     o.shutdown = [shutdown_s = options.stall.shutdown_s](const std::string& line) {
-      ShutDownStalledCalibration(shutdown_s, line);
+      EndStalledJob(line, "no calibration saved", shutdown_s);
     };
   }
   return AgreeOnStatus(h->world, StallInspector::Start(h->world, std::move(o), &h->progress, out));

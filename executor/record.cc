@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <csignal>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -59,6 +58,7 @@ struct Session {
   std::unique_ptr<Store> store;                     // rank 0 only
   std::unique_ptr<RankProgress> progress;           // what the stall check watches
   std::unique_ptr<StallInspector> stall;
+  std::mutex appending;  // rank 0: held while a step is stored, and by a stall shutdown
   HostCompute compute;                              // host PlayStep's mode and lead
   double scale = 1.0;                               // the workload's scale in all
   int64_t step_bytes = 0;
@@ -201,29 +201,6 @@ Status CreateRun(Session* s, RunInfo* run) {
   return Status::Ok();
 }
 
-// Rank 0's inspector thread, when a stall has lasted --stall-shutdown-s: stores the run as
-// incomplete with the reason (its own connection: the main thread is stuck), says so in one
-// line, and ends the whole job.
-[[noreturn]] void ShutDownStalledRun(const std::string& db_path, int64_t run_id, int planned,
-                                     double shutdown_s, const std::string& line) {
-  std::unique_ptr<Store> store;
-  RunInfo run;
-  Status st = Store::Open(db_path, Store::Mode::kReadWrite, &store);
-  if (st.ok()) st = store->SetEndReason(run_id, "stall: " + line);
-  if (st.ok()) st = store->FinishRun(run_id, false, &run);
-  const std::string id = std::to_string(run_id);
-  const std::string kept = st.ok() ? "run " + id + " kept " + std::to_string(run.steps_recorded) +
-                                         " of " + std::to_string(planned) +
-                                         " steps, marked incomplete"
-                                   : "run " + id + " could not be marked: " + st.message();
-  std::fprintf(stderr, "autotune: error: stall: %s; %s (--stall-shutdown-s %g)\n", line.c_str(),
-               kept.c_str(), shutdown_s);
-  std::fflush(stderr);
-  NoteLaunchStatus("reported", "stall");
-  MPI_Abort(MPI_COMM_WORLD, kStallExitCode);
-  std::_Exit(kStallExitCode);
-}
-
 // Every rank: the stall check from here to the end of the run.
 Status StartStallCheck(Session* s, const RunInfo& run) {
   s->progress = std::make_unique<RankProgress>(static_cast<int>(s->workload.tensors.size()));
@@ -234,8 +211,13 @@ Status StartStallCheck(Session* s, const RunInfo& run) {
   o.warmup_steps = s->options.warmup_steps;
   if (s->root()) {
     o.shutdown = [db = s->options.db_path, id = run.id, planned = s->options.steps,
-                  shutdown_s = s->options.stall.shutdown_s](const std::string& line) {
-      ShutDownStalledRun(db, id, planned, shutdown_s, line);
+                  shutdown_s = s->options.stall.shutdown_s,
+                  appending = &s->appending](const std::string& line) {
+      // The main thread may be stuck anywhere, even about to store a step: the run is ended
+      // through a connection of its own once no step is being stored, and none is after
+      // (the lock is never released: the job ends).
+      appending->lock();
+      EndStalledJob(line, EndRunElsewhere(db, id, planned, "stall: " + line), shutdown_s);
     };
     NoteLaunchStatus("run", std::to_string(run.id) + " " + std::to_string(s->options.steps));
   }
@@ -321,7 +303,10 @@ Status PlaySteps(Session* s, RecordResult* result) {
       StepTrace trace;
       CollectStep(s, step, played, &trace);
       Status append;
-      if (s->root()) append = s->store->AppendStep(result->run.id, trace);
+      if (s->root()) {
+        std::lock_guard<std::mutex> lock(s->appending);
+        append = s->store->AppendStep(result->run.id, trace);
+      }
       AUTOTUNE_RETURN_IF_ERROR(AgreeOnStatus(
           s->options.world, append.WithPrefix("step " + std::to_string(step) + " not stored")));
       ++result->steps_run;
@@ -356,6 +341,24 @@ Status PlaySteps(Session* s, RecordResult* result) {
 }
 
 }  // namespace
+
+std::string KeptText(int64_t run_id, int kept, int planned) {
+  return "run " + std::to_string(run_id) + " kept " + std::to_string(kept) + " of " +
+         std::to_string(planned) + " steps, marked incomplete";
+}
+
+std::string EndRunElsewhere(const std::string& db_path, int64_t run_id, int planned,
+                            const std::string& reason) {
+  std::unique_ptr<Store> store;
+  RunInfo run;
+  Status st = Store::Open(db_path, Store::Mode::kReadWrite, &store);
+  if (st.ok()) st = store->GetRun(run_id, &run);
+  if (st.ok() && run.complete) return "run " + std::to_string(run_id) + " is complete";
+  if (st.ok()) st = store->SetEndReason(run_id, reason);
+  if (st.ok()) st = store->FinishRun(run_id, false, &run);
+  if (!st.ok()) return "run " + std::to_string(run_id) + " could not be marked: " + st.message();
+  return KeptText(run_id, run.steps_recorded, planned);
+}
 
 Status ResolveRecordInputs(const RecordOptions& options, Workload* workload) {
   if (options.steps < 1) {
@@ -415,9 +418,7 @@ Status RunRecord(const RecordOptions& options, RecordResult* result) {
   // disk that failed a step fails this too): the step's error is the one to tell.
   const Status finished = FinishRun(&s, complete, end_reason, &run);
   if (!played.ok()) {
-    return played.WithPrefix("run " + std::to_string(run.id) + " kept " +
-                             std::to_string(result->steps_run) + " of " +
-                             std::to_string(s.steps) + " steps, marked incomplete");
+    return played.WithPrefix(KeptText(run.id, result->steps_run, s.steps));
   }
   AUTOTUNE_RETURN_IF_ERROR(finished);
   if (result->stop_signal != 0) {

@@ -114,6 +114,16 @@ struct RecordResult {
 // completed steps stay stored, the run incomplete); the first error otherwise.
 Status RunRecord(const RecordOptions& options, RecordResult* result);
 
+// What a run that ended early kept, as every line about it says:
+// "run 7 kept 369 of 400 steps, marked incomplete".
+std::string KeptText(int64_t run_id, int kept, int planned);
+
+// From outside the run's rank 0 (the --np launcher, the stall check's thread): marks run_id
+// of the database at db_path incomplete with reason, unless it completed, and returns what it
+// kept (KeptText), or why that could not be done, as one phrase.
+std::string EndRunElsewhere(const std::string& db_path, int64_t run_id, int planned,
+                            const std::string& reason);
+
 // Step 1 alone (no MPI, this process only): validates the options, checks the backend
 // (CheckBackendUsable) and resolves the scaled workload (left empty with like_run).
 Status ResolveRecordInputs(const RecordOptions& options, Workload* workload);

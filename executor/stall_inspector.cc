@@ -1,9 +1,12 @@
 #include "executor/stall_inspector.h"
 
+#include "executor/launch_status.h"
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -26,7 +29,8 @@ struct Heard {
   int64_t events = 0;
   Clock::time_point at;
   bool bye = false;
-  bool operator==(const Heard& o) const {
+  // The same progress (when and how it was heard aside).
+  bool SameProgress(const Heard& o) const {
     return steps == o.steps && submitted == o.submitted && events == o.events;
   }
 };
@@ -160,7 +164,7 @@ class StallInspector::Impl {
     now.events = beat[3];
     now.at = Clock::now();
     now.bye = beat[0] == kBye;
-    if (!(now == heard_[rank])) last_change_ = now.at;
+    if (!now.SameProgress(heard_[rank])) last_change_ = now.at;
     heard_[rank] = now;
     return now.bye ? 1 : 0;
   }
@@ -188,9 +192,10 @@ class StallInspector::Impl {
 
   std::string StepName(int64_t steps_begun) const {
     const int64_t index = steps_begun - 1;
-    if (options_.what != "step") return options_.what + " " + std::to_string(index);
-    if (index < options_.warmup_steps) return "warm-up step " + std::to_string(index);
-    return "step " + std::to_string(index - options_.warmup_steps);
+    if (index < options_.warmup_steps) {
+      return "warm-up " + options_.what + " " + std::to_string(index);
+    }
+    return options_.what + " " + std::to_string(index - options_.warmup_steps);
   }
 
   // One line: how long, where, and who holds it up.
@@ -261,6 +266,15 @@ class StallInspector::Impl {
   Clock::time_point last_change_;
   bool warned_ = false;
 };
+
+void EndStalledJob(const std::string& line, const std::string& outcome, double shutdown_s) {
+  std::fprintf(stderr, "autotune: error: stall: %s; %s (--stall-shutdown-s %g)\n", line.c_str(),
+               outcome.c_str(), shutdown_s);
+  std::fflush(stderr);
+  NoteLaunchStatus("reported", "stall");
+  MPI_Abort(MPI_COMM_WORLD, kStallExitCode);
+  std::_Exit(kStallExitCode);
+}
 
 Status StallInspector::Start(MPI_Comm world, StallInspectorOptions options,
                              const RankProgress* progress, std::unique_ptr<StallInspector>* out) {

@@ -59,6 +59,12 @@ class RankProgress {
 // The exit status of a job the stall check ended.
 inline constexpr int kStallExitCode = 3;
 
+// Rank 0's end of a stalled job: prints "autotune: error: stall: LINE; OUTCOME
+// (--stall-shutdown-s S)", notes "reported" for the launcher (executor/launch_status.h) and
+// ends the whole job (MPI_Abort) with kStallExitCode.
+[[noreturn]] void EndStalledJob(const std::string& line, const std::string& outcome,
+                                double shutdown_s);
+
 // Called on rank 0's inspector thread with the one-line stall description when the stall
 // has lasted shutdown_s; must end the job (e.g. MPI_Abort) and not return.
 using StallShutdown = std::function<void(const std::string& line)>;
@@ -66,7 +72,7 @@ using StallShutdown = std::function<void(const std::string& line)>;
 struct StallInspectorOptions {
   StallSettings settings;
   std::vector<std::string> tensor_names;  // by tensor index, for the lines
-  int warmup_steps = 0;                   // steps begun counted as warm-up in the lines
+  int warmup_steps = 0;                   // the first units named "warm-up" in the lines
   std::string what = "step";              // the unit of progress named in the lines
   StallShutdown shutdown;                 // rank 0; required when settings.shutdown_s > 0
 };

@@ -19,10 +19,10 @@
 #include <sstream>
 
 #include "executor/launch_status.h"
+#include "executor/record.h"
 #include "tools/command.h"
 #include "tools/mpirun_output.h"
 #include "tools/progress.h"
-#include "traces/store.h"
 
 #ifndef AUTOTUNE_MPIEXEC
 #define AUTOTUNE_MPIEXEC "mpirun"
@@ -147,20 +147,7 @@ void ReportDeadRank(const DeadRank& dead, const std::string& status_path,
   int64_t run_id = 0;
   int planned = 0;
   std::istringstream(run_note->second) >> run_id >> planned;
-  std::unique_ptr<Store> store;
-  RunInfo run;
-  Status st = Store::Open(target.db_path, Store::Mode::kReadWrite, &store);
-  if (st.ok()) st = store->GetRun(run_id, &run);
-  if (st.ok() && !run.complete) st = store->SetEndReason(run_id, who);
-  if (st.ok() && !run.complete) st = store->FinishRun(run_id, false, &run);
-  const std::string id = "run " + std::to_string(run_id);
-  if (!st.ok()) {
-    Fail(who + "; " + id + " could not be read: " + st.message());
-  } else {
-    Fail(who + "; " + id + " kept " + std::to_string(run.steps_recorded) + " of " +
-         std::to_string(planned) + " steps, " +
-         (run.complete ? "complete" : "marked incomplete"));
-  }
+  Fail(who + "; " + executor::EndRunElsewhere(target.db_path, run_id, planned, who));
 }
 
 // Copies the child's stderr (read end `fd`) to ours through the filter until it closes;
