@@ -1,5 +1,6 @@
 #include "executor/record.h"
 
+
 #include <algorithm>
 #include <csignal>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "executor/stall_inspector.h"
 #include "executor/step_player.h"
 #include "executor/stop_signal.h"
+#include "traces/ddp_buckets.h"
 #include "traces/knob_table.h"
 #include "traces/score.h"
 #include "traces/store.h"
@@ -192,6 +194,7 @@ Status CreateRun(Session* s, RunInfo* run) {
   run->topology = s->layout.ToTopology();
   run->backend = s->backend->kind();
   run->hardware = s->backend->hardware() + "; compute " + ComputeModeName(s->compute.mode);
+  run->framework = s->options.framework;
   run->steps_planned = s->options.steps;
   run->warmup_steps = s->options.warmup_steps;
   Status st;
@@ -394,6 +397,7 @@ Status ResolveRecordInputs(const RecordOptions& options, Workload* workload) {
   if (options.like_run > 0) return Status::Ok();  // derived from the database in Setup
   AUTOTUNE_RETURN_IF_ERROR(ResolveWorkload(options.workload, workload));
   if (options.scale < 1.0) AUTOTUNE_RETURN_IF_ERROR(ScaleWorkload(options.scale, workload));
+  if (options.framework == Framework::kDdp) AUTOTUNE_RETURN_IF_ERROR(CheckDdpWorkload(*workload));
   return Status::Ok();
 }
 

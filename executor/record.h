@@ -76,6 +76,9 @@ struct RecordOptions {
   int warmup_steps = 3;                 // warm-up steps (not stored), >= 0. Default 3.
   Knobs knobs;                          // the knobs to play with; validated here
   std::string backend = "mpi";          // mpi | nccl (CUDA device memory). Default mpi.
+  // Whose semantics the executor plays and the run records: Horovod's background cycle and
+  // fusion, or PyTorch DDP's buckets (traces/ddp_buckets.h). Default Horovod.
+  Framework framework = Framework::kHorovod;
   std::string db_path = "autotune.db";  // SQLite database, created if missing
   std::string command;                  // command line stored with the run
   bool verify_every_step = false;       // default: first and last measured step only

@@ -25,13 +25,17 @@ namespace {
 
 using Environment = std::vector<std::pair<std::string, std::string>>;
 
-// The variables for a config, in knob-table order: every knob's variables that have a value
+// The variables for a config, in knob-table order: every variable that has a value of the
+// knobs of the config's framework and the backend knobs
 // (Horovod's knobs always do, so the run gets exactly the validated setting; a backend knob
 // at its library default has none), then horovodrun's own autotune section.
 Environment EnvironmentFor(const ConfigFile& config) {
   Environment env;
-  for (EnvVar& var : KnobEnvironment(config.knobs)) {
-    if (!var.second.empty()) env.push_back(std::move(var));
+  for (const KnobSpec& spec : KnobTable()) {
+    if (spec.environment == nullptr || !KnobInFramework(spec, config.framework)) continue;
+    for (EnvVar& var : spec.environment(config.knobs)) {
+      if (!var.second.empty()) env.push_back(std::move(var));
+    }
   }
   const TunerSettings& t = config.autotune;
   if (t.enabled) {  // horovodrun's own autotune section, passed on as horovodrun would

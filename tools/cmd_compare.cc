@@ -91,6 +91,7 @@ nlohmann::json KnobDifferences(const Knobs& a, const Knobs& b) {
 // What differs between the two runs besides the knobs, or what makes either doubtful.
 std::vector<std::string> ComparabilityWarnings(const RunInfo& a, const RunInfo& b) {
   std::vector<std::string> warnings;
+  if (a.framework != b.framework) warnings.push_back("different frameworks");
   if (a.workload.name != b.workload.name) warnings.push_back("different workloads");
   if (!a.topology.SameShape(b.topology)) warnings.push_back("different topologies");
   if (a.scale != b.scale) warnings.push_back("different --scale");
@@ -128,6 +129,8 @@ void PrintTable(const Comparison& c, const CompareOptions& opts) {
               (RunKindName(b.kind) + (" " + b.workload.name)).c_str());
   std::printf("%-24s %-28s %-28s\n", "topology", a.topology.key().c_str(),
               b.topology.key().c_str());
+  std::printf("%-24s %-28s %-28s\n", "framework", FrameworkName(a.framework),
+              FrameworkName(b.framework));
   for (const auto& [name, values] : c.knob_diff.items()) {
     std::printf("%-24s %-28s %-28s\n", name.c_str(), values[0].get<std::string>().c_str(),
                 values[1].get<std::string>().c_str());

@@ -72,7 +72,7 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run,
   std::printf("  step time median %.1f ms, p95 %.1f ms; score %.3f GB/s\n", summary.step_ms_median,
               run.step_ms_p95, run.score_bytes_per_s / 1e9);
   std::printf("  knobs (as given; the timeline does not carry them): %s\n",
-              KnobsShort(run.knobs).c_str());
+              KnobsShort(run.knobs, run.framework).c_str());
 }
 
 int RunImport(const ImportFlags& flags) {

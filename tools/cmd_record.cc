@@ -39,6 +39,7 @@ struct RecordFlags {
   OnlineTuningFlags autotune;
   CLI::Option* steps_option = nullptr;
   std::string compute;  // --compute; empty: the backend's default
+  std::string framework;  // --framework; empty: the config file's (horovod without one)
 };
 
 // --compute into options->compute, the backend's default when it was not given (left unset
@@ -82,6 +83,7 @@ void PrintSummary(const executor::RecordResult& result, const Status& status, bo
                         {"scale", run.scale},
                         {"topology", run.topology.key()},
                         {"backend", BackendName(run.backend)},
+                        {"framework", FrameworkName(run.framework)},
                         {"knobs", KnobsToJson(run.knobs)}};
     std::cout << j.dump() << std::endl;
     return;
@@ -111,11 +113,17 @@ std::function<void(int, int, double)> StepProgress(ProgressLine* line) {
   };
 }
 
-// The knobs (and their constants) and the stall settings, from the flags and config file.
+// The knobs (and their constants), the stall settings and the framework, from the flags and
+// config file.
 Status ResolveKnobsAndStall(const RecordFlags& flags, Knobs* knobs,
-                           std::set<std::string>* constants, StallSettings* stall) {
+                           std::set<std::string>* constants, StallSettings* stall,
+                           Framework* framework) {
   ConfigFile config;
   AUTOTUNE_RETURN_IF_ERROR(flags.knobs.Resolve(knobs, constants, &config));
+  *framework = config.framework;
+  if (!flags.framework.empty()) {
+    AUTOTUNE_RETURN_IF_ERROR(ParseFramework(flags.framework, framework).WithPrefix("--framework"));
+  }
   return flags.stall.Resolve(&config, stall);
 }
 
@@ -124,11 +132,12 @@ Status ResolveKnobsAndStall(const RecordFlags& flags, Knobs* knobs,
 Status ValidateBeforeLaunch(const RecordFlags& flags) {
   executor::RecordOptions options = flags.record;
   std::set<std::string> constants;
-  AUTOTUNE_RETURN_IF_ERROR(ResolveKnobsAndStall(flags, &options.knobs, &constants, &options.stall));
+  AUTOTUNE_RETURN_IF_ERROR(ResolveKnobsAndStall(flags, &options.knobs, &constants, &options.stall,
+                                               &options.framework));
   if (flags.autotune.enabled) {
     std::unique_ptr<OnlineTuner> tuner;  // checks that something is left to tune
     AUTOTUNE_RETURN_IF_ERROR(OnlineTuner::Create(OnlineTuningFlags(), options.knobs, constants,
-                                                 options.backend, &tuner));
+                                                 options.backend, options.framework, &tuner));
   }
   AUTOTUNE_RETURN_IF_ERROR(ResolveComputeFlag(flags, &options));
   Workload workload;
@@ -152,7 +161,8 @@ int RunRecordCommand(RecordFlags& flags) {
   Knobs knobs;
   std::set<std::string> constants;
   executor::RecordOptions options = flags.record;
-  Status resolved = ResolveKnobsAndStall(flags, &knobs, &constants, &options.stall);
+  Status resolved =
+      ResolveKnobsAndStall(flags, &knobs, &constants, &options.stall, &options.framework);
   if (resolved.ok()) resolved = ResolveComputeFlag(flags, &options);
   if (resolved.ok()) {  // Open MPI reads its knobs' environment in MPI_Init, just below
     const Status env = executor::ApplyKnobEnvironment(knobs, KnobLibrary::kOpenMpi);
@@ -169,7 +179,8 @@ int RunRecordCommand(RecordFlags& flags) {
     OnlineTuningFlags autotune = flags.autotune;
     autotune.steps_given = flags.steps_option->count() > 0;
     autotune.db = flags.record.db_path;
-    st = OnlineTuner::Create(autotune, knobs, constants, flags.record.backend, &tuner);
+    st = OnlineTuner::Create(autotune, knobs, constants, flags.record.backend, options.framework,
+                             &tuner);
   }
   st = executor::AgreeOnStatus(MPI_COMM_WORLD, st);
   executor::RecordResult result;
@@ -242,6 +253,10 @@ void AddRecordCommand(CLI::App& root, Action* action) {
   app->add_option("--backend", r.backend,
                   "Data-plane backend: mpi (host memory) or nccl (CUDA device memory). "
                   "Default mpi");
+  app->add_option("--framework", flags->framework,
+                  "Whose semantics to play and record: horovod (background cycle, negotiation, "
+                  "tensor fusion) or ddp (PyTorch DDP's gradient buckets). Default: the "
+                  "--config-file's (ddp when it has a ddp: section), else horovod");
   flags->knobs.Add(app);
   flags->stall.Add(app);
   app->add_option("--db", r.db_path,

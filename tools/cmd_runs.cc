@@ -19,6 +19,7 @@ nlohmann::json RunToJson(const RunInfo& r) {
                         {"topology", r.topology.key()},
                         {"hosts", r.topology.hosts},
                         {"backend", BackendName(r.backend)},
+                        {"framework", FrameworkName(r.framework)},
                         {"hardware", r.hardware},
                         {"knobs", KnobsToJson(r.knobs)},
                         {"complete", r.complete},
@@ -54,18 +55,18 @@ void AddRunsCommand(CLI::App& root, Action* action) {
         std::cout << list.dump() << "\n";
         return 0;
       }
-      std::printf("%4s  %-20s  %-9s  %-12s  %-5s  %-8s  %10s  %10s  %-8s  %s\n", "id", "created",
-                  "kind", "workload", "topo", "backend", "score GB/s", "step ms", "complete",
-                  "knobs");
+      std::printf("%4s  %-20s  %-9s  %-12s  %-5s  %-8s  %-9s  %10s  %10s  %-8s  %s\n", "id",
+                  "created", "kind", "workload", "topo", "backend", "framework", "score GB/s",
+                  "step ms", "complete", "knobs");
       for (const RunInfo& r : runs) {
-        std::printf("%4lld  %-20s  %-9s  %-12s  %-5s  %-8s  %10.3f  %10.2f  %-8s  %s\n",
+        std::printf("%4lld  %-20s  %-9s  %-12s  %-5s  %-8s  %-9s  %10.3f  %10.2f  %-8s  %s\n",
                     static_cast<long long>(r.id), r.created_at.c_str(), RunKindName(r.kind),
                     r.workload.name.c_str(), r.topology.key().c_str(), BackendName(r.backend),
-                    r.score_bytes_per_s / 1e9, r.step_ms_median,
+                    FrameworkName(r.framework), r.score_bytes_per_s / 1e9, r.step_ms_median,
                     r.complete ? "yes" : ("no (" + std::to_string(r.steps_recorded) + "/" +
                                           std::to_string(r.steps_planned) + ")")
                                              .c_str(),
-                    KnobsShort(r.knobs).c_str());
+                    KnobsShort(r.knobs, r.framework).c_str());
       }
       for (const RunInfo& r : runs) {  // why each incomplete run ended, where known
         if (!r.complete && !r.end_reason.empty()) {

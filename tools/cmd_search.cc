@@ -66,6 +66,7 @@ namespace {
 Status ResolveScope(const SearchFlags& flags, const std::set<std::string>& constants,
                     Inputs* in) {
   in->scope.target = TargetOf(in->run);
+  in->scope.framework = in->run.framework;
   if (!flags.target.empty()) {
     AUTOTUNE_RETURN_IF_ERROR(
         tuner::ParseTarget(flags.target, &in->scope.target).WithPrefix("--target"));

@@ -85,7 +85,7 @@ Status ResolveSettings(const SimulateOptions& o, const RunInfo& run, const Topol
     const bool has_allgather =
         std::any_of(run.workload.tensors.begin(), run.workload.tensors.end(),
                     [](const TensorSpec& t) { return t.op == Op::kAllgather; });
-    for (const Knobs& k : sim::KnobGrid(knobs, constants, target, has_allgather)) {
+    for (const Knobs& k : sim::KnobGrid(knobs, constants, target, has_allgather, run.framework)) {
       if (std::find(settings->begin(), settings->end(), k) == settings->end()) {
         settings->push_back(k);
       }
@@ -188,7 +188,7 @@ void PrintHuman(const SimulateOptions& o, const Plan& plan, const std::vector<in
   for (size_t k = 0; k < shown; ++k) {
     const sim::SettingResult& r = plan.results[order[k]];
     std::printf("%s %-66s %12.3f %12.3f %14.1f\n", k == 0 && order.size() > 1 ? "*" : " ",
-                KnobsShort(r.knobs).c_str(), r.step_ms_median, r.step_ms_p95,
+                KnobsShort(r.knobs, run.framework).c_str(), r.step_ms_median, r.step_ms_p95,
                 r.score_bytes_per_s / 1e6);
   }
   if (shown < order.size()) std::printf("  ... %zu more settings\n", order.size() - shown);

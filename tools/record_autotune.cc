@@ -32,18 +32,21 @@ OnlineTuner::OnlineTuner(const OnlineTuningFlags& flags, tuner::Space space, con
 
 Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
                            const std::set<std::string>& constants, const std::string& backend,
-                           std::unique_ptr<OnlineTuner>* out) {
+                           Framework framework, std::unique_ptr<OnlineTuner>* out) {
   tuner::Space space;
   BackendKind backend_kind = BackendKind::kMpi;
   AUTOTUNE_RETURN_IF_ERROR(ParseBackend(backend, &backend_kind));
+  tuner::SpaceScope scope;
+  scope.framework = framework;
   AUTOTUNE_RETURN_IF_ERROR(tuner::KnobSpace(backend_kind, start, constants,
-                                            tuner::FreeKnobs::kOnline, {}, &space));
+                                            tuner::FreeKnobs::kOnline, scope, &space));
   if (space.encoded_size() == 0) {
     return Status::InvalidArgument(
         "--autotune: every runtime knob is a constant (given on the command line or in "
         "--config-file); nothing to tune");
   }
   std::unique_ptr<OnlineTuner> online(new OnlineTuner(flags, std::move(space), start));
+  online->framework_ = framework;
   AUTOTUNE_RETURN_IF_ERROR(online->log_.Open(flags.log_file));
   *out = std::move(online);
   return Status::Ok();
@@ -101,7 +104,7 @@ void OnlineTuner::AddSimulatorPrior(int64_t run_id) {
                "record --autotune: simulator prior: %d settings simulated on this run's %zu "
                "steps (calibration %lld); predicted best %s at %.4g GB/s\n",
                search_.simulated(), simulation.trace().steps().size(),
-               static_cast<long long>(loaded.calibration.id), KnobsShort(best_knobs).c_str(),
+               static_cast<long long>(loaded.calibration.id), KnobsShort(best_knobs, framework_).c_str(),
                best.ok() ? best->prediction.mean / 1e9 : 0.0);
 }
 
@@ -123,7 +126,7 @@ Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningD
     AddSimulatorPrior(sample.run_id);
   }
   std::fprintf(stderr, "record --autotune: sample %d/%d: %s: %.4g GB/s\n", observed(),
-               flags_.max_samples, KnobsShort(sample.knobs).c_str(),
+               flags_.max_samples, KnobsShort(sample.knobs, framework_).c_str(),
                sample.score_bytes_per_s / 1e9);
   StatusOr<tuner::KnobSearch::Next> next = search_.NextMeasured();
   if (!next.ok()) return next.status().WithPrefix("record --autotune");
@@ -135,7 +138,7 @@ Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningD
   AUTOTUNE_RETURN_IF_ERROR(Best(&decision->next, &best));
   decision->done = true;
   std::fprintf(stderr, "record --autotune: %s; best %s kept for the rest of the run\n",
-               tuner::StopReasonName(next->stop), KnobsShort(decision->next).c_str());
+               tuner::StopReasonName(next->stop), KnobsShort(decision->next, framework_).c_str());
   return Status::Ok();
 }
 
@@ -151,6 +154,7 @@ Status OnlineTuner::Best(Knobs* knobs, tuner::Reported* best) {
 
 Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) {
   ConfigFile config;
+  config.framework = framework_;
   tuner::Reported best;
   AUTOTUNE_RETURN_IF_ERROR(Best(&config.knobs, &best));
   const double measured = best.measured.mean;
@@ -158,7 +162,7 @@ Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) 
   std::fprintf(json ? stderr : stdout,
                "autotune: best of %d samples: %s, measured %.4g GB/s (starting setting %.4g "
                "GB/s)%s\n",
-               observed(), KnobsShort(config.knobs).c_str(), measured / 1e9, default_score_ / 1e9,
+               observed(), KnobsShort(config.knobs, framework_).c_str(), measured / 1e9, default_score_ / 1e9,
                target.c_str());
   std::fflush(json ? stderr : stdout);
   if (flags_.out.empty()) return Status::Ok();

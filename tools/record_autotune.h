@@ -56,7 +56,7 @@ class OnlineTuner {
   // the knobs the user gave. Opens the log file.
   static Status Create(const OnlineTuningFlags& flags, const Knobs& start,
                        const std::set<std::string>& constants, const std::string& backend,
-                       std::unique_ptr<OnlineTuner>* out);
+                       Framework framework, std::unique_ptr<OnlineTuner>* out);
 
   // executor::TuningStep: takes a finished sample, decides the next knobs.
   Status Step(const executor::TuningSample& sample, executor::TuningDecision* decision);
@@ -80,6 +80,7 @@ class OnlineTuner {
   void AddSimulatorPrior(int64_t run_id);
 
   OnlineTuningFlags flags_;
+  Framework framework_ = Framework::kHorovod;  // whose knobs are tuned and written
   SampleLog log_;  // before search_, which writes to it
   tuner::KnobSearch search_;
   int warmup_samples_ = 0;      // samples discarded before the first observed one

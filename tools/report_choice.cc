@@ -91,6 +91,7 @@ Status ChoiceView(Store& store, const SearchGroup& group, ReportView* view, std:
   base.num_groups = run.knobs.num_groups;  // held at the run's value, as `search` does
   tuner::SpaceScope scope;
   scope.target = TargetOf(run);
+  scope.framework = run.framework;
   tuner::Space space;
   Status s =
       tuner::KnobSpace(run.backend, base, {}, tuner::FreeKnobs::kAllButBackend, scope, &space);

@@ -24,7 +24,7 @@ const json kTimelineKinds = {kReady, "negotiation", "copy in", "collective", "co
 
 std::string RunLabel(const RunInfo& run) {
   return "run " + std::to_string(run.id) + " (" + run.workload.name + ", " + run.topology.key() +
-         ", " + KnobsShort(run.knobs) + ")";
+         ", " + KnobsShort(run.knobs, run.framework) + ")";
 }
 
 json Segment(const std::string& lane, const char* kind, double start_us, double end_us,
@@ -196,7 +196,7 @@ ReportSection RunsSection(const std::vector<RunInfo>& runs) {
                                             : "no (" + std::to_string(r.steps_recorded) + "/" +
                                                   std::to_string(r.steps_planned) + ")";
     section.table.rows.push_back({r.id, r.created_at, RunKindName(r.kind), r.workload.name, r.scale,
-                                  r.topology.key(), BackendName(r.backend), KnobsShort(r.knobs),
+                                  r.topology.key(), BackendName(r.backend), KnobsShort(r.knobs, r.framework),
                                   std::round(r.score_bytes_per_s / 1e6) / 1e3,
                                   std::round(r.step_ms_median * 1e3) / 1e3,
                                   std::round(r.step_ms_p95 * 1e3) / 1e3, complete});

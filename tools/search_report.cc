@@ -105,7 +105,7 @@ std::string VerdictLine(const RoundReport& report) {
   char interval[160];
   std::snprintf(interval, sizeof(interval), "speedup %.3f, %g%% interval [%.3f, %.3f]",
                 d.speedup.speedup, d.speedup.confidence * 100, d.speedup.low, d.speedup.high);
-  return "best: " + KnobsShort(report.best_knobs) + " beats the default: steps " +
+  return "best: " + KnobsShort(report.best_knobs, report.scope.framework) + " beats the default: steps " +
          Percent(1.0 - 1.0 / d.speedup.speedup) + " shorter (" + interval + "; noise " + noise +
          ")";
 }
@@ -138,12 +138,13 @@ Status WriteSearchConfigs(RoundReport* report) {
   const tuner::SearchLoop::Conclusion& c = report->conclusion;
   const tuner::Reported& written = c.written();
   ConfigFile best;
+  best.framework = report->scope.framework;
   best.knobs = report->best_knobs;
   nlohmann::json provenance =
       Provenance(*report, written.prediction, written.measured, Evidence(*report, written));
   provenance.update(DecisionJson(*report));
   provenance["target"] = tuner::TargetName(report->scope.target);
-  provenance["candidate"] = KnobsShort(report->candidate_knobs);
+  provenance["candidate"] = KnobsShort(report->candidate_knobs, report->scope.framework);
   provenance["default_predicted_score"] = c.default_setting.prediction.mean;
   best.provenance_json = provenance.dump();
   AUTOTUNE_RETURN_IF_ERROR(
@@ -151,6 +152,7 @@ Status WriteSearchConfigs(RoundReport* report) {
   for (size_t i = 0; i < c.proposals.size(); ++i) {
     const tuner::Suggestion& s = c.proposals[i];
     ConfigFile config;
+    config.framework = report->scope.framework;
     config.knobs = report->proposal_knobs[i];
     nlohmann::json p =
         Provenance(*report, s.prediction, Repeats{},
@@ -213,7 +215,7 @@ void PrintSearchSummary(const RoundReport& r, std::ostream& out) {
   if (r.skipped_measured > 0) out << " (" << r.skipped_measured << " skipped)";
   out << ", rho " << r.rho << ", target " << tuner::TargetName(r.scope.target) << "\n";
   const tuner::Decision& d = c.decision;
-  out << "candidate: " << KnobsShort(r.candidate_knobs) << "  predicted "
+  out << "candidate: " << KnobsShort(r.candidate_knobs, r.scope.framework) << "  predicted "
       << Gbps(c.candidate.prediction.mean) << " +- "
       << Gbps(std::sqrt(c.candidate.prediction.variance)) << " (" << Evidence(r, c.candidate)
       << "; beats default: " << tuner::VerdictText(d.verdict);

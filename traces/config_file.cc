@@ -105,12 +105,16 @@ nlohmann::json YamlToJson(const YAML::Node& node) {
   return nullptr;
 }
 
-Status ParseParams(const YAML::Node& params, const std::string& source, ConfigFile* config) {
-  if (!params.IsMap()) return Status::InvalidArgument(source + ": params: expected a mapping");
-  for (const auto& kv : params) {
+// A section of knobs only: "params" (Horovod's) or "ddp".
+Status ParseKnobSection(const YAML::Node& node, const std::string& source,
+                        const std::string& section, ConfigFile* config) {
+  if (!node.IsMap()) {
+    return Status::InvalidArgument(source + ": " + section + ": expected a mapping");
+  }
+  for (const auto& kv : node) {
     std::string key = kv.first.as<std::string>();
     AUTOTUNE_RETURN_IF_ERROR(
-        SetParam(kv.second, source + ": params." + Printable(key), "params", key, config));
+        SetParam(kv.second, source + ": " + section + "." + Printable(key), section, key, config));
   }
   return Status::Ok();
 }
@@ -244,8 +248,9 @@ Status ParseConfigYaml(const std::string& text, const std::string& source, Confi
   try {
     for (const auto& kv : root) {
       std::string section = kv.first.as<std::string>();
-      if (section == "params") {
-        AUTOTUNE_RETURN_IF_ERROR(ParseParams(kv.second, source, &config));
+      if (section == "params" || section == "ddp") {
+        AUTOTUNE_RETURN_IF_ERROR(ParseKnobSection(kv.second, source, section, &config));
+        if (section == "ddp") config.framework = Framework::kDdp;
       } else if (section == "autotune") {
         AUTOTUNE_RETURN_IF_ERROR(ParseAutotune(kv.second, source, &config));
       } else if (section == "autotune_extra") {
@@ -258,6 +263,11 @@ Status ParseConfigYaml(const std::string& text, const std::string& source, Confi
     }
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(source + ": " + Printable(e.msg));
+  }
+  if (config.framework == Framework::kDdp && root["params"]) {
+    return Status::InvalidArgument(source +
+                                   ": params (Horovod's knobs) and ddp (PyTorch DDP's) are both "
+                                   "given; a config file is for one framework");
   }
   Status valid = config.knobs.Validate();
   if (!valid.ok()) return valid.WithPrefix(source);
@@ -362,10 +372,16 @@ void EmitProvenance(const std::string& provenance_json, YAML::Emitter* out) {
 std::string ConfigToYaml(const ConfigFile& config) {
   YAML::Emitter out;
   out << YAML::BeginMap;
-  out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
-  EmitKnobSection("params", config.knobs, &out);
-  out << YAML::EndMap;
-  EmitTunerSettings(config.autotune, &out);
+  if (config.framework == Framework::kDdp) {
+    out << YAML::Key << "ddp" << YAML::Value << YAML::BeginMap;
+    EmitKnobSection("ddp", config.knobs, &out);
+    out << YAML::EndMap;
+  } else {
+    out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
+    EmitKnobSection("params", config.knobs, &out);
+    out << YAML::EndMap;
+    EmitTunerSettings(config.autotune, &out);
+  }
   out << YAML::Key << "autotune_extra" << YAML::Value << YAML::BeginMap;
   EmitKnobSection("autotune_extra", config.knobs, &out);
   EmitProvenance(config.provenance_json, &out);

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "traces/framework.h"
 #include "traces/knobs.h"
 #include "traces/stall_settings.h"
 #include "traces/status.h"
@@ -21,6 +22,8 @@ struct TunerSettings {  // horovodrun's `autotune:` section, same keys
 };
 
 struct ConfigFile {
+  // The framework the file is for: kDdp when it has a `ddp:` section (then no `params:`).
+  Framework framework = Framework::kHorovod;
   Knobs knobs;                  // defaults for knobs the file does not set
   std::set<std::string> set_knobs;  // names of the knobs the file sets (constants)
   TunerSettings autotune;
@@ -32,12 +35,13 @@ struct ConfigFile {
 // Parses YAML text. Accepts horovodrun's own keys (params.fusion_threshold_mb,
 // cycle_time_ms, cache_capacity, hierarchical_allreduce, hierarchical_allgather, autotune.*,
 // stall_check.*, and the other horovodrun sections, which are ignored) and ours
-// (autotune_extra).
+// (autotune_extra, and ddp: PyTorch DDP's knobs, which makes the file a DDP file).
 // An unknown key in params/autotune_extra, a wrong type or an out-of-range value is an
 // error naming `source`, the key and the value.
 Status ParseConfigYaml(const std::string& text, const std::string& source, ConfigFile* out);
 Status LoadConfigFile(const std::string& path, ConfigFile* out);
-// Writes the YAML form (params, autotune, autotune_extra).
+// Writes the YAML form: params, autotune, autotune_extra for Horovod; ddp, autotune_extra
+// for DDP.
 std::string ConfigToYaml(const ConfigFile& config);
 Status SaveConfigFile(const std::string& path, const ConfigFile& config);
 

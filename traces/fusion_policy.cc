@@ -106,13 +106,38 @@ FusionPolicy::FusionPolicy(const Workload& workload, int64_t threshold_bytes, in
   responses_.reserve(n);
 }
 
+FusionPolicy::FusionPolicy(const Workload& workload, const Knobs& knobs, Framework framework,
+                           int world_size)
+    : FusionPolicy(workload, framework == Framework::kDdp ? 0 : knobs.threshold_bytes(),
+                   framework == Framework::kDdp ? 0 : knobs.num_groups, world_size) {
+  if (framework == Framework::kDdp) {
+    ddp_.emplace(workload, knobs.ddp_first_bucket_bytes(), knobs.ddp_bucket_cap_bytes(),
+                 knobs.ddp_gradient_as_bucket_view);
+  }
+}
+
 std::vector<FusedCollective> FusionPolicy::Cycle(std::span<const int> newly_ready) {
+  if (ddp_) return ddp_->Ready(newly_ready);
   gate_.Admit(newly_ready, &released_);
   responses_.clear();
   for (int t : released_) responses_.push_back(response_of_[t]);
   return PackResponses(responses_, threshold_bytes_);
 }
 
-void FusionPolicy::Reset() { gate_.Reset(); }
+void FusionPolicy::Reset() {
+  if (ddp_) {
+    ddp_->Reset();
+  } else {
+    gate_.Reset();
+  }
+}
+
+void FusionPolicy::EndStep(std::span<const int> ready_order) {
+  if (ddp_) {
+    ddp_->EndStep(ready_order);
+  } else {
+    gate_.Reset();
+  }
+}
 
 }  // namespace autotune

@@ -1,12 +1,18 @@
 // The fusion policy: which ready tensors go into which fused collective. FusionPolicy is
-// the one piece of code the executor's background cycle and the simulator's replay both
-// call (DESIGN.md, "Layers"); neither assembles the decision from its parts.
+// the one piece of code the executor and the simulator's replay both call (DESIGN.md,
+// "Layers"); neither assembles the decision from its parts. It has two policies, one per
+// framework: Horovod's (greedy packing of the tensors each background cycle negotiated) and
+// PyTorch DDP's (fixed gradient buckets, traces/ddp_buckets.h).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "traces/ddp_buckets.h"
+#include "traces/framework.h"
+#include "traces/knobs.h"
 #include "traces/workload.h"
 
 namespace autotune {
@@ -17,6 +23,9 @@ struct FusedCollective {
   int group = -1;
   int64_t bytes = 0;         // sum of the members' fusion bytes
   std::vector<int> tensors;  // member tensor indices, in response order
+  // The members already live in the fused buffer (DDP's gradient_as_bucket_view): no copy in
+  // or out.
+  bool bucket_view = false;
 };
 
 // Bytes a tensor occupies in the fusion buffer: its own bytes for allreduce, its
@@ -69,10 +78,15 @@ class GroupGate {
 
 }  // namespace fusion_internal
 
-// Horovod's fusion decision for one rank's step, cycle by cycle. Copyable: a copy carries
-// the progress of the step it was copied in.
+// The fusion decision for one rank's step: Horovod's cycle by cycle, or DDP's bucket by
+// bucket. Copyable: a copy carries the progress of the step it was copied in.
 class FusionPolicy {
  public:
+  // The policy of `framework` for knobs: Horovod's (threshold, num_groups) or DDP's (bucket
+  // caps, gradient_as_bucket_view). REQUIRES for kDdp: CheckDdpWorkload(workload) is OK.
+  FusionPolicy(const Workload& workload, const Knobs& knobs, Framework framework,
+               int world_size);
+
   // threshold_bytes: the fusion buffer's capacity (0 = one collective per tensor).
   // num_groups: 0 = greedy fusion; > 0 = grouped allreduce (AssignGroups). world_size:
   // ranks in the job (an allgather occupies its gathered bytes). Nothing of workload is
@@ -85,9 +99,20 @@ class FusionPolicy {
   // group's members only once the whole group is ready) in ascending index order, packed
   // greedily into buffers of at most threshold_bytes that never mix op, dtype or group.
   // Empty when nothing is released.
+  // DDP: newly_ready are the gradients that became ready on this rank since the last call
+  // (call it as they become ready); the result is the buckets whose allreduce starts now
+  // (DdpBucketPolicy::Ready).
   std::vector<FusedCollective> Cycle(std::span<const int> newly_ready);
   // Forgets every held tensor (start of a new step).
   void Reset();
+  // Ends a step whose gradients became ready in ready_order (every tensor once; rank 0's,
+  // which all ranks must agree on): DDP rebuilds its buckets after the first step. Forgets
+  // progress, like Reset.
+  void EndStep(std::span<const int> ready_order);
+
+  Framework framework() const { return ddp_ ? Framework::kDdp : Framework::kHorovod; }
+  // DDP's buckets in launch order; nullptr for Horovod.
+  const DdpBucketPolicy* ddp() const { return ddp_ ? &*ddp_ : nullptr; }
 
   // The fusion group of tensor t, -1 = none (num_groups == 0).
   int group_of(int t) const { return gate_.group_of(t); }
@@ -100,6 +125,7 @@ class FusionPolicy {
   // Scratch reused across cycles.
   std::vector<int> released_;
   std::vector<fusion_internal::ReadyTensor> responses_;
+  std::optional<DdpBucketPolicy> ddp_;  // set for DDP: then the members above are unused
 };
 
 }  // namespace autotune

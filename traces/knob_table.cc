@@ -62,6 +62,15 @@ std::vector<EnvVar> HorovodHierAllreduce(const Knobs& k) {
 std::vector<EnvVar> HorovodHierAllgather(const Knobs& k) {
   return {{"HOROVOD_HIERARCHICAL_ALLGATHER", k.hierarchical_allgather ? "1" : "0"}};
 }
+std::vector<EnvVar> DdpBucketCap(const Knobs& k) {
+  return {{"AUTOTUNE_DDP_BUCKET_CAP_MB", Number(k.ddp_bucket_cap_mb)}};
+}
+std::vector<EnvVar> DdpFirstBucket(const Knobs& k) {
+  return {{"AUTOTUNE_DDP_FIRST_BUCKET_MB", Number(k.ddp_first_bucket_mb)}};
+}
+std::vector<EnvVar> DdpBucketView(const Knobs& k) {
+  return {{"AUTOTUNE_DDP_GRADIENT_AS_BUCKET_VIEW", k.ddp_gradient_as_bucket_view ? "1" : "0"}};
+}
 std::vector<EnvVar> NcclAlgo(const Knobs& k) {
   return {{"NCCL_ALGO", Spelled(NcclAlgoSpellings(), k.nccl_algo)}};
 }
@@ -79,9 +88,8 @@ std::vector<EnvVar> MpiAllreduceAlgorithm(const Knobs& k) {
            set ? std::to_string(k.mpi_allreduce_algorithm) : ""}};
 }
 
-// The rows, in two groups: the framework's knobs (Horovod's), then the collective libraries'
-// own. Field order is KnobSpec's (designated initializers); unset fields take its defaults.
-std::vector<KnobSpec> FrameworkKnobRows() {
+// The rows, in three groups: Horovod's knobs, DDP's, then the collective libraries' own. Field order is KnobSpec's (designated initializers); unset fields take its defaults.
+std::vector<KnobSpec> HorovodKnobRows() {
   using enum KnobType;
   using enum KnobLifetime;
   return {
@@ -90,7 +98,7 @@ std::vector<KnobSpec> FrameworkKnobRows() {
        .flag = "--fusion-threshold-mb",
        .help = "Tensor fusion buffer size in MB (1 MB = 1048576 bytes); 0 = no fusion.",
        .yaml_section = "params", .yaml_key = "fusion_threshold_mb",
-       .library = KnobLibrary::kHorovod, .environment = HorovodThreshold,
+       .framework = KnobFrameworkScope::kHorovod, .library = KnobLibrary::kHorovod, .environment = HorovodThreshold,
        .environment_help = "bytes: 32 MB -> 33554432",
        .summary_label = "threshold", .summary_unit = "MB",
        .horovod_log_column = 3, .horovod_log_name = "tensor_fusion_threshold",
@@ -100,7 +108,7 @@ std::vector<KnobSpec> FrameworkKnobRows() {
        .unit = "ms", .min = 0.1, .max = 100,
        .flag = "--cycle-time-ms", .help = "Background cycle period in ms.",
        .yaml_section = "params", .yaml_key = "cycle_time_ms",
-       .library = KnobLibrary::kHorovod, .environment = HorovodCycle, .environment_help = "ms",
+       .framework = KnobFrameworkScope::kHorovod, .library = KnobLibrary::kHorovod, .environment = HorovodCycle, .environment_help = "ms",
        .summary_label = "cycle", .summary_unit = "ms",
        .horovod_log_column = 2, .horovod_log_name = "cycle_time_ms",
        .scale = KnobScale::kLog, .grid_values = {"0.5", "1", "2.5", "5", "10"}},
@@ -108,14 +116,14 @@ std::vector<KnobSpec> FrameworkKnobRows() {
        .unit = "entries", .min = 0, .max = 4096,
        .flag = "--cache-capacity", .help = "Response cache capacity in entries; 0 = off.",
        .yaml_section = "params", .yaml_key = "cache_capacity",
-       .library = KnobLibrary::kHorovod, .environment = HorovodCache,
+       .framework = KnobFrameworkScope::kHorovod, .library = KnobLibrary::kHorovod, .environment = HorovodCache,
        .environment_help = "entries", .summary_label = "cache",
        .scale = KnobScale::kLog1p, .grid_values = {"0", "1024"}},
       {.name = "hierarchical_allreduce", .type = kBool, .field = &Knobs::hierarchical_allreduce,
        .flag = "--hierarchical-allreduce",
        .help = "Hierarchical allreduce (intra reduce-scatter, cross allreduce, intra allgather).",
        .yaml_section = "params", .yaml_key = "hierarchical_allreduce",
-       .library = KnobLibrary::kHorovod, .environment = HorovodHierAllreduce,
+       .framework = KnobFrameworkScope::kHorovod, .library = KnobLibrary::kHorovod, .environment = HorovodHierAllreduce,
        .environment_help = "1/0", .summary_label = "hier_ar",
        .horovod_log_column = 0, .horovod_log_name = "hierarchical_allreduce",
        .grid_values = {"false", "true"}, .needs_hierarchy = true},
@@ -123,7 +131,7 @@ std::vector<KnobSpec> FrameworkKnobRows() {
        .flag = "--hierarchical-allgather",
        .help = "Hierarchical allgather (intra gather, cross allgather, intra broadcast).",
        .yaml_section = "params", .yaml_key = "hierarchical_allgather",
-       .library = KnobLibrary::kHorovod, .environment = HorovodHierAllgather,
+       .framework = KnobFrameworkScope::kHorovod, .library = KnobLibrary::kHorovod, .environment = HorovodHierAllgather,
        .environment_help = "1/0", .summary_label = "hier_ag",
        .horovod_log_column = 1, .horovod_log_name = "hierarchical_allgather",
        .grid_values = {"false", "true"}, .needs_hierarchy = true, .needs_allgather = true},
@@ -134,7 +142,46 @@ std::vector<KnobSpec> FrameworkKnobRows() {
        .help = "Fusion groups, set in the training script; 0 = greedy fusion of all ready "
                "tensors.",
        .yaml_section = "autotune_extra", .yaml_key = "num_groups",
+       .framework = KnobFrameworkScope::kHorovod,
        .summary_label = "groups", .scale = KnobScale::kLog1p},
+  };
+}
+
+// DDP's constructor arguments. A real DDP job reads them once, when the model is wrapped
+// (`apply` sets them at launch); autotune's executor can change them between samples of one
+// run, so they are runtime knobs for record --autotune.
+std::vector<KnobSpec> DdpKnobRows() {
+  using enum KnobType;
+  using enum KnobLifetime;
+  return {
+      {.name = "ddp_bucket_cap_mb", .type = kReal, .field = &Knobs::ddp_bucket_cap_mb,
+       .unit = "MB", .min = 0.25, .max = 1024,
+       .flag = "--ddp-bucket-cap-mb",
+       .help = "DDP's bucket_cap_mb: gradients are allreduced in buckets of about this size "
+               "(a parameter is never split).",
+       .yaml_section = "ddp", .yaml_key = "bucket_cap_mb",
+       .framework = KnobFrameworkScope::kDdp, .library = KnobLibrary::kTorch,
+       .environment = DdpBucketCap, .environment_help = "MB, DDP's bucket_cap_mb",
+       .summary_label = "bucket_cap", .summary_unit = "MB", .scale = KnobScale::kLog,
+       .grid_values = {"1", "5", "10", "25", "50", "100"}},
+      {.name = "ddp_first_bucket_mb", .type = kReal, .field = &Knobs::ddp_first_bucket_mb,
+       .unit = "MB", .min = 0.25, .max = 64,
+       .flag = "--ddp-first-bucket-mb",
+       .help = "DDP's first bucket (the gradients ready first), MB "
+               "(torch.distributed._DEFAULT_FIRST_BUCKET_BYTES).",
+       .yaml_section = "ddp", .yaml_key = "first_bucket_mb",
+       .framework = KnobFrameworkScope::kDdp, .library = KnobLibrary::kTorch,
+       .environment = DdpFirstBucket, .environment_help = "MB",
+       .summary_label = "first_bucket", .summary_unit = "MB", .scale = KnobScale::kLog},
+      {.name = "ddp_gradient_as_bucket_view", .type = kBool,
+       .field = &Knobs::ddp_gradient_as_bucket_view,
+       .flag = "--ddp-gradient-as-bucket-view",
+       .help = "DDP's gradient_as_bucket_view: gradients live in the buckets (no copy in or "
+               "out).",
+       .yaml_section = "ddp", .yaml_key = "gradient_as_bucket_view",
+       .framework = KnobFrameworkScope::kDdp, .library = KnobLibrary::kTorch,
+       .environment = DdpBucketView, .environment_help = "1/0",
+       .summary_label = "bucket_view", .grid_values = {"false", "true"}},
   };
 }
 
@@ -189,7 +236,8 @@ std::vector<KnobSpec> BackendKnobRows() {
 }
 
 std::vector<KnobSpec> MakeTable() {
-  std::vector<KnobSpec> table = FrameworkKnobRows();
+  std::vector<KnobSpec> table = HorovodKnobRows();
+  for (KnobSpec& row : DdpKnobRows()) table.push_back(std::move(row));
   for (KnobSpec& row : BackendKnobRows()) table.push_back(std::move(row));
   return table;
 }
@@ -252,6 +300,15 @@ const KnobSpec* FindKnob(const std::string& name) {
     if (name == spec.name) return &spec;
   }
   return nullptr;
+}
+
+bool KnobInFramework(const KnobSpec& spec, Framework framework) {
+  switch (spec.framework) {
+    case KnobFrameworkScope::kAll: return true;
+    case KnobFrameworkScope::kHorovod: return framework == Framework::kHorovod;
+    case KnobFrameworkScope::kDdp: return framework == Framework::kDdp;
+  }
+  return true;
 }
 
 Status SetKnobText(const KnobSpec& spec, const std::string& text, Knobs* knobs) {

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "traces/framework.h"
 #include "traces/status.h"
 
 namespace autotune {
@@ -32,8 +33,12 @@ enum class KnobScale { kLinear, kLog, kLog1p, kCategorical };
 // Which runs a knob exists for: every run, or only runs of one backend.
 enum class KnobBackendScope { kAll, kMpi, kNccl };
 
-// The library that reads a knob's environment variable(s).
-enum class KnobLibrary { kNone, kHorovod, kNccl, kOpenMpi };
+// Which frameworks a knob exists for: every one (the collective libraries' knobs), or one.
+enum class KnobFrameworkScope { kAll, kHorovod, kDdp };
+
+// The library that reads a knob's environment variable(s); kTorch: autotune's sitecustomize,
+// which hands them to DistributedDataParallel (tools/torch/site).
+enum class KnobLibrary { kNone, kHorovod, kNccl, kOpenMpi, kTorch };
 
 // A pointer to the Knobs field that holds the knob's value.
 using KnobField =
@@ -60,6 +65,7 @@ struct KnobSpec {
   const char* flag_group = "Knobs";  // the --help section: "Knobs" or "Backend knobs"
   const char* yaml_section = "";  // "params", "autotune_extra", "autotune_extra.nccl", ...
   const char* yaml_key = "";  // the key inside that section
+  KnobFrameworkScope framework = KnobFrameworkScope::kAll;  // the runs the knob exists for
   KnobLibrary library = KnobLibrary::kNone;
   // The variables the knob becomes, from its value (empty: none; value "": unset).
   std::vector<EnvVar> (*environment)(const Knobs&) = nullptr;
@@ -83,6 +89,9 @@ struct KnobSpec {
 std::span<const KnobSpec> KnobTable();
 // The row of `name`; nullptr when no knob has that name.
 const KnobSpec* FindKnob(const std::string& name);
+
+// True when the knob exists for runs of `framework` (its row's framework scope).
+bool KnobInFramework(const KnobSpec& spec, Framework framework);
 
 // Parses `text` for the knob (type checked, range NOT checked) into knobs.
 Status SetKnobText(const KnobSpec& spec, const std::string& text, Knobs* knobs);

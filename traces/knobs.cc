@@ -11,6 +11,14 @@ int64_t Knobs::threshold_bytes() const {
   return static_cast<int64_t>(std::llround(fusion_threshold_mb * 1024.0 * 1024.0));
 }
 
+int64_t Knobs::ddp_bucket_cap_bytes() const {
+  return static_cast<int64_t>(ddp_bucket_cap_mb * 1024.0 * 1024.0);
+}
+
+int64_t Knobs::ddp_first_bucket_bytes() const {
+  return static_cast<int64_t>(ddp_first_bucket_mb * 1024.0 * 1024.0);
+}
+
 Status Knobs::Validate() const {
   for (const KnobSpec& spec : KnobTable()) AUTOTUNE_RETURN_IF_ERROR(ValidateKnob(spec, *this));
   return Status::Ok();
@@ -69,10 +77,11 @@ Status KnobsFromJson(const nlohmann::json& j, Knobs* out) {
   return Status::Ok();
 }
 
-std::string KnobsShort(const Knobs& knobs) {
+std::string KnobsShort(const Knobs& knobs, Framework framework) {
   std::string out;
   for (const KnobSpec& spec : KnobTable()) {
     if (spec.summary_label == nullptr || KnobIsUnset(spec, knobs)) continue;
+    if (!KnobInFramework(spec, framework)) continue;
     std::string value = KnobText(spec, knobs);
     if (spec.type == KnobType::kBool) value = value == "true" ? "1" : "0";
     out += (out.empty() ? "" : " ") + std::string(spec.summary_label) + "=" + value +

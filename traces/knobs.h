@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "traces/framework.h"
 #include "traces/status.h"
 
 namespace autotune {
@@ -29,8 +30,16 @@ struct Knobs {
   std::string nccl_cross = "nccl";     // hierarchical cross-node step on GPUs: nccl | mpi
   int mpi_allreduce_algorithm = 0;     // OMPI_MCA_coll_tuned_allreduce_algorithm id
 
+  // PyTorch DDP's knobs (arguments of DistributedDataParallel, set by `apply` without edits).
+  double ddp_bucket_cap_mb = 25.0;     // bucket_cap_mb: gradient bucket size, MB
+  double ddp_first_bucket_mb = 1.0;    // the first bucket's size, MB
+  bool ddp_gradient_as_bucket_view = false;  // gradients are views into the buckets
+
   // Fusion threshold in bytes (fusion_threshold_mb * 1024 * 1024, rounded).
   int64_t threshold_bytes() const;
+  // DDP's bucket caps in bytes (MB * 1024 * 1024 truncated, as DDP computes them).
+  int64_t ddp_bucket_cap_bytes() const;
+  int64_t ddp_first_bucket_bytes() const;
   // Returns OK when every field is inside its range, else names the first field at fault.
   Status Validate() const;
   bool operator==(const Knobs&) const = default;
@@ -47,6 +56,7 @@ Status SetKnob(Knobs* knobs, const std::string& name, const std::string& value);
 // Text value of one knob ("" if the name is unknown).
 std::string KnobValue(const Knobs& knobs, const std::string& name);
 // "threshold=64MB cycle=1ms cache=1024 hier_ar=0 hier_ag=0 groups=0" style summary.
-std::string KnobsShort(const Knobs& knobs);
+// Only the knobs of `framework` (KnobInFramework) are shown.
+std::string KnobsShort(const Knobs& knobs, Framework framework = Framework::kHorovod);
 
 }  // namespace autotune

@@ -47,7 +47,9 @@ CREATE TABLE runs (
   source_run             INTEGER REFERENCES runs (id),  -- simulated: the replayed trace
   -- Why an incomplete run ended ('' while running, or when it completed), one line, e.g.
   -- "stopped by SIGTERM", "rank 3 on node1 died (signal 9)", "stall: rank 2 on node0 ...".
-  end_reason             TEXT NOT NULL DEFAULT ''
+  end_reason             TEXT NOT NULL DEFAULT '',
+  -- The training framework the run models or measured (its knobs, its fusion policy).
+  framework              TEXT NOT NULL DEFAULT 'horovod' CHECK (framework IN ('horovod', 'ddp'))
 );
 
 -- The workload's tensors, for reading traces by name.

@@ -226,9 +226,9 @@ Status Store::CreateRun(RunInfo* info) {
     INSERT INTO runs (created_at, kind, command, workload_name, workload_json, scale,
       fusion_threshold_mb, cycle_time_ms, cache_capacity, hierarchical_allreduce,
       hierarchical_allgather, num_groups, knobs_json, nodes, ranks_per_node, hosts_json,
-      backend, hardware, steps_planned, warmup_steps, source_run)
+      backend, hardware, steps_planned, warmup_steps, source_run, framework)
     VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-            ?, ?, ?, ?, ?, ?))sql");
+            ?, ?, ?, ?, ?, ?, ?))sql");
   const Knobs& k = info->knobs;
   insert.Bind(1, std::string(RunKindName(info->kind))).Bind(2, info->command)
       .Bind(3, info->workload.name)
@@ -245,6 +245,7 @@ Status Store::CreateRun(RunInfo* info) {
   } else {
     insert.BindNull(20);
   }
+  insert.Bind(21, std::string(FrameworkName(info->framework)));
   AUTOTUNE_RETURN_IF_ERROR(insert.Run().WithPrefix(path_));
   info->id = sqlite3_last_insert_rowid(db_);
   Statement tensor(db_, R"sql(INSERT INTO tensors (run_id, tensor, name, op, dtype, elements,

@@ -25,7 +25,7 @@ struct sqlite3;
 
 namespace autotune {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // A scored point in knob space, measured (a complete measured or imported run) or simulated
 // (a replay).

@@ -1,7 +1,7 @@
 // Store: bringing a database of an older schema version up to kSchemaVersion.
 //
 // Version 1 -> 2: runs.kind's CHECK gained 'imported'. Version 2 -> 3: runs gained
-// end_reason (default ''). SQLite cannot alter a CHECK, so the runs table is rebuilt the way
+// end_reason (default ''). Version 3 -> 4: runs gained framework (default 'horovod'). SQLite cannot alter a CHECK, so the runs table is rebuilt the way
 // SQLite's documentation prescribes ("Making Other Kinds Of Table Schema Changes",
 // lang_altertable.html): foreign keys off outside the transaction, then in one transaction
 // create the new table, copy the rows by column name (ids kept), drop the old table, rename
@@ -97,9 +97,13 @@ Status MigrateSchema(sqlite3* db, const std::string& path, int from_version) {
 }
 
 Status ShowOlderSchemaAsCurrent(sqlite3* db, const std::string& path, int version) {
-  if (version >= 3) return Status::Ok();
-  // The temp schema is searched before main, so this view stands in for main.runs.
-  return ExecSql(db, path, "CREATE TEMP VIEW runs AS SELECT *, '' AS end_reason FROM main.runs");
+  if (version >= kSchemaVersion) return Status::Ok();
+  // The temp schema is searched before main, so this view stands in for main.runs; the
+  // columns added since `version` read as their defaults.
+  std::string added;
+  if (version < 3) added += ", '' AS end_reason";
+  if (version < 4) added += ", 'horovod' AS framework";
+  return ExecSql(db, path, "CREATE TEMP VIEW runs AS SELECT *" + added + " FROM main.runs");
 }
 
 }  // namespace autotune

@@ -199,6 +199,8 @@ Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info) {
   r.step_ms_p95 = q.Double(18);
   r.source_run = q.IsNull(19) ? 0 : q.Int(19);
   r.end_reason = q.Text(20);
+  s = ParseFramework(q.Text(21), &r.framework);
+  if (!s.ok()) return Status::Corruption(where + " framework: " + s.message());
   *info = std::move(r);
   return Status::Ok();
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "traces/backend_kind.h"
+#include "traces/framework.h"
 #include "traces/knobs.h"
 #include "traces/status.h"
 #include "traces/topology.h"
@@ -86,6 +87,7 @@ struct RunInfo {
   Knobs knobs;
   Topology topology;
   BackendKind backend = BackendKind::kMpi;
+  Framework framework = Framework::kHorovod;  // whose fusion policy and knobs the run has
   std::string hardware;            // CPU / GPU model, library versions
   int steps_planned = 0;
   int warmup_steps = 0;

@@ -35,7 +35,8 @@ constexpr DTypeInfo kDTypes[] = {
 
 const char* const kTopLevelKeys[] = {"name",        "dtype",        "forward_ms",
                                      "backward_ms", "optimizer_ms", "tensors"};
-const char* const kTensorKeys[] = {"name", "shape", "op", "dtype", "ready_ms", "group"};
+const char* const kTensorKeys[] = {"name", "shape", "op", "dtype", "ready_ms", "group",
+                                   "registration"};
 
 // A name or value in an error line: JSON-quoted, so control characters stay escaped (and
 // bytes that are not UTF-8, from a database row, replaced).
@@ -146,6 +147,40 @@ Status ParseTensor(const Json& j, size_t index, const Workload& w, TensorSpec* t
     }
     t->group = static_cast<int>(g->get<int64_t>());
   }
+  t->registration = -1;
+  if (auto r = j.find("registration"); r != j.end()) {
+    if (!r->is_number_integer() || r->get<int64_t>() < 0 ||
+        r->get<int64_t>() > std::numeric_limits<int>::max()) {
+      return Status::InvalidArgument(where + "\"registration\" must be a non-negative integer");
+    }
+    t->registration = static_cast<int>(r->get<int64_t>());
+  }
+  return Status::Ok();
+}
+
+// Registration indices are all absent, or a permutation of 0..n-1.
+Status CheckRegistration(const Workload& w) {
+  const size_t n = w.tensors.size();
+  std::vector<bool> seen(n, false);
+  size_t given = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int r = w.tensors[i].registration;
+    if (r < 0) continue;
+    ++given;
+    const std::string where = "tensors[" + std::to_string(i) + "] (" +
+                              Quoted(w.tensors[i].name) + "): \"registration\" " +
+                              std::to_string(r);
+    if (static_cast<size_t>(r) >= n) {
+      return Status::InvalidArgument(where + " is not below the tensor count " +
+                                     std::to_string(n));
+    }
+    if (seen[r]) return Status::InvalidArgument(where + " duplicates an earlier tensor's");
+    seen[r] = true;
+  }
+  if (given != 0 && given != n) {
+    return Status::InvalidArgument("\"registration\" is given for " + std::to_string(given) +
+                                   " of " + std::to_string(n) + " tensors; give it for all or none");
+  }
   return Status::Ok();
 }
 
@@ -188,11 +223,22 @@ Status ParseWorkloadObject(const Json& j, Workload* out) {
     }
     w.tensors.push_back(std::move(t));
   }
+  AUTOTUNE_RETURN_IF_ERROR(CheckRegistration(w));
   *out = std::move(w);
   return Status::Ok();
 }
 
 }  // namespace
+
+std::vector<int> RegistrationOrder(const Workload& w) {
+  const int n = static_cast<int>(w.tensors.size());
+  std::vector<int> order(n);
+  for (int i = 0; i < n; ++i) order[i] = n - 1 - i;
+  if (n > 0 && w.tensors[0].registration >= 0) {
+    for (int i = 0; i < n; ++i) order[w.tensors[i].registration] = i;
+  }
+  return order;
+}
 
 int DTypeSize(DType d) {
   for (const DTypeInfo& info : kDTypes) {
@@ -328,6 +374,7 @@ nlohmann::json WorkloadToJson(const Workload& w) {
         {"name", t.name}, {"shape", t.shape}, {"op", OpName(t.op)}, {"ready_ms", t.ready_ms}};
     if (t.dtype != w.dtype) jt["dtype"] = DTypeName(t.dtype);
     if (t.group >= 0) jt["group"] = t.group;
+    if (t.registration >= 0) jt["registration"] = t.registration;
     tensors.push_back(std::move(jt));
   }
   return Json{{"name", w.name},

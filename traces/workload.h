@@ -49,10 +49,18 @@ struct TensorSpec {
   DType dtype = DType::kFloat32;
   double ready_ms = 0.0;  // from the start of the backward pass, milliseconds
   int group = -1;         // explicit fusion group from the file, -1 = none
+  // Index in the model's parameter registration order (torch's model.parameters()), -1 =
+  // not given: then the registration order is taken as the reverse of the ready order.
+  int registration = -1;
 
   int64_t elements() const;
   int64_t bytes() const { return elements() * DTypeSize(dtype); }
 };
+
+struct Workload;
+// The tensors (indices) in the model's registration order: by TensorSpec::registration when
+// the workload gives it, else the reverse of the ready order (the last-ready tensor first).
+std::vector<int> RegistrationOrder(const Workload& w);
 
 struct Workload {
   std::string name;

@@ -72,9 +72,10 @@ bool IsOnlineKnob(const std::string& name) {
 
 Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::string>& constants,
                  FreeKnobs free, const SpaceScope& scope, Space* out) {
-  Space space = KnobSearchSpace(backend);
+  Space space = KnobSearchSpace(backend, scope.framework);
   for (const std::string& name : constants) {
-    if (space.IndexOf(name) < 0) continue;  // a knob of the other backend: stays in base
+    // A knob of the other backend or framework: stays in base.
+    if (space.IndexOf(name) < 0) continue;
     AUTOTUNE_RETURN_IF_ERROR(
         space.SetConstantText(name, KnobValue(base, name)).WithPrefix("constant " + name));
   }

@@ -54,6 +54,7 @@ struct SpaceScope {
   // num_groups is a training-script argument (hvd.DistributedOptimizer(num_groups=N)) that
   // `apply` cannot set: searched only when true, else a constant.
   bool tune_groups = false;
+  Framework framework = Framework::kHorovod;  // only this framework's knobs are in the space
 };
 
 // The search space of `backend`'s knobs for a search from `base` (defaults + constants): each

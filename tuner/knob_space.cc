@@ -65,10 +65,12 @@ Dimension DimensionOf(const KnobSpec& spec) {
 
 }  // namespace
 
-Space KnobSearchSpace(BackendKind backend) {
+Space KnobSearchSpace(BackendKind backend, Framework framework) {
   Space space;
   for (const KnobSpec& spec : KnobTable()) {
-    if (InScope(spec.scope, backend)) MustAdd(&space, DimensionOf(spec));
+    if (InScope(spec.scope, backend) && KnobInFramework(spec, framework)) {
+      MustAdd(&space, DimensionOf(spec));
+    }
   }
   return space;
 }

@@ -4,13 +4,14 @@
 #pragma once
 
 #include "traces/backend_kind.h"
+#include "traces/framework.h"
 #include "tuner/space.h"
 
 namespace autotune::tuner {
 
-// One dimension per knob-table row that exists for `backend`: kReal ->
+// One dimension per knob-table row that exists for `backend` and `framework`: kReal ->
 // continuous, kInteger -> integer (categorical where the table says its values are ids),
 // kBool -> boolean, kChoice -> categorical over the row's search choices.
-Space KnobSearchSpace(BackendKind backend);
+Space KnobSearchSpace(BackendKind backend, Framework framework = Framework::kHorovod);
 
 }  // namespace autotune::tuner

@@ -115,7 +115,7 @@ void RegisterAll(const BenchInputs& in) {
   Knobs zero = recorded;
   zero.fusion_threshold_mb = 0.0;
   zero.cycle_time_ms = 0.5;
-  const std::vector<Knobs> grid = KnobGrid(recorded, {}, in.trace.run.topology, false);
+  const std::vector<Knobs> grid = KnobGrid(recorded, {}, in.trace.run.topology, false, in.trace.run.framework);
   benchmark::RegisterBenchmark("BM_ReplayStep_GridMix",
                                [&in, grid](benchmark::State& s) { ReplaySteps(s, in, grid); });
   benchmark::RegisterBenchmark("BM_ReplayStep_RecordedKnobs", [&in, recorded](benchmark::State& s) {

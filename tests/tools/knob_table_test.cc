@@ -29,7 +29,8 @@ struct Expected {
   bool runtime;                        // may change inside one run
 };
 
-// One row per knob, written from Horovod's, NCCL's and Open MPI's documentation.
+// One row per knob, written from Horovod's, NCCL's, Open MPI's and PyTorch DDP's
+// documentation (DDP's variables are autotune's own, read by its sitecustomize).
 const std::map<std::string, Expected>& Rows() {
   static const std::map<std::string, Expected> k = {
       {"fusion_threshold_mb",
@@ -41,6 +42,12 @@ const std::map<std::string, Expected>& Rows() {
       {"hierarchical_allgather",
        {{"--hierarchical-allgather"}, "true", "HOROVOD_HIERARCHICAL_ALLGATHER=1", true}},
       {"num_groups", {{"--num-groups", "4"}, "4", "", false}},
+      {"ddp_bucket_cap_mb",
+       {{"--ddp-bucket-cap-mb", "5"}, "5", "AUTOTUNE_DDP_BUCKET_CAP_MB=5", true}},
+      {"ddp_first_bucket_mb",
+       {{"--ddp-first-bucket-mb", "0.5"}, "0.5", "AUTOTUNE_DDP_FIRST_BUCKET_MB=0.5", true}},
+      {"ddp_gradient_as_bucket_view",
+       {{"--ddp-gradient-as-bucket-view"}, "true", "AUTOTUNE_DDP_GRADIENT_AS_BUCKET_VIEW=1", true}},
       {"nccl_algo", {{"--nccl-algo", "tree"}, "tree", "NCCL_ALGO=Tree", false}},
       {"nccl_proto", {{"--nccl-proto", "ll128"}, "ll128", "NCCL_PROTO=LL128", false}},
       {"nccl_max_nchannels",
@@ -94,10 +101,15 @@ TEST(KnobTable, FlagSetsTheKnobAndMakesItAConstant) {
 TEST(KnobTable, YamlAndJsonRoundTrip) {
   for (const auto& [name, row] : Rows()) {
     ConfigFile config;
+    const bool ddp = name.rfind("ddp_", 0) == 0;
+    config.framework = ddp ? Framework::kDdp : Framework::kHorovod;
     config.knobs = WithValue(name, row.value);
     ConfigFile back;
     ASSERT_TRUE(ParseConfigYaml(ConfigToYaml(config), "t.yaml", &back).ok()) << name;
     EXPECT_EQ(back.knobs, config.knobs) << name << "\n" << ConfigToYaml(config);
+    EXPECT_EQ(back.framework, config.framework) << name;
+    // DDP's knobs live in a top-level ddp: section (the spelling).
+    EXPECT_EQ(ConfigToYaml(config).rfind(ddp ? "ddp:" : "params:", 0), 0u) << name;
     EXPECT_TRUE(back.set_knobs.count(name)) << name;
     Knobs from_json;
     ASSERT_TRUE(KnobsFromJson(KnobsToJson(config.knobs), &from_json).ok()) << name;
@@ -110,13 +122,14 @@ TEST(KnobTable, EnvironmentInTheLibrariesSpelling) {
   EXPECT_EQ(defaults,
             "HOROVOD_FUSION_THRESHOLD=134217728\nHOROVOD_CYCLE_TIME=1\n"
             "HOROVOD_CACHE_CAPACITY=1024\nHOROVOD_HIERARCHICAL_ALLREDUCE=0\n"
-            "HOROVOD_HIERARCHICAL_ALLGATHER=0");
+            "HOROVOD_HIERARCHICAL_ALLGATHER=0\nAUTOTUNE_DDP_BUCKET_CAP_MB=25\n"
+            "AUTOTUNE_DDP_FIRST_BUCKET_MB=1\nAUTOTUNE_DDP_GRADIENT_AS_BUCKET_VIEW=0");
   for (const auto& [name, row] : Rows()) {
     const Knobs knobs = WithValue(name, row.value);
     const std::string backend = ExportedLines(knobs, FindKnob(name)->library);
     if (row.env.empty()) {
       EXPECT_EQ(ExportedLines(knobs), defaults) << name;
-    } else if (row.env.rfind("HOROVOD_", 0) == 0) {
+    } else if (row.env.rfind("HOROVOD_", 0) == 0 || row.env.rfind("AUTOTUNE_DDP_", 0) == 0) {
       EXPECT_NE(backend.find(row.env), std::string::npos) << name << ": " << backend;
     } else {
       EXPECT_EQ(backend, row.env) << name;
@@ -144,19 +157,25 @@ TEST(KnobTable, TuningLogHasOneColumnPerKnob) {
     for (size_t i = 0; i < columns.size(); ++i) by_column[columns[i]] = cells[i];
     EXPECT_EQ(by_column["score"], "2") << "Horovod's unit: bytes per microsecond";
     std::string expected = row.value;
-    if (expected == "true") expected = "1";  // Horovod's log writes booleans as 0/1
+    // Horovod's own columns write booleans as 0/1, as its log does; ours write the knob's text.
+    if (expected == "true" && FindKnob(name)->horovod_log_column >= 0) expected = "1";
     const std::string column = name == "fusion_threshold_mb" ? "tensor_fusion_threshold" : name;
     EXPECT_EQ(by_column[column], expected) << name << ": " << header << "\n" << line;
   }
 }
 
-TEST(KnobTable, SearchSpaceHoldsTheKnobsOfTheBackendWithTheirLifetime) {
+TEST(KnobTable, SearchSpaceHoldsTheKnobsOfTheBackendAndFrameworkWithTheirLifetime) {
+  for (auto framework : {Framework::kHorovod, Framework::kDdp})
   for (auto backend : {BackendKind::kMpi, BackendKind::kNccl}) {
-    const tuner::Space space = tuner::KnobSearchSpace(backend);
+    const tuner::Space space = tuner::KnobSearchSpace(backend, framework);
     for (const auto& [name, row] : Rows()) {
       const bool nccl_only = name.rfind("nccl_", 0) == 0;
       const bool mpi_only = name.rfind("mpi_", 0) == 0;
-      const bool expected = backend == BackendKind::kNccl ? !mpi_only : !nccl_only;
+      const bool ddp_only = name.rfind("ddp_", 0) == 0;
+      const bool backend_knob = nccl_only || mpi_only;
+      const bool in_framework = backend_knob || ddp_only == (framework == Framework::kDdp);
+      const bool expected =
+          in_framework && (backend == BackendKind::kNccl ? !mpi_only : !nccl_only);
       const int i = space.IndexOf(name);
       ASSERT_EQ(i >= 0, expected) << name;
       if (i < 0) continue;

@@ -211,6 +211,7 @@ TEST_F(StoreMigrationTest, Version2IsReadAsItIsAndMigratedToHoldEndReasons) {
   const Status read = store->GetRun(1, &run);
   ASSERT_TRUE(read.ok()) << read.message();
   EXPECT_EQ(run.end_reason, "");
+  EXPECT_EQ(run.framework, Framework::kHorovod);
   store.reset();
   EXPECT_EQ(Query("SELECT value FROM meta WHERE key = 'schema_version'"), "2");
 
@@ -221,8 +222,10 @@ TEST_F(StoreMigrationTest, Version2IsReadAsItIsAndMigratedToHoldEndReasons) {
   ASSERT_TRUE(store->GetRun(1, &run).ok());
   EXPECT_EQ(run.end_reason, "rank 3 on node1 died (signal 9, Killed)");
   EXPECT_EQ(run.workload.name, "tiny");
+  EXPECT_EQ(run.framework, Framework::kHorovod);  // every run before version 4 was Horovod's
   store.reset();
-  EXPECT_EQ(Query("SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(Query("SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::to_string(kSchemaVersion));
   EXPECT_EQ(Query("PRAGMA integrity_check"), "ok");
 }
 

@@ -125,6 +125,11 @@ TEST(KnobSearchTest, TheSpaceIsWhatTheTargetRunsAndApplyCanSet) {
   EXPECT_EQ(free_names({Target::kNccl, false}), free_names({Target::kExecutor, false}));
   EXPECT_EQ(free_names({Target::kCpu, true}),
             (Names{"fusion_threshold_mb", "cycle_time_ms", "cache_capacity", "num_groups"}));
+  // A DDP run's space holds DDP's knobs and none of Horovod's, whatever the target.
+  for (Target t : {Target::kCpu, Target::kExecutor}) {
+    EXPECT_EQ(free_names({t, true, Framework::kDdp}),
+              (Names{"ddp_bucket_cap_mb", "ddp_first_bucket_mb", "ddp_gradient_as_bucket_view"}));
+  }
   Target target = Target::kExecutor;
   for (Target t : {Target::kCpu, Target::kNccl, Target::kExecutor}) {
     ASSERT_TRUE(ParseTarget(TargetName(t), &target).ok());
