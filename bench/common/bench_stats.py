@@ -1,6 +1,10 @@
 """What the shell benchmarks' Python parts share: rank correlation and the one result line.
 
 Import it with the folder on sys.path (bench/common)."""
+import glob
+import json
+import os
+import random
 import statistics
 import subprocess
 
@@ -37,3 +41,38 @@ def figure(bench_figure, bench, value, unit, anchor_value, target, anchor="targe
     if invalid:
         cmd.append("--invalid")
     print(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout, end="")
+
+
+def median_ratio_interval(a, b, resamples=2000, seed=7):
+    """95% bootstrap interval of median(a) / median(b) (steps resampled)."""
+    rng = random.Random(seed)
+    ratios = sorted(
+        statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
+        for _ in range(resamples))
+    return ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
+
+
+def confirm(directory, figure):
+    """Scores the alternating default/contender runs of --confirm in directory/confirm (each
+    a JSON file with "step_ms"), if any: prints the per-run medians and the contender's
+    speedup with a bootstrap interval over the pooled steps, as figure "confirm_speedup"."""
+    runs = {}
+    for which in ("default", "contender"):
+        for path in sorted(glob.glob(os.path.join(directory, "confirm", f"{which}.r[0-9]*.json"))):
+            if not path.endswith(".tl.json"):
+                with open(path) as f:
+                    runs.setdefault(which, []).append(json.load(f)["step_ms"])
+    if len(runs) < 2:
+        return
+    d = [statistics.median(r) for r in runs["default"]]
+    c = [statistics.median(r) for r in runs["contender"]]
+    pooled_d = [x for r in runs["default"] for x in r]
+    pooled_c = [x for r in runs["contender"] for x in r]
+    lo, hi = median_ratio_interval(pooled_d, pooled_c)
+    speedup = statistics.median(pooled_d) / statistics.median(pooled_c)
+    print(f"# confirm, {len(d)} alternating runs each: default run medians "
+          f"{', '.join(f'{x:.0f}' for x in d)} ms; contender {', '.join(f'{x:.0f}' for x in c)} ms")
+    print(f"# confirm: speedup of the contender {speedup:.3f}, 95% interval over pooled steps "
+          f"[{lo:.3f}, {hi:.3f}]; per-run medians: min contender/max default "
+          f"{min(d) / max(c):.3f} .. {max(d) / min(c):.3f}")
+    figure("confirm_speedup", speedup, "x", lo, "none", anchor="ci_low")

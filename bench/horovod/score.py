@@ -6,24 +6,14 @@ import argparse
 import glob
 import json
 import os
-import random
 import sqlite3
 import statistics
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from bench_stats import spearman  # noqa: E402
+from bench_stats import median_ratio_interval, spearman  # noqa: E402
 import bench_stats  # noqa: E402
-
-
-def median_ratio_interval(a, b, resamples=2000, seed=7):
-    """95% bootstrap interval of median(a) / median(b) (steps resampled)."""
-    rng = random.Random(seed)
-    ratios = sorted(
-        statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
-        for _ in range(resamples))
-    return ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
 
 
 def main():
@@ -97,7 +87,7 @@ def main():
            100 * (real[default] / real[best] - 1), "none", anchor="grid_best_gain")
 
     if not a.search:
-        confirm(a, figure)
+        bench_stats.confirm(a.dir, figure)
         return
     db = sqlite3.connect(a.db)
     workload = db.execute("SELECT workload_name FROM runs WHERE id = ?", (a.run,)).fetchone()[0]
@@ -142,31 +132,7 @@ def main():
               f"{cmp['speedup']:.3f} [{lo:.3f}, {hi:.3f}] (95%): {cmp['verdict']}")
         figure("best_yaml_speedup_vs_default", cmp["speedup"], "x", lo, "none",
                anchor="ci_low")
-    confirm(a, figure)
-
-
-def confirm(a, figure):
-    """The alternating default/contender runs of --confirm, if any."""
-    runs = {}
-    for which in ("default", "contender"):
-        for path in sorted(glob.glob(os.path.join(a.dir, "confirm", f"{which}.r[0-9]*.json"))):
-            if not path.endswith(".tl.json"):
-                with open(path) as f:
-                    runs.setdefault(which, []).append(json.load(f)["step_ms"])
-    if len(runs) < 2:
-        return
-    d = [statistics.median(r) for r in runs["default"]]
-    c = [statistics.median(r) for r in runs["contender"]]
-    pooled_d = [x for r in runs["default"] for x in r]
-    pooled_c = [x for r in runs["contender"] for x in r]
-    lo, hi = median_ratio_interval(pooled_d, pooled_c)
-    speedup = statistics.median(pooled_d) / statistics.median(pooled_c)
-    print(f"# confirm, {len(d)} alternating runs each: default run medians "
-          f"{', '.join(f'{x:.0f}' for x in d)} ms; contender {', '.join(f'{x:.0f}' for x in c)} ms")
-    print(f"# confirm: speedup of the contender {speedup:.3f}, 95% interval over pooled steps "
-          f"[{lo:.3f}, {hi:.3f}]; per-run medians: min contender/max default "
-          f"{min(d) / max(c):.3f} .. {max(d) / min(c):.3f}")
-    figure("confirm_speedup", speedup, "x", lo, "none", anchor="ci_low")
+    bench_stats.confirm(a.dir, figure)
 
 
 if __name__ == "__main__":
