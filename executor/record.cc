@@ -121,7 +121,7 @@ Status Setup(Session* s) {
 #endif
   if (st.ok()) {
     st = FusionEngine::Create(s->backend.get(), &s->layout, &s->workload, s->memory.get(),
-                              s->control.get(), s->knobs, &s->engine);
+                              s->control.get(), s->knobs, &s->engine, s->options.framework);
   }
   if (st.ok()) {
     s->compute.mode = s->options.compute.value_or(DefaultComputeMode(s->backend->kind()));
@@ -180,7 +180,7 @@ Status EndSample(Session* s, int64_t run_id, TuningSample& sample, bool* done) {
   s->engine.reset();
   s->knobs = next;
   st = FusionEngine::Create(s->backend.get(), &s->layout, &s->workload, s->memory.get(),
-                            s->control.get(), s->knobs, &s->engine);
+                            s->control.get(), s->knobs, &s->engine, s->options.framework);
   if (st.ok()) s->engine->set_progress(s->progress.get());
   return AgreeOnStatus(world, st.WithPrefix("new knobs"));
 }

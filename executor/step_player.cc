@@ -16,6 +16,7 @@ SteadyClock::duration Millis(double ms) {
 
 Status PlayStep(const Workload& workload, const HostCompute& compute, Backend* backend,
                 FusionEngine* engine, PlayedStep* out) {
+  AUTOTUNE_RETURN_IF_ERROR(engine->PrepareStep());
   AUTOTUNE_RETURN_IF_ERROR(backend->Barrier(Level::kWorld));
   const SteadyClock::time_point origin = SteadyClock::now();
   engine->BeginStep(origin);
@@ -30,7 +31,8 @@ Status PlayStep(const Workload& workload, const HostCompute& compute, Backend* b
   Status st = engine->WaitStepFinished(&out->record);
   ComputeUntil(compute.mode, SteadyClock::now() + Millis(workload.optimizer_ms));
   out->step_ms = MicrosSince(origin) / 1000.0;
-  return st;
+  AUTOTUNE_RETURN_IF_ERROR(st);
+  return engine->AfterStep();
 }
 
 }  // namespace autotune::executor

@@ -58,7 +58,8 @@ class EngineHarness {
     FreeLayoutComms(&comms);
   }
 
-  Status Init(const Workload& w, const Knobs& knobs) {
+  Status Init(const Workload& w, const Knobs& knobs,
+              Framework framework = Framework::kHorovod) {
     workload = w;
     AUTOTUNE_RETURN_IF_ERROR(DetectLayout(MPI_COMM_WORLD, &layout, &comms));
     AUTOTUNE_RETURN_IF_ERROR(CreateMpiBackend(MPI_COMM_WORLD, comms, &backend));
@@ -66,7 +67,7 @@ class EngineHarness {
     AUTOTUNE_RETURN_IF_ERROR(TensorMemory::Create(backend.get(), workload, layout.size, &memory));
     AUTOTUNE_RETURN_IF_ERROR(FillInputs(backend.get(), workload, layout.rank, memory.get()));
     return FusionEngine::Create(backend.get(), &layout, &workload, memory.get(), control.get(),
-                                knobs, &engine);
+                                knobs, &engine, framework);
   }
 
   // One step with poisoned outputs, then verification of every result.

@@ -71,6 +71,37 @@ TEST_F(RecordCliTest, JsonSummaryHasTheKeysScriptsRead) {
   EXPECT_EQ(QueryInt(dir_ / "runs.db", "SELECT COUNT(*) FROM steps"), 3);
 }
 
+// --framework ddp plays DDP's buckets: the run says so, its collectives are DDP's buckets of
+// 0.25 MB caps (resnet50 x0.02 is about 2 MB of gradients: more than 5 buckets; without its
+// last tensor a bucket is under its cap) and it has no background cycles; a ddp: config file makes a run DDP's without the flag.
+TEST_F(RecordCliTest, FrameworkDdpRecordsDdpsBuckets) {
+  CommandResult r = RunCommand(
+      Record({"--steps", "2", "--json", "--framework", "ddp", "--ddp-bucket-cap-mb", "0.25",
+              "--ddp-first-bucket-mb", "0.25"}),
+      dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["framework"], "ddp");
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_EQ(j["knobs"]["ddp_bucket_cap_mb"], 0.25);
+  const std::string db = (dir_ / "runs.db").string();
+  EXPECT_EQ(QueryInt(db, "SELECT COUNT(*) FROM cycles"), 0);
+  EXPECT_GT(QueryInt(db, "SELECT COUNT(*) FROM collectives WHERE step = 0"), 5);
+  // A bucket closes once it reaches the cap: without its last tensor it is under 0.25 MiB.
+  EXPECT_EQ(QueryInt(db, "SELECT COUNT(*) FROM collectives c WHERE tensor_count > 1 AND "
+                         "bytes - (SELECT t.bytes FROM tensors t WHERE t.run_id = c.run_id AND "
+                         "t.tensor = CAST(substr(c.tensors, length(rtrim(c.tensors, "
+                         "'0123456789')) + 1) AS INTEGER)) >= 262144"),
+            0);
+  autotune::testing::WriteFile((dir_ / "ddp.yaml").string(), "ddp:\n  bucket_cap_mb: 4\n");
+  r = RunCommand(Record({"--steps", "1", "--json", "--config-file", (dir_ / "ddp.yaml").string()}),
+                 dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["framework"], "ddp");
+  r = RunCommand({AutotuneBinary(), "runs", "--db", db}, dir_);
+  EXPECT_NE(r.out.find("bucket_cap=4MB"), std::string::npos) << r.out;
+}
+
 TEST_F(RecordCliTest, BadInputGivesOneLineAndLeavesTheDatabaseUnchanged) {
   ASSERT_EQ(RunCommand(Record({"--steps", "2"}), dir_).exit_code, 0);
   const fs::path db = dir_ / "runs.db";
