@@ -133,6 +133,20 @@ class CommStream {
     return p;
   }
 
+  // A DDP bucket from earliest_us or when the stream is free: a flat allreduce in place in
+  // the bucket (its gradients were copied in as they became ready), no copy-out (DDP's
+  // finalize copies all buckets back at once).
+  CollectivePhases RunBucket(const FusedCollective& c, double earliest_us) {
+    CollectivePhases p;
+    p.start_us = std::max(earliest_us, free_us_);
+    p.copy_in_end_us = p.start_us;
+    p.comm_end_us =
+        p.start_us + options_.comm_scale * network_.CollectiveUs(c.op, Algorithm::kFlat, c.bytes);
+    p.end_us = p.comm_end_us;
+    free_us_ = p.end_us;
+    return p;
+  }
+
   // When the last collective run so far ends; 0 before the first.
   double free_us() const { return free_us_; }
 
@@ -192,6 +206,14 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
 
 ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
   const bool cache_on = knobs.cache_capacity > 0;
+  if (trace_.run().framework == Framework::kDdp) {
+    ReplaySetting s{.knobs = knobs,
+                    .fusion = FusionPolicy(trace_.workload(), knobs, Framework::kDdp, world_size_)};
+    // Stored steps come after the warm-up: DDP has rebuilt its buckets from the ready order
+    // by then (rank 0's; the slowest rank's order of the first stored step stands in for it).
+    if (!trace_.steps().empty()) s.fusion.EndStep(trace_.steps().front().ready_order);
+    return s;
+  }
   return ReplaySetting{
       .knobs = knobs,
       .cycle_us = knobs.cycle_time_ms * 1000.0,
@@ -218,6 +240,40 @@ double Replayer::FirstNegotiationUs(int index) const {
              : options_.first_negotiation_us;
 }
 
+StepPrediction Replayer::ReplayDdpStep(const PreparedStep& step, const ReplaySetting& setting,
+                                       StepTrace* timeline) {
+  CommStream stream(network_, setting, options_, world_size_);
+  StepPrediction out;
+  int64_t total_bytes = 0;
+  std::vector<double> comm_end(trace_.num_tensors(), 0.0);
+  for (int t : step.ready_order) {
+    const int one[1] = {t};
+    const double ready_us = step.ready_us[t];
+    for (const FusedCollective& f : policy_->Cycle(one)) {
+      const CollectivePhases p = stream.RunBucket(f, ready_us);
+      total_bytes += f.bytes;
+      for (int member : f.tensors) comm_end[member] = p.comm_end_us;
+      if (timeline != nullptr) {
+        RecordCollective(step, f, p, out.collectives, out.collectives, timeline);
+      }
+      ++out.collectives;
+    }
+  }
+  // DDP's finalize: the results go back to the gradients unless they are the buckets.
+  double done_us = stream.free_us();
+  if (!setting.knobs.ddp_gradient_as_bucket_view && out.collectives > 0) {
+    done_us += options_.copy_scale * network_.CopyUs(total_bytes);
+    if (timeline != nullptr) timeline->collectives.back().end_us = done_us;
+  }
+  if (timeline != nullptr) {
+    for (TensorEvent& e : timeline->tensors) {
+      e.done_us = setting.knobs.ddp_gradient_as_bucket_view ? comm_end[e.tensor] : done_us;
+    }
+  }
+  out.last_done_us = done_us;
+  return out;
+}
+
 StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline) {
   const PreparedStep& step = trace_.steps()[index];
   if (timeline != nullptr) {
@@ -226,6 +282,11 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
     timeline->backward_start_us = step.backward_start_us;
   }
   policy_ = setting.fusion;
+  if (trace_.run().framework == Framework::kDdp) {
+    StepPrediction out = ReplayDdpStep(step, setting, timeline);
+    FinishStep(step, timeline, &out);
+    return out;
+  }
   CycleClock clock(step, negotiation_, setting, options_, Phase(index), FirstNegotiationUs(index));
   CommStream stream(network_, setting, options_, world_size_);
   StepPrediction out;
@@ -246,6 +307,13 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
     clock.Finish(stream.free_us());
   }
   out.last_done_us = stream.free_us();
+  FinishStep(step, timeline, &out);
+  return out;
+}
+
+void Replayer::FinishStep(const PreparedStep& step, StepTrace* timeline,
+                          StepPrediction* prediction) const {
+  StepPrediction& out = *prediction;
   out.step_ms = (std::max(step.compute_end_us, out.last_done_us) + step.tail_us) * 1e-3;
   out.bytes = static_cast<int64_t>(std::llround(step.bytes * bytes_scale_));
   if (timeline != nullptr) {
@@ -255,7 +323,6 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
     timeline->bytes = out.bytes;
     timeline->score_bytes_per_s = out.score_bytes_per_s();
   }
-  return out;
 }
 
 std::vector<StepPrediction> Replayer::ReplayAll(const ReplaySetting& setting,

@@ -1,4 +1,5 @@
-// Replay: discrete-event replay of recorded steps under other knobs.
+// Replay: discrete-event replay of recorded steps under other knobs. A run of framework ddp
+// replays DDP's buckets instead of Horovod's cycles (ReplayDdpStep).
 //
 // Per step, what the executor does: gradients become ready at the slowest rank's recorded
 // ready time (independent of the comm knobs); the background cycle runs every
@@ -101,6 +102,14 @@ class Replayer {
 
  private:
   double Phase(int index) const;
+  // A DDP run's step: each bucket the shared policy releases as its gradients become ready
+  // (the slowest rank's ready times) runs on the one stream, in bucket order; then DDP's
+  // finalize copy-out of every bucket unless gradient_as_bucket_view. No cycle, no
+  // negotiation. Sets collectives and last_done_us.
+  StepPrediction ReplayDdpStep(const PreparedStep& step, const ReplaySetting& setting,
+                               StepTrace* timeline);
+  // Step time, bytes and the timeline's summary from last_done_us.
+  void FinishStep(const PreparedStep& step, StepTrace* timeline, StepPrediction* out) const;
   // No negotiation of step index completes before this time (ReplayOptions).
   double FirstNegotiationUs(int index) const;
 
