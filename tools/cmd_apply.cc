@@ -16,6 +16,7 @@
 
 #include "tools/command.h"
 #include "tools/launch.h"
+#include "tools/torch_python.h"
 #include "traces/config_file.h"
 #include "traces/knob_table.h"
 #include "traces/nccl_tuner_csv.h"
@@ -37,8 +38,10 @@ Environment EnvironmentFor(const ConfigFile& config) {
       if (!var.second.empty()) env.push_back(std::move(var));
     }
   }
+  // A DDP job reads its variables through autotune's sitecustomize, first on PYTHONPATH.
+  if (config.framework == Framework::kDdp) env.emplace_back("PYTHONPATH", PythonPathWithSite());
   const TunerSettings& t = config.autotune;
-  if (t.enabled) {  // horovodrun's own autotune section, passed on as horovodrun would
+  if (config.framework == Framework::kHorovod && t.enabled) {  // horovodrun's own autotune section, passed on as horovodrun would
     env.emplace_back("HOROVOD_AUTOTUNE", "1");
     if (!t.log_file.empty()) env.emplace_back("HOROVOD_AUTOTUNE_LOG", t.log_file);
     env.emplace_back("HOROVOD_AUTOTUNE_WARMUP_SAMPLES", std::to_string(t.warmup_samples));
@@ -75,6 +78,26 @@ std::vector<std::string> UnappliedNotes(const ConfigFile& config) {
   return notes;
 }
 
+// The same DDP setting for the frameworks that wrap DDP and take it as an argument.
+std::vector<std::string> DdpEquivalents(const ConfigFile& config) {
+  if (config.framework != Framework::kDdp) return {};
+  const Knobs& k = config.knobs;
+  const std::string cap = KnobText(*FindKnob("ddp_bucket_cap_mb"), k);
+  const std::string view = k.ddp_gradient_as_bucket_view ? "True" : "False";
+  return {"the same in HF Trainer: --ddp_bucket_cap_mb " + cap +
+              " (TrainingArguments(ddp_bucket_cap_mb=" + cap + "))",
+          "the same in Lightning: DDPStrategy(bucket_cap_mb=" + cap +
+              ", gradient_as_bucket_view=" + view + ")",
+          "an explicit bucket_cap_mb or gradient_as_bucket_view in the script wins over the "
+          "config (the job prints one line when it does)"};
+}
+
+// Open MPI's launchers pass only the variables named with -x to remote ranks.
+bool IsMpiLauncher(const std::string& program) {
+  const std::string base = std::filesystem::path(program).filename().string();
+  return base == "mpirun" || base == "mpiexec" || base == "orterun";
+}
+
 // apply --help's list of the variables, from the knob table.
 std::string EnvironmentHelp() {
   std::string out = "Exports, for each knob (backend knobs only when the file sets them):\n";
@@ -86,7 +109,12 @@ std::string EnvironmentHelp() {
     }
     out += "  " + std::string(spec.name) + ": " + names + " (" + spec.environment_help + ")\n";
   }
-  return out + "Example: autotune apply --config-file best.yaml -- horovodrun -np 16 python train.py";
+  return out +
+         "A config with a ddp: section (PyTorch DDP) also puts autotune's sitecustomize first "
+         "on PYTHONPATH: it hands the AUTOTUNE_DDP_* values to DistributedDataParallel unless "
+         "the script passes them itself. Under mpirun/mpiexec/orterun every variable is also "
+         "passed with -x.\n"
+         "Example: autotune apply --config-file best.yaml -- horovodrun -np 16 python train.py";
 }
 
 // Writes the NCCL example tuner plugin's CSV for the config's NCCL knobs (allreduce and
@@ -149,6 +177,7 @@ void AddApplyCommand(CLI::App& root, Action* action) {
           std::cout << "export " << key << "=" << ShellQuote(value) << "\n";
         }
         for (const std::string& note : UnappliedNotes(config)) std::cout << "# " << note << "\n";
+        for (const std::string& line : DdpEquivalents(config)) std::cout << "# " << line << "\n";
         return 0;
       }
       if (opts->command.empty()) {
@@ -162,14 +191,26 @@ void AddApplyCommand(CLI::App& root, Action* action) {
       for (const std::string& note : UnappliedNotes(config)) {
         std::cerr << "autotune: note: " << note << "\n";
       }
+      for (const std::string& line : DdpEquivalents(config)) {
+        std::cerr << "autotune: note: " << line << "\n";
+      }
+      std::vector<std::string> command = opts->command;
+      if (IsMpiLauncher(command[0])) {  // every rank gets the variables, on every host
+        std::vector<std::string> forward;
+        for (const auto& [key, value] : env) {
+          forward.push_back("-x");
+          forward.push_back(key);
+        }
+        command.insert(command.begin() + 1, forward.begin(), forward.end());
+      }
       std::vector<char*> argv;
-      for (std::string& arg : opts->command) argv.push_back(arg.data());
+      for (std::string& arg : command) argv.push_back(arg.data());
       argv.push_back(nullptr);
       std::cout.flush();
       execvp(argv[0], argv.data());
       // Only reached when the command could not be started.
       int error = errno;
-      Fail("apply: cannot run " + opts->command[0] + ": " + std::strerror(error));
+      Fail("apply: cannot run " + command[0] + ": " + std::strerror(error));
       return error == ENOENT ? 127 : 126;
     };
   });

@@ -1,0 +1,155 @@
+// `autotune apply` on a REAL PyTorch DDP job (Debian's torch, gloo, 4 ranks under mpirun on
+// this host): the tuned bucket cap reaches DistributedDataParallel without the script being
+// edited, as DDP itself reports it (model._get_ddp_logging_data()); an explicit argument in
+// the script wins and says so; the step log; --print-env. Skipped, with one line, where
+// /usr/bin/python3 cannot import torch.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/support/cli.h"
+#include "traces/ddp_buckets.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using autotune::testing::AutotuneBinary;
+using autotune::testing::CommandResult;
+using autotune::testing::ReadFile;
+using autotune::testing::RunCommand;
+using autotune::testing::TempDir;
+using autotune::testing::WriteFile;
+
+const char* const kPython = "/usr/bin/python3";
+
+bool TorchAvailable() {
+  return RunCommand({kPython, "-c", "import torch.distributed"}, fs::temp_directory_path())
+             .exit_code == 0;
+}
+
+class DdpApplyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!TorchAvailable()) GTEST_SKIP() << kPython << " cannot import torch (python3-torch)";
+    WriteFile((dir_ / "best.yaml").string(), "ddp:\n  bucket_cap_mb: 1\n");
+  }
+
+  // The probe under `autotune apply --config-file best.yaml -- mpirun ... -np 4`.
+  CommandResult RunProbe(std::vector<std::string> probe_args,
+                         std::vector<std::string> env = {}) {
+    static int job = 0;
+    const std::string port = std::to_string(20000 + (getpid() * 7 + job++) % 20000);
+    std::vector<std::string> argv = {"env", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port,
+                                      "OMP_NUM_THREADS=1", "OMPI_ALLOW_RUN_AS_ROOT=1",
+                                      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+    argv.insert(argv.end(), env.begin(), env.end());
+    for (const std::string& a :
+         {AutotuneBinary(), std::string("apply"), std::string("--config-file"),
+          (dir_ / "best.yaml").string(), std::string("--"), std::string("mpirun"),
+          std::string("--oversubscribe"), std::string("--bind-to"), std::string("none"),
+          std::string("--mca"), std::string("mpi_yield_when_idle"), std::string("1"),
+          std::string("-np"), std::string("4"), std::string(kPython),
+          std::string(AUTOTUNE_SOURCE_DIR "/tests/torch/ddp_probe.py")}) {
+      argv.push_back(a);
+    }
+    argv.insert(argv.end(), probe_args.begin(), probe_args.end());
+    return RunCommand(argv, dir_);
+  }
+
+  static nlohmann::json LastJsonLine(const std::string& out) {
+    const size_t start = out.rfind("\n{");
+    return nlohmann::json::parse(out.substr(start == std::string::npos ? 0 : start + 1));
+  }
+
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
+};
+
+// The probe's parameters, bytes (float32): Linear(in, out) has a weight of in * out and a
+// bias of out elements. DDP's rebuilt buckets follow the order the gradients became ready:
+// the last layer first, each layer's bias before its weight (addmm's inputs), closing a
+// bucket once it reaches its limit (1 MiB for the first, then the cap).
+TEST_F(DdpApplyTest, TheConfigsBucketCapReachesDdpWithoutEditingTheScript) {
+  const CommandResult r = RunProbe({});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json ddp = LastJsonLine(r.out);
+  EXPECT_EQ(ddp["bucket_cap_bytes"], 1 << 20) << r.out;
+  const int64_t w3 = 1024 * 10 * 4, b3 = 10 * 4, w2 = 512 * 1024 * 4, b2 = 1024 * 4;
+  const int64_t w1 = 512 * 512 * 4, b1 = 512 * 4, w0 = 256 * 512 * 4, b0 = 512 * 4;
+  // b3 + w3 + b2 + w2 = 2,142,248 >= 1 MiB closes the first; b1 + w1 = 1,050,624 >= 1 MiB
+  // closes the second; b0 + w0 is left over.
+  const std::vector<int64_t> expected = {b3 + w3 + b2 + w2, b1 + w1, b0 + w0};
+  EXPECT_EQ(ddp["bucket_sizes"].get<std::vector<int64_t>>(), expected) << r.out;
+  // autotune's own bucket policy, which its executor and simulator run, agrees with DDP.
+  autotune::Workload w;
+  for (int64_t bytes : {b3, w3, b2, w2, b1, w1, b0, w0}) {
+    autotune::TensorSpec t;
+    t.shape = {bytes / 4};
+    w.tensors.push_back(t);
+  }
+  std::vector<int64_t> ours;
+  for (const std::vector<int>& bucket :
+       autotune::AssignDdpBuckets(w, std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}, 1 << 20, 1 << 20)) {
+    int64_t bytes = 0;
+    for (int t : bucket) bytes += w.tensors[t].bytes();
+    ours.push_back(bytes);
+  }
+  EXPECT_EQ(ours, expected);
+  EXPECT_NE(r.err.find("DDPStrategy(bucket_cap_mb=1"), std::string::npos) << r.err;
+}
+
+TEST_F(DdpApplyTest, AnExplicitArgumentInTheScriptWinsAndSaysSo) {
+  const CommandResult r = RunProbe({"--explicit-cap", "25"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(LastJsonLine(r.out)["bucket_cap_bytes"], 25 << 20) << r.out;
+  EXPECT_NE(r.err.find("autotune: DDP bucket_cap_mb=25.0 from the script wins over the config's "
+                       "1.0"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(DdpApplyTest, TheStepLogHoldsTheTimeBetweenForwardCalls) {
+  const std::string log = (dir_ / "steps.json").string();
+  const CommandResult r = RunProbe({}, {"AUTOTUNE_DDP_STEP_LOG=" + log});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json steps = nlohmann::json::parse(ReadFile(log));
+  EXPECT_EQ(steps["framework"], "ddp");
+  EXPECT_EQ(steps["world_size"], 4);
+  EXPECT_EQ(steps["bucket_cap_mb"], 1.0);
+  ASSERT_EQ(steps["step_ms"].size(), 2u) << "3 forward calls";
+  for (const auto& ms : steps["step_ms"]) EXPECT_GT(ms.get<double>(), 0.0);
+}
+
+TEST_F(DdpApplyTest, PrintEnvShowsTheDdpVariablesAndNoHorovods) {
+  const CommandResult r = RunCommand({AutotuneBinary(), "apply", "--config-file",
+                                      (dir_ / "best.yaml").string(), "--print-env"},
+                                     dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("export AUTOTUNE_DDP_BUCKET_CAP_MB=1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("export PYTHONPATH="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tools/torch/site"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# the same in HF Trainer: --ddp_bucket_cap_mb 1 "), std::string::npos);
+  EXPECT_EQ(r.out.find("HOROVOD_"), std::string::npos) << r.out;
+}
+
+TEST_F(DdpApplyTest, AMalformedVariableStopsTheJobWithOneLine) {
+  const CommandResult r = RunCommand(
+      {"env", "AUTOTUNE_DDP_BUCKET_CAP_MB=lots", "PYTHONPATH=" AUTOTUNE_SOURCE_DIR "/tools/torch/site",
+       kPython, "-c",
+       "import torch, torch.distributed as d; "
+       "d.init_process_group('gloo', init_method='tcp://127.0.0.1:" +
+           std::to_string(40000 + getpid() % 20000) +
+           "', rank=0, world_size=1); "
+           "torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))"},
+      dir_);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("autotune: AUTOTUNE_DDP_BUCKET_CAP_MB='lots' is not a positive number"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
