@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing (Debian 12, apt-get) and builds autotune into build/.
+# Installs what is missing (Debian 12, apt-get; python3-torch and python3-torchvision for the
+# PyTorch DDP support and its tests against real DDP) and builds autotune into build/.
 # Usage: tools/setup.sh            (idempotent; a second run only rebuilds what changed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3
           nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev
           libbenchmark-dev libeigen3-dev libnlopt-cxx-dev libnlopt-dev iproute2 util-linux
-          procps chromium)
+          procps chromium python3-torch python3-torchvision python3-yaml)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
