@@ -1,22 +1,107 @@
-// `autotune workloads [NAME]`: lists the built-in workloads or prints one as a file.
+// `autotune workloads [NAME]`: lists the built-in workloads or prints one as a file;
+// `--from-torch MODEL` measures a real PyTorch model's (autotune_torch.workload).
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
+
+#include <unistd.h>
 
 #include "tools/command.h"
+#include "tools/launch.h"
+#include "tools/torch_python.h"
 #include "traces/workload.h"
 
 namespace autotune::cli {
+namespace {
+
+struct FromTorch {
+  std::string model;  // torchvision:NAME or package.module:callable
+  int batch = 8;
+  std::string input = "3,224,224";
+  int steps = 5;
+};
+
+// The last non-empty line of text ("" if none).
+std::string LastLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+// Runs the helper under TorchPython() and parses what it prints as a workload.
+int RunFromTorch(const FromTorch& f) {
+  const std::string python = TorchPython();
+  const std::filesystem::path err =
+      std::filesystem::temp_directory_path() / ("autotune-from-torch-" + std::to_string(getpid()));
+  const std::string command =
+      "PYTHONPATH=" + ShellQuote(PythonPathWithSite()) + " " +
+      JoinCommandLine({python, "-m", "autotune_torch.workload", "--model", f.model, "--batch",
+                       std::to_string(f.batch), "--input", f.input, "--steps",
+                       std::to_string(f.steps)}) +
+      " 2>" + ShellQuote(err.string());
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return Fail("workloads --from-torch: cannot run " + python);
+  char chunk[4096];
+  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0;) out.append(chunk, n);
+  const int status = pclose(pipe);
+  std::ifstream err_in(err);
+  std::stringstream err_text;
+  err_text << err_in.rdbuf();
+  std::error_code ec;
+  std::filesystem::remove(err, ec);
+  if (status != 0) {
+    const std::string last = LastLine(err_text.str());
+    if (last.find("No module named 'torch'") != std::string::npos ||
+        last.find("PyTorch is not importable") != std::string::npos) {
+      return Fail("--from-torch needs PyTorch for " + python +
+                  " (apt-get install python3-torch python3-torchvision)");
+    }
+    return Fail("--from-torch " + f.model + ": " + (last.empty() ? "the helper failed" : last));
+  }
+  Workload w;
+  Status s = ParseWorkloadJson(out, "--from-torch " + f.model, &w);
+  if (!s.ok()) return Fail(s);
+  const std::string note = LastLine(err_text.str());
+  if (!note.empty()) std::cerr << note << "\n";  // e.g. parameters without a gradient
+  std::cout << WorkloadToJson(w).dump(1) << "\n";
+  return 0;
+}
+
+}  // namespace
 
 void AddWorkloadsCommand(CLI::App& root, Action* action) {
   auto name = std::make_shared<std::string>();
+  auto torch = std::make_shared<FromTorch>();
   CLI::App* app = root.add_subcommand(
       "workloads",
       "List the built-in workloads, or print one (NAME) in the workload file format: a "
       "starting point for your own FILE.json");
   app->add_option("name", *name, "Built-in workload to print (resnet50, vgg16, bert-large, gpt2)");
-  app->callback([name, action] {
-    *action = [name]() -> int {
+  app->add_option("--from-torch", torch->model,
+                  "Measure a real PyTorch model instead: torchvision:NAME or "
+                  "package.module:callable (returning an nn.Module; the current folder is "
+                  "importable). Runs a few forward/backward/SGD steps with the interpreter of "
+                  "AUTOTUNE_PYTHON (default /usr/bin/python3) and prints its workload: every "
+                  "parameter in gradient-ready order with its measured ready time");
+  app->add_option("--batch", torch->batch, "--from-torch: samples per step. Default 8")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--input", torch->input, "--from-torch: one sample's shape. Default 3,224,224");
+  app->add_option("--steps", torch->steps, "--from-torch: measured steps. Default 5")
+      ->check(CLI::PositiveNumber);
+  app->callback([name, torch, action] {
+    *action = [name, torch]() -> int {
+      if (!torch->model.empty()) {
+        if (!name->empty()) return Fail("workloads: give either NAME or --from-torch, not both");
+        return RunFromTorch(*torch);
+      }
       if (!name->empty()) {
         Workload w;
         Status s = BuiltinWorkload(*name, &w);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -150,6 +151,68 @@ TEST_F(DdpApplyTest, AMalformedVariableStopsTheJobWithOneLine) {
   EXPECT_NE(r.err.find("autotune: AUTOTUNE_DDP_BUCKET_CAP_MB='lots' is not a positive number"),
             std::string::npos)
       << r.err;
+}
+
+class FromTorchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!TorchAvailable()) GTEST_SKIP() << kPython << " cannot import torch (python3-torch)";
+  }
+  CommandResult FromTorch(const std::string& model, const std::string& input) {
+    // The user's PYTHONPATH stays behind autotune's own folder: tiny_model is found there.
+    return RunCommand({"env", "OMP_NUM_THREADS=1", "PYTHONPATH=" AUTOTUNE_SOURCE_DIR "/tests/torch",
+                       AutotuneBinary(), "workloads", "--from-torch", model, "--batch", "2",
+                       "--input", input, "--steps", "2"},
+                      fs::temp_directory_path());
+  }
+};
+
+// resnet18: 62 parameter tensors, 11,689,512 parameters (torchvision's documented count);
+// the classifier is the last layer, so its gradients are ready first.
+TEST_F(FromTorchTest, Resnet18IsMeasuredInGradientReadyOrder) {
+  const CommandResult r = FromTorch("torchvision:resnet18", "3,32,32");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json w = nlohmann::json::parse(r.out);
+  ASSERT_EQ(w["tensors"].size(), 62u);
+  int64_t parameters = 0;
+  double previous = 0.0;
+  std::vector<bool> registered(62, false);
+  for (const auto& t : w["tensors"]) {
+    int64_t n = 1;
+    for (const auto& d : t["shape"]) n *= d.get<int64_t>();
+    parameters += n;
+    EXPECT_GE(t["ready_ms"].get<double>(), previous) << t["name"];
+    previous = t["ready_ms"].get<double>();
+    registered.at(t["registration"].get<size_t>()) = true;
+  }
+  EXPECT_EQ(parameters, 11689512);
+  EXPECT_EQ(w["tensors"][0]["name"].get<std::string>().rfind("fc.", 0), 0u) << r.out;
+  EXPECT_EQ(w["tensors"][61]["name"], "conv1.weight");
+  EXPECT_EQ(std::count(registered.begin(), registered.end(), true), 62);
+  EXPECT_GT(w["backward_ms"].get<double>(), 0.0);
+  EXPECT_LE(previous, w["backward_ms"].get<double>());
+}
+
+TEST_F(FromTorchTest, AnyModuleFromACallableAndParametersWithoutGradientsLeftOut) {
+  const CommandResult r = FromTorch("tiny_model:build", "3,4,4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json w = nlohmann::json::parse(r.out);
+  ASSERT_EQ(w["tensors"].size(), 4u);  // body.1 and body.3 weight and bias; not `unused`
+  EXPECT_EQ(w["tensors"][0]["name"].get<std::string>().rfind("body.3.", 0), 0u) << r.out;
+  EXPECT_NE(r.err.find("1 parameters got no gradient and are left out: unused"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(FromTorchTest, ABadModelGivesOneLine) {
+  for (const char* model : {"torchvision:no_such_net", "tiny_model:not_a_model", "resnet18",
+                            "no_such_module:build"}) {
+    const CommandResult r = FromTorch(model, "3,4,4");
+    EXPECT_NE(r.exit_code, 0) << model;
+    EXPECT_EQ(autotune::testing::LineCount(r.err), 1) << model << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("autotune: error: --from-torch ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << model;
+  }
 }
 
 }  // namespace
