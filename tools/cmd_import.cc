@@ -11,6 +11,7 @@
 #include "tools/command.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
+#include "traces/ddp_trace.h"
 #include "traces/horovod_timeline.h"
 #include "traces/store.h"
 
@@ -19,6 +20,7 @@ namespace {
 
 struct ImportFlags {
   std::string timeline;
+  std::string ddp_trace;
   std::string db = "autotune.db";
   int nodes = 0;
   int ranks_per_node = 0;
@@ -48,6 +50,7 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run,
                         {"workload", run.workload.name},
                         {"topology", run.topology.key()},
                         {"backend", BackendName(run.backend)},
+                        {"framework", FrameworkName(run.framework)},
                         {"steps", summary.steps},
                         {"tensors", summary.tensors},
                         {"bytes_per_step", summary.bytes_per_step},
@@ -61,7 +64,8 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run,
     std::cout << j.dump() << "\n";
     return;
   }
-  std::printf("imported %s as run %lld of %s (%s, %s, %s)\n", flags.timeline.c_str(),
+  std::printf("imported %s as run %lld of %s (%s, %s, %s)\n",
+              (flags.timeline.empty() ? flags.ddp_trace : flags.timeline).c_str(),
               static_cast<long long>(run.id), flags.db.c_str(), run.workload.name.c_str(),
               run.topology.key().c_str(), BackendName(run.backend));
   std::printf("  %d steps kept (%d warm-up left out)%s\n", summary.steps, flags.warmup_steps,
@@ -71,13 +75,19 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run,
               summary.collectives_per_step);
   std::printf("  step time median %.1f ms, p95 %.1f ms; score %.3f GB/s\n", summary.step_ms_median,
               run.step_ms_p95, run.score_bytes_per_s / 1e9);
-  std::printf("  knobs (as given; the timeline does not carry them): %s\n",
+  std::printf(run.framework == Framework::kDdp
+                  ? "  knobs (the job's DDP settings, from the trace): %s\n"
+                  : "  knobs (as given; the timeline does not carry them): %s\n",
               KnobsShort(run.knobs, run.framework).c_str());
 }
 
 int RunImport(const ImportFlags& flags) {
   TimelineImportOptions options;
-  options.source = flags.timeline;
+  const bool ddp = !flags.ddp_trace.empty();
+  if (ddp == !flags.timeline.empty()) {
+    return Fail("import: give one of --horovod-timeline FILE or --ddp-trace DIR");
+  }
+  options.source = ddp ? flags.ddp_trace : flags.timeline;
   options.topology.nodes = flags.nodes;
   options.topology.ranks_per_node = flags.ranks_per_node;
   options.warmup_steps = flags.warmup_steps;
@@ -88,7 +98,9 @@ int RunImport(const ImportFlags& flags) {
   if (!s.ok()) return Fail(s);
   Trace trace;
   TimelineImportSummary summary;
-  s = LoadHorovodTimeline(options, &trace, &summary);  // before the database is touched
+  // Read before the database is touched.
+  s = ddp ? LoadDdpTrace(options, &trace, &summary)
+          : LoadHorovodTimeline(options, &trace, &summary);
   if (!s.ok()) return Fail(s);
   s = StoreTrace(flags.db, &trace);
   if (!s.ok()) return Fail(s);
@@ -102,11 +114,15 @@ void AddImportCommand(CLI::App& root, Action* action) {
   auto flags = std::make_shared<ImportFlags>();
   CLI::App* app = root.add_subcommand(
       "import",
-      "Import a real job's Horovod timeline (HOROVOD_TIMELINE, complete or cut off) as a run of "
-      "kind imported: its tensors, steps, ready times, cycles and fused collectives");
+      "Import a real job's Horovod timeline (HOROVOD_TIMELINE, complete or cut off) or PyTorch "
+      "DDP trace (AUTOTUNE_DDP_TRACE under autotune apply) as a run of kind imported: its "
+      "tensors, steps, ready times and fused collectives (Horovod's cycles, DDP's buckets)");
   app->add_option("--horovod-timeline", flags->timeline,
-                  "The timeline file Horovod wrote on rank 0")
-      ->required();
+                  "The timeline file Horovod wrote on rank 0");
+  app->add_option("--ddp-trace", flags->ddp_trace,
+                  "The folder of rank<R>.json files that autotune's sitecustomize wrote for a "
+                  "DDP job run under `autotune apply` with AUTOTUNE_DDP_TRACE=DIR (a run of "
+                  "framework ddp; its DDP settings come from the files)");
   app->add_option("--db", flags->db, "SQLite database file. Default ./autotune.db");
   app->add_option("--nodes", flags->nodes,
                   "Nodes the job ran on. Default: from the timeline's rank ticks")

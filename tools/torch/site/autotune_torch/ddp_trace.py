@@ -1,0 +1,98 @@
+"""A trace of a real PyTorch DDP job, for `autotune import --ddp-trace DIR`.
+
+attach(ddp, directory, settings) is called by autotune's sitecustomize right after a
+DistributedDataParallel is built when AUTOTUNE_DDP_TRACE=DIR is set. From then on every rank
+records, per step (a step starts at each forward call of the module and ends at the next):
+the forward's end (taken as the backward's start), each parameter's gradient-ready time
+(a hook on the parameter), and each bucket's allreduce (a communication hook that does what
+DDP's default one does: divide the bucket by the world size, allreduce it asynchronously)
+with its start, its completion and its parameters. Times are microseconds from the step's
+start (time.perf_counter_ns). At exit each rank writes DIR/rank<R>.json:
+  {"format": "autotune-ddp-trace", "version": 1, "rank", "world_size", "hostname",
+   "bucket_cap_mb", "first_bucket_mb", "gradient_as_bucket_view",
+   "parameters": [{"name", "shape", "dtype"}] (registration order),
+   "steps": [{"forward_end_us", "end_us", "ready_us": [per parameter, null if none],
+              "buckets": [{"index", "parameters": [...], "start_us", "end_us"}]}]}
+The last forward call opens a step that never ends: it is not written."""
+import atexit
+import json
+import os
+import socket
+import time
+
+
+def _now_us():
+    return time.perf_counter_ns() / 1e3
+
+
+class _Recorder:
+    def __init__(self, ddp, directory, settings):
+        import torch.distributed as dist
+        self.dist = dist
+        self.directory = directory
+        self.settings = settings
+        self.rank = dist.get_rank()
+        self.world = dist.get_world_size()
+        self.params = [(n, p) for n, p in ddp.module.named_parameters() if p.requires_grad]
+        self.index = {id(p): i for i, (_, p) in enumerate(self.params)}
+        self.steps = []
+        self.current = None
+        for i, (_, p) in enumerate(self.params):
+            p.register_hook(self._ready_hook(i))
+        ddp.register_forward_pre_hook(self._forward_start)
+        ddp.register_forward_hook(self._forward_end)
+        ddp.register_comm_hook(None, self._allreduce)
+        atexit.register(self.write)
+
+    def _forward_start(self, module, inputs):
+        now = _now_us()
+        if self.current is not None:
+            self.current["end_us"] = now - self.current["start"]
+            self.steps.append(self.current)
+        self.current = {"start": now, "forward_end_us": None, "end_us": None,
+                        "ready_us": [None] * len(self.params), "buckets": []}
+
+    def _forward_end(self, module, inputs, output):
+        if self.current is not None:
+            self.current["forward_end_us"] = _now_us() - self.current["start"]
+
+    def _ready_hook(self, i):
+        def hook(grad):
+            if self.current is not None:
+                self.current["ready_us"][i] = _now_us() - self.current["start"]
+            return grad
+        return hook
+
+    def _allreduce(self, state, bucket):
+        step = self.current
+        record = {"index": bucket.index(),
+                  "parameters": [self.index.get(id(p), -1) for p in bucket.parameters()],
+                  "start_us": _now_us() - step["start"], "end_us": None}
+        step["buckets"].append(record)
+        tensor = bucket.buffer()
+        tensor.div_(self.world)
+        future = self.dist.all_reduce(tensor, async_op=True).get_future()
+
+        def done(fut):
+            record["end_us"] = _now_us() - step["start"]
+            return fut.value()[0]
+        return future.then(done)
+
+    def write(self):
+        os.makedirs(self.directory, exist_ok=True)
+        steps = [{k: v for k, v in s.items() if k != "start"} for s in self.steps]
+        out = {"format": "autotune-ddp-trace", "version": 1, "rank": self.rank,
+               "world_size": self.world, "hostname": socket.gethostname(),
+               "parameters": [{"name": n, "shape": list(p.shape),
+                               "dtype": str(p.dtype).replace("torch.", "")}
+                              for n, p in self.params],
+               "steps": steps, **self.settings}
+        path = os.path.join(self.directory, f"rank{self.rank}.json")
+        with open(path + ".tmp", "w") as f:
+            json.dump(out, f)
+        os.replace(path + ".tmp", path)
+
+
+def attach(ddp, directory, settings):
+    """Records ddp's steps on this rank into directory/rank<R>.json at exit."""
+    ddp._autotune_trace = _Recorder(ddp, directory, settings)
