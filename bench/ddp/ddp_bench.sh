@@ -120,8 +120,8 @@ if [[ -z $rescore ]]; then
   rm -f "$db" "$db-wal" "$db-shm"
   start=$(date +%s)
   log "calibrating 2x2 at $rate into $db"
-  "${cluster[@]}" -- "$autotune" calibrate --db "$db" --repetitions 10 \
-    --max-bytes $((64 << 20)) --quiet > "$out/calibrate.log" 2>&1 ||
+  "${cluster[@]}" -- "$autotune" calibrate --db "$db" --repetitions 5 \
+    --max-bytes $((32 << 20)) --quiet > "$out/calibrate.log" 2>&1 ||
     { echo "ddp_bench.sh: calibrate failed:" >&2; tail -5 "$out/calibrate.log" >&2; exit 1; }
   for model in $models; do
     mkdir -p "$out/$model"

@@ -67,6 +67,7 @@ def main():
             "bucket_cap_bytes": info.get("bucket_cap_bytes"),
             "buckets": [int(s) for s in sizes.replace(",", " ").split()],
         }), flush=True)
+    dist.barrier()  # ranks leave together (see tests/torch/ddp_probe.py)
     dist.destroy_process_group()
     return 0
 

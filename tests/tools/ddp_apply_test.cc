@@ -153,6 +153,74 @@ TEST_F(DdpApplyTest, AMalformedVariableStopsTheJobWithOneLine) {
       << r.err;
 }
 
+// A real job traced under apply (AUTOTUNE_DDP_TRACE) and imported: the run is DDP's, with
+// the probe's 8 parameters in ready order, its knobs from the trace, and after the first
+// step the buckets DDP itself formed (from its communication hook) are those of DDP's rule
+// over the recorded ready order (autotune's policy, checked against DDP above); the
+// simulator replays it. A missing or malformed rank file: one line, nothing stored.
+TEST_F(DdpApplyTest, ATracedJobIsImportedAsADdpRun) {
+  const std::string trace = (dir_ / "trace").string();
+  const CommandResult job = RunProbe({}, {"AUTOTUNE_DDP_TRACE=" + trace});
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  const std::string db = (dir_ / "runs.db").string();
+  CommandResult r = RunCommand({AutotuneBinary(), "import", "--ddp-trace", trace, "--db", db,
+                                "--warmup-steps", "1", "--workload", "probe", "--json"},
+                               dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["framework"], "ddp");
+  EXPECT_EQ(j["tensors"], 8);
+  EXPECT_EQ(j["steps"], 1) << "3 forward calls: 2 complete steps, 1 of them warm-up";
+  EXPECT_EQ(j["knobs"]["ddp_bucket_cap_mb"], 1.0);
+  EXPECT_EQ(j["bytes_per_step"], (256 * 512 + 512 + 512 * 512 + 512 + 512 * 1024 + 1024 +
+                                  1024 * 10 + 10) * 4);
+  // Rank 0's buckets in the stored step: DDP's rule over the stored ready order (tensor
+  // index = ready position) with 1 MiB limits.
+  autotune::Workload w;
+  std::vector<int> order;
+  for (int t = 0; t < 8; ++t) {
+    autotune::TensorSpec spec;
+    spec.shape = {autotune::testing::QueryInt(
+        db, "SELECT elements FROM tensors WHERE run_id = 1 AND tensor = " + std::to_string(t))};
+    w.tensors.push_back(spec);
+    order.push_back(t);
+  }
+  std::string expected;
+  for (const std::vector<int>& bucket : autotune::AssignDdpBuckets(w, order, 1 << 20, 1 << 20)) {
+    std::string members;
+    for (int t : bucket) members += (members.empty() ? "" : ",") + std::to_string(t);
+    expected += members + ";";
+  }
+  std::string stored;
+  for (int seq = 0;; ++seq) {
+    const std::string members = autotune::testing::QueryText(
+        db, "SELECT tensors FROM collectives WHERE run_id = 1 AND step = 0 AND rank = 0 AND "
+            "seq = " + std::to_string(seq));
+    if (members.empty()) break;
+    stored += members + ";";
+  }
+  EXPECT_EQ(stored, expected);
+  r = RunCommand({AutotuneBinary(), "calibrate", "--np", "4", "--db", db, "--quiet",
+                  "--max-bytes", "4194304", "--repetitions", "2"},
+                 dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunCommand({AutotuneBinary(), "simulate", "--db", db, "--run", "1", "--grid"}, dir_);
+  EXPECT_NE(r.out.find("bucket_cap="), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.out.find("threshold="), std::string::npos) << r.out;
+
+  WriteFile(trace + "/rank2.json", "{\"format\": \"autotune-ddp-trace\", \"rank\": 2");
+  const std::string other = (dir_ / "other.db").string();
+  r = RunCommand({AutotuneBinary(), "import", "--ddp-trace", trace, "--db", other}, dir_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(autotune::testing::LineCount(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("rank2.json"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(other));
+  fs::remove(trace + "/rank2.json");
+  r = RunCommand({AutotuneBinary(), "import", "--ddp-trace", trace, "--db", other}, dir_);
+  EXPECT_NE(r.err.find("rank2.json: cannot read (rank 2)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(other));
+}
+
 class FromTorchTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -8,6 +8,7 @@ rebuilt bucket], "gradient_as_bucket_view": ...}.
   --explicit-cap MB   pass bucket_cap_mb=MB to DDP in the script (it must win over autotune)
 """
 import argparse
+import datetime
 import json
 import sys
 
@@ -21,7 +22,8 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    dist.init_process_group("gloo")
+    # A bounded wait: a rank that never arrives fails the job instead of hanging the test.
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=120))
     model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
                                 torch.nn.Linear(512, 512), torch.nn.ReLU(),
                                 torch.nn.Linear(512, 1024), torch.nn.ReLU(),
@@ -41,6 +43,9 @@ def main():
                           "bucket_sizes": [int(x) for x in sizes.replace(",", " ").split()],
                           "gradient_as_bucket_view": info.get("gradient_as_bucket_view")}),
               flush=True)
+    # With the trace recorder's communication hook on, ranks leaving destroy_process_group
+    # at different times were seen to hang there; a barrier first lines them up.
+    dist.barrier()
     dist.destroy_process_group()
     return 0
 
