@@ -15,6 +15,7 @@ rank 0 gathers all ranks' times and prints one JSON line:
 the last two from DDP itself (model._get_ddp_logging_data()).
 """
 import argparse
+import atexit
 import json
 import os
 import sys
@@ -23,6 +24,16 @@ import time
 import torch
 import torch.distributed as dist
 import torchvision
+
+
+def leave():
+    """Exits now, after the exit handlers (autotune's step log and trace writers), without
+    tearing down gloo: torch 1.13's gloo teardown (destroy_process_group or interpreter exit)
+    was seen to leave one rank spinning forever after the others had exited."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(0)
 
 
 def main():
@@ -67,9 +78,8 @@ def main():
             "bucket_cap_bytes": info.get("bucket_cap_bytes"),
             "buckets": [int(s) for s in sizes.replace(",", " ").split()],
         }), flush=True)
-    dist.barrier()  # ranks leave together (see tests/torch/ddp_probe.py)
-    dist.destroy_process_group()
-    return 0
+    dist.barrier()
+    leave()
 
 
 if __name__ == "__main__":

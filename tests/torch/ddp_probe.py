@@ -8,12 +8,24 @@ rebuilt bucket], "gradient_as_bucket_view": ...}.
   --explicit-cap MB   pass bucket_cap_mb=MB to DDP in the script (it must win over autotune)
 """
 import argparse
+import atexit
 import datetime
 import json
+import os
 import sys
 
 import torch
 import torch.distributed as dist
+
+
+def leave():
+    """Exits now, after the exit handlers (autotune's step log and trace writers), without
+    tearing down gloo: torch 1.13's gloo teardown (destroy_process_group or interpreter exit)
+    was seen to leave one rank spinning forever after the others had exited."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(0)
 
 
 def main():
@@ -43,11 +55,8 @@ def main():
                           "bucket_sizes": [int(x) for x in sizes.replace(",", " ").split()],
                           "gradient_as_bucket_view": info.get("gradient_as_bucket_view")}),
               flush=True)
-    # With the trace recorder's communication hook on, ranks leaving destroy_process_group
-    # at different times were seen to hang there; a barrier first lines them up.
     dist.barrier()
-    dist.destroy_process_group()
-    return 0
+    leave()
 
 
 if __name__ == "__main__":
