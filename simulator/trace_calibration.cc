@@ -98,9 +98,15 @@ double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
   };
   std::vector<Ratio> ratios;
   double total_model_us = 0.0;
+  // DDP's buckets may overlap in a real job (gloo runs two at once); the replay runs them on
+  // one stream, so a bucket's time is what it added after the previous one finished.
+  const bool ddp = trace.run.framework == Framework::kDdp;
   for (const StepTrace& step : trace.steps) {
+    double previous_end_us = 0.0;
     for (const CollectiveRecord& c : step.collectives) {
-      const double measured = c.comm_end_us - c.copy_in_end_us;
+      const double from_us = ddp ? std::max(c.copy_in_end_us, previous_end_us) : c.copy_in_end_us;
+      const double measured = c.comm_end_us - from_us;
+      previous_end_us = std::max(previous_end_us, c.comm_end_us);
       const double model = network.CollectiveUs(c.op, c.algorithm, c.bytes);
       if (std::isfinite(measured) && measured > 0.0 && model > 0.0) {
         ratios.push_back({measured / model, model});

@@ -19,7 +19,8 @@ namespace autotune::sim {
 ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
                                const NegotiationModel& negotiation);
 
-// Median over the recorded collectives of measured comm time / model time, each
+// Median over the recorded collectives of measured comm time / model time (for a DDP run,
+// a bucket's time counts from the later of its start and the previous bucket's end), each
 // collective weighted by its model time (1 when the trace has fewer than 3 collectives).
 // Not clamped. Weighted, because a step's few large collectives decide its time: when a
 // step runs one small and one large collective, an unweighted median would be either

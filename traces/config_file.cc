@@ -310,14 +310,16 @@ void EmitKnobValue(const KnobSpec& spec, const Knobs& knobs, YAML::Emitter* out)
       spec.field);
 }
 
-// The knobs of one YAML section ("params", "autotune_extra.nccl"), knobs at their "library
-// default" value left out; subsections of `section` are emitted as nested mappings.
-void EmitKnobSection(const std::string& section, const Knobs& knobs, YAML::Emitter* out) {
+// The knobs of `framework` in one YAML section ("params", "autotune_extra.nccl"), knobs at
+// their "library default" value left out; subsections of `section` are emitted as nested
+// mappings.
+void EmitKnobSection(const std::string& section, const Knobs& knobs, Framework framework,
+                     YAML::Emitter* out) {
   std::vector<std::string> subsections;
   for (const KnobSpec& spec : KnobTable()) {
     const std::string home = spec.yaml_section;
     if (home == section) {
-      if (KnobIsUnset(spec, knobs)) continue;
+      if (KnobIsUnset(spec, knobs) || !KnobInFramework(spec, framework)) continue;
       *out << YAML::Key << spec.yaml_key << YAML::Value;
       EmitKnobValue(spec, knobs, out);
     } else if (home.rfind(section + ".", 0) == 0 &&
@@ -332,7 +334,7 @@ void EmitKnobSection(const std::string& section, const Knobs& knobs, YAML::Emitt
     }
     if (!any) continue;
     *out << YAML::Key << sub.substr(section.size() + 1) << YAML::Value << YAML::BeginMap;
-    EmitKnobSection(sub, knobs, out);
+    EmitKnobSection(sub, knobs, framework, out);
     *out << YAML::EndMap;
   }
 }
@@ -374,16 +376,16 @@ std::string ConfigToYaml(const ConfigFile& config) {
   out << YAML::BeginMap;
   if (config.framework == Framework::kDdp) {
     out << YAML::Key << "ddp" << YAML::Value << YAML::BeginMap;
-    EmitKnobSection("ddp", config.knobs, &out);
+    EmitKnobSection("ddp", config.knobs, config.framework, &out);
     out << YAML::EndMap;
   } else {
     out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
-    EmitKnobSection("params", config.knobs, &out);
+    EmitKnobSection("params", config.knobs, config.framework, &out);
     out << YAML::EndMap;
     EmitTunerSettings(config.autotune, &out);
   }
   out << YAML::Key << "autotune_extra" << YAML::Value << YAML::BeginMap;
-  EmitKnobSection("autotune_extra", config.knobs, &out);
+  EmitKnobSection("autotune_extra", config.knobs, config.framework, &out);
   EmitProvenance(config.provenance_json, &out);
   out << YAML::EndMap;
   out << YAML::EndMap;
