@@ -41,7 +41,8 @@ Environment EnvironmentFor(const ConfigFile& config) {
   // A DDP job reads its variables through autotune's sitecustomize, first on PYTHONPATH.
   if (config.framework == Framework::kDdp) env.emplace_back("PYTHONPATH", PythonPathWithSite());
   const TunerSettings& t = config.autotune;
-  if (config.framework == Framework::kHorovod && t.enabled) {  // horovodrun's own autotune section, passed on as horovodrun would
+  // horovodrun's own autotune section, passed on as horovodrun would.
+  if (config.framework == Framework::kHorovod && t.enabled) {
     env.emplace_back("HOROVOD_AUTOTUNE", "1");
     if (!t.log_file.empty()) env.emplace_back("HOROVOD_AUTOTUNE_LOG", t.log_file);
     env.emplace_back("HOROVOD_AUTOTUNE_WARMUP_SAMPLES", std::to_string(t.warmup_samples));

@@ -167,6 +167,161 @@ Status ToKnobs(const Json& settings, const std::string& where, Knobs* knobs) {
   return knobs->Validate().WithPrefix(where);
 }
 
+// Which parameters the run's tensors are: those rank 0 got gradients for, by their ready
+// time in the first kept step. order[i] = the file parameter of tensor i; tensor_of the
+// inverse (-1: no gradient).
+struct TensorOrder {
+  std::vector<int> order;
+  std::vector<int> tensor_of;
+};
+
+TensorOrder OrderTensors(const RankFile& zero, int first) {
+  const RankStep& lead = zero.steps[first];
+  TensorOrder t;
+  for (size_t p = 0; p < zero.params.size(); ++p) {
+    if (lead.ready_us[p] >= 0) t.order.push_back(static_cast<int>(p));
+  }
+  std::stable_sort(t.order.begin(), t.order.end(),
+                   [&](int a, int b) { return lead.ready_us[a] < lead.ready_us[b]; });
+  t.tensor_of.assign(zero.params.size(), -1);
+  for (size_t i = 0; i < t.order.size(); ++i) t.tensor_of[t.order[i]] = static_cast<int>(i);
+  return t;
+}
+
+// The workload from rank 0's kept steps [first, end): medians of the phases and ready times.
+Workload MakeDdpWorkload(const RankFile& zero, const TensorOrder& t, int first, int end,
+                         const std::string& name) {
+  Workload w;
+  w.name = name.empty() ? "ddp-job" : name;
+  std::vector<double> forward, backward, optimizer;
+  std::vector<std::vector<double>> ready(t.order.size());
+  for (int k = first; k < end; ++k) {
+    const RankStep& s = zero.steps[k];
+    double last_ready = 0.0, last_done = 0.0;
+    for (size_t i = 0; i < t.order.size(); ++i) {
+      const double r = std::max(0.0, s.ready_us[t.order[i]] - s.forward_end_us);
+      ready[i].push_back(r);
+      last_ready = std::max(last_ready, r);
+    }
+    for (const Bucket& b : s.buckets) last_done = std::max(last_done, b.end_us);
+    forward.push_back(s.forward_end_us / 1e3);
+    backward.push_back(last_ready / 1e3);
+    const double compute_and_comm = std::max(last_done, s.forward_end_us + last_ready);
+    optimizer.push_back(std::max(0.0, s.end_us - compute_and_comm) / 1e3);
+  }
+  w.forward_ms = Median(forward);
+  w.optimizer_ms = Median(optimizer);
+  double previous = 0.0;
+  for (size_t i = 0; i < t.order.size(); ++i) {
+    TensorSpec spec = zero.params[t.order[i]];
+    spec.ready_ms = std::max(previous, Median(ready[i]) / 1e3);  // kept in ready order
+    previous = spec.ready_ms;
+    w.tensors.push_back(std::move(spec));
+  }
+  // Registration: the kept parameters' order in the file, 0 .. n-1.
+  std::vector<int> by_file(t.order.begin(), t.order.end());
+  std::sort(by_file.begin(), by_file.end());
+  for (size_t r = 0; r < by_file.size(); ++r) {
+    w.tensors[t.tensor_of[by_file[r]]].registration = static_cast<int>(r);
+  }
+  w.backward_ms = std::max(Median(backward), previous);
+  return w;
+}
+
+// Step k of the files: every rank's tensor times, rank 0's buckets.
+StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t,
+                      const Workload& w, int k, int first, int64_t bytes) {
+  const RankFile& zero = ranks.front();
+  StepTrace st;
+  st.step = k - first;
+  st.step_ms = zero.steps[k].end_us / 1e3;
+  st.backward_start_us = zero.steps[k].forward_end_us;
+  st.bytes = bytes;
+  st.score_bytes_per_s = ScoreBytesPerSecond(static_cast<double>(bytes), st.step_ms / 1e3);
+  for (int r = 0; r < zero.world; ++r) {
+    const RankStep& s = ranks[r].steps[k];
+    std::vector<double> done(zero.params.size(), 0.0);
+    for (const Bucket& b : s.buckets) {
+      for (int p : b.params) done[p] = b.end_us;
+    }
+    for (size_t i = 0; i < t.order.size(); ++i) {
+      const int p = t.order[i];
+      st.tensors.push_back({r, static_cast<int>(i), std::max(0.0, s.ready_us[p]),
+                            std::max(done[p], s.ready_us[p])});
+    }
+  }
+  const RankStep& s = zero.steps[k];
+  for (size_t b = 0; b < s.buckets.size(); ++b) {
+    CollectiveRecord c;
+    c.seq = static_cast<int>(b);
+    c.cycle = s.buckets[b].index;
+    c.op = Op::kAllreduce;
+    c.algorithm = Algorithm::kFlat;
+    for (int p : s.buckets[b].params) {
+      if (t.tensor_of[p] < 0) continue;
+      c.tensors.push_back(t.tensor_of[p]);
+      c.bytes += w.tensors[t.tensor_of[p]].bytes();
+    }
+    c.start_us = c.copy_in_end_us = s.buckets[b].start_us;
+    c.comm_end_us = c.end_us = std::max(s.buckets[b].end_us, c.start_us);
+    st.collectives.push_back(std::move(c));
+  }
+  return st;
+}
+
+// The run's description: kind, framework, knobs from the files, topology from the flags or
+// the host names.
+Status DescribeDdpRun(const TimelineImportOptions& options, const std::vector<RankFile>& ranks,
+                      const Workload& w, int first, RunInfo* run) {
+  const RankFile& zero = ranks.front();
+  run->kind = RunKind::kImported;
+  run->framework = Framework::kDdp;
+  run->command = options.command;
+  run->workload = w;
+  run->knobs = options.knobs;
+  AUTOTUNE_RETURN_IF_ERROR(ToKnobs(zero.settings, zero.path, &run->knobs));
+  std::set<std::string> hosts;
+  for (const RankFile& f : ranks) hosts.insert(f.hostname);
+  Topology& topo = run->topology;
+  topo.nodes = options.topology.nodes > 0 ? options.topology.nodes : static_cast<int>(hosts.size());
+  topo.ranks_per_node = options.topology.ranks_per_node > 0 ? options.topology.ranks_per_node
+                                                            : std::max(1, zero.world / topo.nodes);
+  if (topo.world_size() != zero.world) {
+    return Status::InvalidArgument(options.source + ": --nodes x --ranks-per-node is " +
+                                   std::to_string(topo.world_size()) + " ranks; the trace has " +
+                                   std::to_string(zero.world));
+  }
+  topo.hosts.assign(hosts.begin(), hosts.end());
+  topo.hosts.resize(topo.nodes);
+  run->hardware = "PyTorch DDP trace " + options.source;
+  run->warmup_steps = first;
+  return Status::Ok();
+}
+
+// The summary the store's FinishRun would compute, and the import's.
+void Summarize(Trace* trace, TimelineImportSummary* summary) {
+  RunInfo& run = trace->run;
+  std::vector<double> step_ms, collectives;
+  std::vector<int64_t> step_bytes;
+  for (const StepTrace& st : trace->steps) {
+    step_ms.push_back(st.step_ms);
+    step_bytes.push_back(st.bytes);
+    collectives.push_back(static_cast<double>(st.collectives.size()));
+  }
+  run.steps_planned = run.steps_recorded = static_cast<int>(trace->steps.size());
+  run.complete = true;
+  run.step_ms_median = Median(step_ms);
+  run.step_ms_p95 = Percentile(step_ms, 95);
+  run.score_bytes_per_s = ScoreBytesPerSecond(step_bytes, step_ms);
+  if (summary == nullptr) return;
+  *summary = TimelineImportSummary();
+  summary->steps = run.steps_recorded;
+  summary->tensors = static_cast<int>(run.workload.tensors.size());
+  summary->bytes_per_step = trace->steps.front().bytes;
+  summary->step_ms_median = run.step_ms_median;
+  summary->collectives_per_step = static_cast<int>(std::lround(Median(collectives)));
+}
+
 }  // namespace
 
 Status LoadDdpTrace(const TimelineImportOptions& options, Trace* trace,
@@ -188,140 +343,20 @@ Status LoadDdpTrace(const TimelineImportOptions& options, Trace* trace,
                                    " complete steps on every rank; nothing is left after " +
                                    std::to_string(first) + " warm-up steps");
   }
-  // Tensors: the parameters rank 0 got gradients for, by their ready time in the first kept
-  // step.
-  const RankStep& lead = zero.steps[first];
-  std::vector<int> order;
-  for (size_t p = 0; p < zero.params.size(); ++p) {
-    if (lead.ready_us[p] >= 0) order.push_back(static_cast<int>(p));
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return lead.ready_us[a] < lead.ready_us[b]; });
-  std::vector<int> tensor_of(zero.params.size(), -1);
-  for (size_t i = 0; i < order.size(); ++i) tensor_of[order[i]] = static_cast<int>(i);
-
-  Workload w;
-  w.name = options.workload_name.empty() ? "ddp-job" : options.workload_name;
-  std::vector<double> forward, backward, optimizer;
-  std::vector<std::vector<double>> ready(order.size());
-  for (int k = first; k < end; ++k) {
-    const RankStep& s = zero.steps[k];
-    double last_ready = 0.0, last_done = 0.0;
-    for (size_t i = 0; i < order.size(); ++i) {
-      const double r = std::max(0.0, s.ready_us[order[i]] - s.forward_end_us);
-      ready[i].push_back(r);
-      last_ready = std::max(last_ready, r);
-    }
-    for (const Bucket& b : s.buckets) last_done = std::max(last_done, b.end_us);
-    forward.push_back(s.forward_end_us / 1e3);
-    backward.push_back(last_ready / 1e3);
-    optimizer.push_back(std::max(0.0, s.end_us - std::max(last_done, s.forward_end_us +
-                                                                         last_ready)) / 1e3);
-  }
-  w.forward_ms = Median(forward);
-  w.optimizer_ms = Median(optimizer);
-  double previous = 0.0;
-  for (size_t i = 0; i < order.size(); ++i) {
-    TensorSpec t = zero.params[order[i]];
-    t.ready_ms = std::max(previous, Median(ready[i]) / 1e3);  // kept in ready order
-    previous = t.ready_ms;
-    w.tensors.push_back(std::move(t));
-  }
-  // Registration: the kept parameters' order in the file, 0 .. n-1.
-  std::vector<int> by_file(order.begin(), order.end());
-  std::sort(by_file.begin(), by_file.end());
-  for (size_t r = 0; r < by_file.size(); ++r) w.tensors[tensor_of[by_file[r]]].registration = static_cast<int>(r);
-  w.backward_ms = std::max(Median(backward), previous);
-
+  const TensorOrder order = OrderTensors(zero, first);
+  const Workload w = MakeDdpWorkload(zero, order, first, end, options.workload_name);
   Trace out;
-  RunInfo& run = out.run;
-  run.kind = RunKind::kImported;
-  run.framework = Framework::kDdp;
-  run.command = options.command;
-  run.workload = w;
-  run.knobs = options.knobs;
-  AUTOTUNE_RETURN_IF_ERROR(ToKnobs(zero.settings, zero.path, &run.knobs));
-  std::set<std::string> hosts;
-  for (const RankFile& f : ranks) hosts.insert(f.hostname);
-  run.topology.nodes = options.topology.nodes > 0 ? options.topology.nodes
-                                                  : static_cast<int>(hosts.size());
-  run.topology.ranks_per_node = options.topology.ranks_per_node > 0
-                                    ? options.topology.ranks_per_node
-                                    : std::max(1, zero.world / run.topology.nodes);
-  if (run.topology.world_size() != zero.world) {
-    return Status::InvalidArgument(options.source + ": --nodes x --ranks-per-node is " +
-                                   std::to_string(run.topology.world_size()) + " ranks; the "
-                                   "trace has " + std::to_string(zero.world));
-  }
-  run.topology.hosts.assign(hosts.begin(), hosts.end());
-  run.topology.hosts.resize(run.topology.nodes);
-  run.hardware = "PyTorch DDP trace " + options.source;
-  run.warmup_steps = first;
-
+  AUTOTUNE_RETURN_IF_ERROR(DescribeDdpRun(options, ranks, w, first, &out.run));
   int64_t bytes = 0;
   for (const TensorSpec& t : w.tensors) bytes += t.bytes();
   for (int k = first; k < end; ++k) {
-    StepTrace st;
-    st.step = k - first;
-    st.step_ms = zero.steps[k].end_us / 1e3;
-    st.backward_start_us = zero.steps[k].forward_end_us;
-    st.bytes = bytes;
-    st.score_bytes_per_s = ScoreBytesPerSecond(static_cast<double>(bytes), st.step_ms / 1e3);
-    for (int r = 0; r < zero.world; ++r) {
-      const RankStep& s = ranks[r].steps[k];
-      std::vector<double> done(zero.params.size(), 0.0);
-      for (const Bucket& b : s.buckets) {
-        for (int p : b.params) done[p] = b.end_us;
-      }
-      for (size_t i = 0; i < order.size(); ++i) {
-        const int p = order[i];
-        st.tensors.push_back({r, static_cast<int>(i), std::max(0.0, s.ready_us[p]),
-                              std::max(done[p], s.ready_us[p])});
-      }
-    }
-    const RankStep& s = zero.steps[k];
-    for (size_t b = 0; b < s.buckets.size(); ++b) {
-      CollectiveRecord c;
-      c.seq = static_cast<int>(b);
-      c.cycle = s.buckets[b].index;
-      c.op = Op::kAllreduce;
-      c.algorithm = Algorithm::kFlat;
-      for (int p : s.buckets[b].params) {
-        if (tensor_of[p] < 0) continue;
-        c.tensors.push_back(tensor_of[p]);
-        c.bytes += w.tensors[tensor_of[p]].bytes();
-      }
-      c.start_us = c.copy_in_end_us = s.buckets[b].start_us;
-      c.comm_end_us = c.end_us = std::max(s.buckets[b].end_us, c.start_us);
-      st.collectives.push_back(std::move(c));
-    }
-    if (st.step_ms <= 0) {
+    out.steps.push_back(MakeDdpStep(ranks, order, w, k, first, bytes));
+    if (out.steps.back().step_ms <= 0) {
       return Status::InvalidArgument(zero.path + ": step " + std::to_string(k) +
                                      " has no positive duration");
     }
-    out.steps.push_back(std::move(st));
   }
-  std::vector<double> step_ms;
-  std::vector<int64_t> step_bytes;
-  std::vector<double> collectives;
-  for (const StepTrace& st : out.steps) {
-    step_ms.push_back(st.step_ms);
-    step_bytes.push_back(st.bytes);
-    collectives.push_back(static_cast<double>(st.collectives.size()));
-  }
-  run.steps_planned = run.steps_recorded = static_cast<int>(out.steps.size());
-  run.complete = true;
-  run.step_ms_median = Median(step_ms);
-  run.step_ms_p95 = Percentile(step_ms, 95);
-  run.score_bytes_per_s = ScoreBytesPerSecond(step_bytes, step_ms);
-  if (summary != nullptr) {
-    *summary = TimelineImportSummary();
-    summary->steps = run.steps_recorded;
-    summary->tensors = static_cast<int>(w.tensors.size());
-    summary->bytes_per_step = bytes;
-    summary->step_ms_median = run.step_ms_median;
-    summary->collectives_per_step = static_cast<int>(std::lround(Median(collectives)));
-  }
+  Summarize(&out, summary);
   *trace = std::move(out);
   return Status::Ok();
 }

@@ -139,7 +139,8 @@ TEST_F(DdpApplyTest, PrintEnvShowsTheDdpVariablesAndNoHorovods) {
 
 TEST_F(DdpApplyTest, AMalformedVariableStopsTheJobWithOneLine) {
   const CommandResult r = RunCommand(
-      {"env", "AUTOTUNE_DDP_BUCKET_CAP_MB=lots", "PYTHONPATH=" AUTOTUNE_SOURCE_DIR "/tools/torch/site",
+      {"env", "AUTOTUNE_DDP_BUCKET_CAP_MB=lots",
+       "PYTHONPATH=" AUTOTUNE_SOURCE_DIR "/tools/torch/site",
        kPython, "-c",
        "import torch, torch.distributed as d; "
        "d.init_process_group('gloo', init_method='tcp://127.0.0.1:" +
