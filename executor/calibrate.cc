@@ -12,7 +12,7 @@
 #include "executor/mpi_runtime.h"
 #include "executor/nccl/nccl_factory.h"
 #include "executor/stall_inspector.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::executor {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "traces/status.h"
-#include "traces/store.h"
+#include "store/store.h"
 #include "traces/workload.h"
 
 namespace autotune::executor {

@@ -24,7 +24,7 @@
 #include "traces/ddp_buckets.h"
 #include "traces/knob_table.h"
 #include "traces/score.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::executor {
 

@@ -1,6 +1,6 @@
 // RunRecord: `autotune record` as a library call. Every rank of the world calls it with the
 // same options; it plays warm-up and measured steps of a workload through the fusion
-// engine and rank 0 stores the run (traces/store.h).
+// engine and rank 0 stores the run (store/store.h).
 //
 // Order of work, all ranks agreeing on every error (executor/mpi_runtime.h):
 //   1. validate the options and the knobs, check that every rank can run the backend

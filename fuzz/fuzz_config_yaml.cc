@@ -1,4 +1,4 @@
-// Fuzz target: the config-file YAML parser (traces/config_file.h) on arbitrary bytes. Whatever
+// Fuzz target: the config-file YAML parser (formats/config_file.h) on arbitrary bytes. Whatever
 // the input, ParseConfigYaml returns a Status of one line; a file it accepts writes back to
 // YAML that parses again.
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "traces/config_file.h"
+#include "formats/config_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

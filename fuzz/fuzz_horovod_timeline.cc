@@ -1,4 +1,4 @@
-// Fuzz target: the Horovod timeline importer (traces/horovod_timeline.h) on arbitrary bytes,
+// Fuzz target: the Horovod timeline importer (formats/horovod_timeline.h) on arbitrary bytes,
 // once with the topology taken from the rank ticks and one warm-up step, once with a given
 // 2x2 topology, no warm-up and at most 3 steps. Whatever the input, ParseHorovodTimeline
 // returns a Status of one line; a trace it accepts has the steps and tensors it reports.
@@ -7,13 +7,13 @@
 #include <cstdlib>
 #include <string>
 
-#include "traces/horovod_timeline.h"
+#include "formats/horovod_timeline.h"
 
 namespace {
 
-void ImportOnce(const std::string& text, const autotune::TimelineImportOptions& options) {
+void ImportOnce(const std::string& text, const autotune::ImportOptions& options) {
   autotune::Trace trace;
-  autotune::TimelineImportSummary summary;
+  autotune::ImportSummary summary;
   autotune::Status s = autotune::ParseHorovodTimeline(text, options, &trace, &summary);
   if (!s.ok()) {
     if (s.message().empty() || s.message().find('\n') != std::string::npos) std::abort();
@@ -31,7 +31,7 @@ void ImportOnce(const std::string& text, const autotune::TimelineImportOptions& 
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  autotune::TimelineImportOptions options;
+  autotune::ImportOptions options;
   options.source = "fuzz.json";
   ImportOnce(text, options);
   options.topology.nodes = 2;

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzz target: the NCCL tuner CSV parser (traces/nccl_tuner_csv.h) on arbitrary bytes.
+// Fuzz target: the NCCL tuner CSV parser (formats/nccl_tuner_csv.h) on arbitrary bytes.
 // Whatever the input, ParseNcclTunerCsv returns a Status of one line; every rule it accepts
 // is valid and formats back to a line it reads again as the same rule.
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "traces/nccl_tuner_csv.h"
+#include "formats/nccl_tuner_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

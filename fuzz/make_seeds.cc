@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "tests/support/sim_fixtures.h"
-#include "traces/config_file.h"
-#include "traces/horovod_timeline.h"
-#include "traces/nccl_tuner_csv.h"
-#include "traces/store.h"
+#include "formats/config_file.h"
+#include "formats/horovod_timeline.h"
+#include "formats/nccl_tuner_csv.h"
+#include "store/store.h"
 #include "traces/workload.h"
 
 namespace autotune {

@@ -8,7 +8,7 @@
 #include "simulator/simulation.h"
 #include "traces/calibration.h"
 #include "traces/status.h"
-#include "traces/store.h"
+#include "store/store.h"
 #include "traces/trace.h"
 
 namespace autotune::sim {

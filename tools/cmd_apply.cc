@@ -17,9 +17,9 @@
 #include "tools/command.h"
 #include "tools/launch.h"
 #include "tools/torch_python.h"
-#include "traces/config_file.h"
+#include "formats/config_file.h"
 #include "traces/knob_table.h"
-#include "traces/nccl_tuner_csv.h"
+#include "formats/nccl_tuner_csv.h"
 
 namespace autotune::cli {
 namespace {

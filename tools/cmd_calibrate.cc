@@ -14,7 +14,7 @@
 #include "tools/launch.h"
 #include "tools/progress.h"
 #include "tools/stall_flags.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::cli {
 namespace {

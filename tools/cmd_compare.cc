@@ -11,7 +11,7 @@
 
 #include "tools/command.h"
 #include "traces/stats.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::cli {
 
@@ -39,7 +39,7 @@ double Iqr(const std::vector<double>& v) { return Percentile(v, 75) - Percentile
 
 }  // namespace
 
-// The verdict line on a speedup interval; also the report's (tools/report_runs.cc).
+// The verdict line on a speedup interval; also the report's (tools/report/runs_section.cc).
 std::string Verdict(const RatioInterval& speedup, double confidence) {
   char buf[256];
   int pct = static_cast<int>(std::lround(confidence * 100));

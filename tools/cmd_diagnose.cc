@@ -9,7 +9,7 @@
 
 #include "simulator/diagnosis.h"
 #include "tools/command.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::cli {
 namespace {

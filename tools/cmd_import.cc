@@ -1,5 +1,5 @@
 // `autotune import --horovod-timeline FILE`: a real Horovod job's timeline becomes a run of
-// kind imported (traces/horovod_timeline.h) that simulate, search, compare and runs use like
+// kind imported (formats/horovod_timeline.h) that simulate, search, compare and runs use like
 // a recorded one. The file is read and checked before the database is opened, so a bad file
 // leaves no database behind and an existing one as it was.
 #include <cstdio>
@@ -11,9 +11,9 @@
 #include "tools/command.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
-#include "traces/ddp_trace.h"
-#include "traces/horovod_timeline.h"
-#include "traces/store.h"
+#include "formats/ddp_trace.h"
+#include "formats/horovod_timeline.h"
+#include "store/store.h"
 
 namespace autotune::cli {
 namespace {
@@ -43,7 +43,7 @@ Status StoreTrace(const std::string& db, Trace* trace) {
 }
 
 void PrintSummary(const ImportFlags& flags, const RunInfo& run,
-                  const TimelineImportSummary& summary) {
+                  const ImportSummary& summary) {
   if (flags.json) {
     nlohmann::json j = {{"run", run.id},
                         {"kind", RunKindName(run.kind)},
@@ -82,7 +82,7 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run,
 }
 
 int RunImport(const ImportFlags& flags) {
-  TimelineImportOptions options;
+  ImportOptions options;
   const bool ddp = !flags.ddp_trace.empty();
   if (ddp == !flags.timeline.empty()) {
     return Fail("import: give one of --horovod-timeline FILE or --ddp-trace DIR");
@@ -97,7 +97,7 @@ int RunImport(const ImportFlags& flags) {
   Status s = flags.knobs.Resolve(&options.knobs);
   if (!s.ok()) return Fail(s);
   Trace trace;
-  TimelineImportSummary summary;
+  ImportSummary summary;
   // Read before the database is touched.
   s = ddp ? LoadDdpTrace(options, &trace, &summary)
           : LoadHorovodTimeline(options, &trace, &summary);

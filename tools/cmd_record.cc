@@ -22,9 +22,9 @@
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
 #include "tools/progress.h"
-#include "tools/record_autotune.h"
+#include "tools/search/record_autotune.h"
 #include "tools/stall_flags.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::cli {
 namespace {

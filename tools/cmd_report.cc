@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "tools/command.h"
-#include "tools/report_data.h"
-#include "traces/store.h"
+#include "tools/report/data.h"
+#include "store/store.h"
 
 namespace autotune::cli {
 namespace {

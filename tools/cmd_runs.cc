@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/command.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::cli {
 

@@ -2,7 +2,7 @@
 // the tuner on run ID's trace (not a blind grid), blends them with every measured sample of the
 // same workload, scale and topology, writes the best setting (the default unless measured step
 // times show another faster beyond noise) and the next ones worth measuring.
-// The database is only read, except with --live (tools/search_live.h), where `autotune record`
+// The database is only read, except with --live (tools/search/live.h), where `autotune record`
 // adds the measurements.
 #include <iostream>
 #include <map>
@@ -17,10 +17,10 @@
 #include "tools/command.h"
 #include "tools/knob_flags.h"
 #include "tools/progress.h"
-#include "tools/search_live.h"
-#include "tools/search_report.h"
-#include "tools/tuning_io.h"
-#include "traces/store.h"
+#include "tools/search/live.h"
+#include "tools/search/round_files.h"
+#include "tools/search/sample_log.h"
+#include "store/store.h"
 #include "tuner/knob_search.h"
 
 namespace autotune::cli {

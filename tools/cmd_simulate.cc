@@ -19,8 +19,8 @@
 #include "simulator/timeline_csv.h"
 #include "tools/command.h"
 #include "tools/knob_flags.h"
-#include "traces/config_file.h"
-#include "traces/store.h"
+#include "formats/config_file.h"
+#include "store/store.h"
 
 namespace autotune::cli {
 namespace {

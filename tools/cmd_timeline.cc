@@ -1,5 +1,5 @@
 // `autotune timeline`: a stored run (recorded, imported or simulated) written as a Horovod
-// timeline (traces/horovod_timeline.h), to open in Perfetto or chrome://tracing beside the
+// timeline (formats/horovod_timeline.h), to open in Perfetto or chrome://tracing beside the
 // timeline of a real Horovod job.
 #include <unistd.h>
 
@@ -14,8 +14,8 @@
 
 #include "simulator/stored_simulation.h"
 #include "tools/command.h"
-#include "traces/horovod_timeline.h"
-#include "traces/store.h"
+#include "formats/horovod_timeline.h"
+#include "store/store.h"
 
 namespace autotune::cli {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "traces/config_file.h"
+#include "formats/config_file.h"
 #include "traces/knobs.h"
 
 namespace autotune::cli {

@@ -19,8 +19,8 @@ supp="$PWD/tools/sanitizers"
 jobs="$(nproc)"
 mpirun_flags=(-np 4 --oversubscribe --allow-run-as-root --bind-to none
               --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp)
-unit_suites=(traces/traces_tests tuner/tuner_tests simulator/simulator_tests
-             executor/executor_unit_tests bench/bench_tests)
+unit_suites=(traces/traces_tests store/store_tests formats/formats_tests tuner/tuner_tests
+             simulator/simulator_tests executor/executor_unit_tests bench/bench_tests)
 
 configure() {  # folder, sanitizer list; the report's scripts come from setup's npm install
   cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOTUNE_WITH_NCCL=OFF \

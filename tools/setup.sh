@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3
           nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev
           libbenchmark-dev libeigen3-dev libnlopt-cxx-dev libnlopt-dev iproute2 util-linux
-          procps chromium python3-torch python3-torchvision python3-yaml)
+          procps chromium python3-torch python3-torchvision python3-yaml ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -42,6 +42,9 @@ if ! cmp -s tools/report/web/package-lock.json "$web/package-lock.json" || \
   (cd "$web" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# ccache (Debian's) under every compiler: a rebuild, another worktree's build or the
+# sanitizer builds of tools/sanitize.sh reuse what was compiled before with the same flags.
+export CCACHE_BASEDIR="$PWD"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(tools/ccache_flags.sh) >/dev/null
 cmake --build build -j"$(nproc)"
 echo "setup: built build/autotune"

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "traces/config_file.h"
+#include "formats/config_file.h"
 #include "traces/stall_settings.h"
 
 namespace autotune::cli {

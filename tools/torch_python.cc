@@ -3,12 +3,25 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 namespace autotune::cli {
 
 std::string TorchSiteDir() {
   const char* dir = std::getenv("AUTOTUNE_TORCH_DIR");
-  return dir != nullptr && *dir != '\0' ? dir : AUTOTUNE_TORCH_SITE_DIR;
+  if (dir != nullptr && *dir != '\0') return dir;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const std::filesystem::path bin = exe.parent_path();
+  for (const std::filesystem::path& candidate :
+       {bin / "python", bin / ".." / "share" / "autotune" / "python", bin / ".." / "python"}) {
+    if (std::filesystem::is_regular_file(candidate / "sitecustomize.py", ec)) {
+      return std::filesystem::weakly_canonical(candidate, ec).string();
+    }
+  }
+  return "";
 }
 
 std::string TorchPython() {

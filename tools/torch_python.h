@@ -5,8 +5,11 @@
 
 namespace autotune::cli {
 
-// The folder holding sitecustomize.py and the autotune_torch package: $AUTOTUNE_TORCH_DIR
-// when set, else the source tree's tools/torch/site this binary was built from.
+// The folder holding sitecustomize.py and the autotune_torch package (the repository's
+// python/): $AUTOTUNE_TORCH_DIR when set, else the first of these beside the running binary
+// (/proc/self/exe) that holds sitecustomize.py: python/ (the build tree's copy),
+// ../share/autotune/python (an installed binary), ../python (a binary in a folder of the
+// source tree). Empty when none does.
 std::string TorchSiteDir();
 // The interpreter for the --from-torch helper: $AUTOTUNE_PYTHON when set, else
 // /usr/bin/python3 (Debian's, where python3-torch is) when it exists, else python3.

@@ -37,7 +37,7 @@ enum class KnobBackendScope { kAll, kMpi, kNccl };
 enum class KnobFrameworkScope { kAll, kHorovod, kDdp };
 
 // The library that reads a knob's environment variable(s); kTorch: autotune's sitecustomize,
-// which hands them to DistributedDataParallel (tools/torch/site).
+// which hands them to DistributedDataParallel (python/).
 enum class KnobLibrary { kNone, kHorovod, kNccl, kOpenMpi, kTorch };
 
 // A pointer to the Knobs field that holds the knob's value.

@@ -68,7 +68,7 @@ struct StepTrace {
 enum class RunKind {
   kMeasured,   // recorded by the executor
   kSimulated,  // a replay of a measured or imported run's trace under other knobs
-  kImported,   // a real job's timeline read in (traces/horovod_timeline.h): measured too
+  kImported,   // a real job's timeline read in (formats/horovod_timeline.h): measured too
 };
 const char* RunKindName(RunKind kind);  // "measured" | "simulated" | "imported"
 // True for the kinds that measured the job (measured, imported): their traces can be

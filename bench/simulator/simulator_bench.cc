@@ -21,7 +21,7 @@
 #include "simulator/grid.h"
 #include "simulator/simulation.h"
 #include "tests/support/synthetic.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::sim {
 namespace {

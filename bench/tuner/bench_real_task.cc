@@ -31,7 +31,7 @@
 
 #include "bench/tuner/bench_common.h"
 #include "simulator/stored_simulation.h"
-#include "traces/store.h"
+#include "store/store.h"
 #include "tuner/knob_search.h"
 #include "tuner/search_loop.h"
 

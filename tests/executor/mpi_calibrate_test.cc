@@ -13,7 +13,7 @@
 #include "engine_harness.h"
 #include "executor/calibrate.h"
 #include "executor/nccl/nccl_factory.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::executor {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "simulator/simulation.h"
 #include "tests/support/sim_fixtures.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::sim {
 namespace {

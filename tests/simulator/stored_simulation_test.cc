@@ -10,7 +10,7 @@
 
 #include "tests/support/synthetic.h"
 #include "tests/support/sim_fixtures.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::sim {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tests/support/cli.h"
-#include "traces/nccl_tuner_csv.h"
+#include "formats/nccl_tuner_csv.h"
 
 namespace autotune::testing {
 namespace {

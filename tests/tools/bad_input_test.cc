@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/cli.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::testing {
 namespace {

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/cli.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::testing {
 namespace {

@@ -132,7 +132,7 @@ TEST_F(DdpApplyTest, PrintEnvShowsTheDdpVariablesAndNoHorovods) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("export AUTOTUNE_DDP_BUCKET_CAP_MB=1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("export PYTHONPATH="), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("tools/torch/site"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("/python"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("# the same in HF Trainer: --ddp_bucket_cap_mb 1 "), std::string::npos);
   EXPECT_EQ(r.out.find("HOROVOD_"), std::string::npos) << r.out;
 }
@@ -140,7 +140,7 @@ TEST_F(DdpApplyTest, PrintEnvShowsTheDdpVariablesAndNoHorovods) {
 TEST_F(DdpApplyTest, AMalformedVariableStopsTheJobWithOneLine) {
   const CommandResult r = RunCommand(
       {"env", "AUTOTUNE_DDP_BUCKET_CAP_MB=lots",
-       "PYTHONPATH=" AUTOTUNE_SOURCE_DIR "/tools/torch/site",
+       "PYTHONPATH=" AUTOTUNE_SOURCE_DIR "/python",
        kPython, "-c",
        "import torch, torch.distributed as d; "
        "d.init_process_group('gloo', init_method='tcp://127.0.0.1:" +

@@ -13,8 +13,8 @@
 
 #include "tests/support/cli.h"
 #include "tools/knob_flags.h"
-#include "tools/tuning_io.h"
-#include "traces/config_file.h"
+#include "tools/search/sample_log.h"
+#include "formats/config_file.h"
 #include "traces/knob_table.h"
 #include "tuner/knob_search.h"
 #include "tuner/knob_space.h"

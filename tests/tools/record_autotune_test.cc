@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "tests/support/cli.h"
-#include "traces/config_file.h"
-#include "traces/store.h"
+#include "formats/config_file.h"
+#include "store/store.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "tests/support/cli.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace {
 

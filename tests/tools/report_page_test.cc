@@ -1,6 +1,6 @@
-// The report's page writer and its printed statistics (tools/report_page.h,
-// tools/report_stats.h), on values worked out by hand.
-#include "tools/report_page.h"
+// The report's page writer and its printed statistics (tools/report/page.h,
+// tools/report/stats.h), on values worked out by hand.
+#include "tools/report/page.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tools/report_scripts.h"
-#include "tools/report_stats.h"
+#include "tools/report/scripts.h"
+#include "tools/report/stats.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 
 #include "tests/support/cli.h"
 #include "tests/support/synthetic.h"
-#include "traces/config_file.h"
-#include "traces/store.h"
+#include "formats/config_file.h"
+#include "store/store.h"
 
 namespace autotune::testing {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "tests/support/cli.h"
 #include "tests/support/timeline_roundtrip.h"
-#include "traces/horovod_timeline.h"
-#include "traces/store.h"
+#include "formats/horovod_timeline.h"
+#include "store/store.h"
 
 namespace {
 
@@ -110,13 +110,13 @@ TEST(TimelineRecordedRun, ImportOfTheTimelineGivesBackWorkloadAndCollectives) {
   Trace trace;
   ASSERT_TRUE(store->LoadTrace(1, &trace).ok());
 
-  autotune::TimelineImportOptions options;
+  autotune::ImportOptions options;
   options.source = out;
   options.topology = trace.run.topology;
   options.knobs = trace.run.knobs;
   options.warmup_steps = 0;
   Trace imported;
-  autotune::TimelineImportSummary summary;
+  autotune::ImportSummary summary;
   const autotune::Status st =
       autotune::ParseHorovodTimeline(ReadFile(out), options, &imported, &summary);
   ASSERT_TRUE(st.ok()) << st.message();

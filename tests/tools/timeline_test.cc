@@ -12,7 +12,7 @@
 #include "tests/support/cli.h"
 #include "tests/support/sim_fixtures.h"
 #include "tests/support/synthetic.h"
-#include "traces/store.h"
+#include "store/store.h"
 
 namespace autotune::testing {
 namespace {

@@ -1,0 +1,78 @@
+#include "tools/search/live_job.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+#include <iostream>
+
+#include "tools/command.h"
+#include "tools/launch.h"
+
+namespace autotune::cli {
+int RunLiveStep(const std::string& what, const std::string& command, const std::string& db) {
+  std::cerr << "search --live: " << what << ": " << command << "\n";
+  const int status = std::system(command.c_str());
+  if (status == 0) return 0;
+  return Fail("search --live: `" + command + "` failed (status " + std::to_string(status) +
+              "); the samples measured so far are in " + db);
+}
+
+namespace {
+
+// The job's command under `self apply --config-file proposal`, with `trace_env` first.
+std::string JobUnderProposal(const SearchFlags& flags, const std::string& proposal,
+                             const std::string& self, const std::string& trace_env) {
+  return trace_env + " " +
+         JoinCommandLine({self, "apply", "--config-file", proposal, "--", "sh", "-c",
+                          flags.launcher}) +
+         " >&2";
+}
+
+// The import's flags shared by both frameworks: base's workload and topology, the warm-up
+// left out and the steps kept.
+std::vector<std::string> ImportFlags(const SearchFlags& flags, const RunInfo& base) {
+  return {"--db", flags.db, "--nodes", std::to_string(base.topology.nodes), "--ranks-per-node",
+          std::to_string(base.topology.ranks_per_node), "--workload", base.workload.name,
+          "--warmup-steps", std::to_string(flags.warmup_steps), "--max-steps",
+          std::to_string(flags.steps_per_sample)};
+}
+
+// A DDP job: its sitecustomize records a trace into PROPOSAL.ddp-trace/ (AUTOTUNE_DDP_TRACE),
+// imported with the knobs the job recorded (those the proposal set).
+int MeasureDdpJob(const SearchFlags& flags, const RunInfo& base, const std::string& proposal,
+                  const std::string& self) {
+  const std::string trace = proposal + ".ddp-trace";
+  std::error_code ec;
+  std::filesystem::remove_all(trace, ec);
+  const std::string job =
+      JobUnderProposal(flags, proposal, self, "AUTOTUNE_DDP_TRACE=" + ShellQuote(trace));
+  if (int code = RunLiveStep("running the job under " + proposal, job, flags.db); code != 0) {
+    return code;
+  }
+  std::vector<std::string> import = {self, "import", "--ddp-trace", trace};
+  for (std::string& flag : ImportFlags(flags, base)) import.push_back(std::move(flag));
+  return RunLiveStep("importing its DDP trace", JoinCommandLine(import) + " >&2", flags.db);
+}
+
+}  // namespace
+
+int MeasureOnRealJob(const SearchFlags& flags, const RunInfo& base, const std::string& proposal,
+                     const std::string& self) {
+  if (base.framework == Framework::kDdp) return MeasureDdpJob(flags, base, proposal, self);
+  const std::string timeline = proposal + ".timeline.json";
+  std::remove(timeline.c_str());
+  const std::string job = JobUnderProposal(
+      flags, proposal, self,
+      "HOROVOD_TIMELINE=" + ShellQuote(timeline) + " HOROVOD_TIMELINE_MARK_CYCLES=1");
+  if (int code = RunLiveStep("running the job under " + proposal, job, flags.db); code != 0) {
+    return code;
+  }
+  std::vector<std::string> import = {self, "import", "--horovod-timeline", timeline,
+                                     "--config-file", proposal};
+  for (std::string& flag : ImportFlags(flags, base)) import.push_back(std::move(flag));
+  return RunLiveStep("importing its timeline", JoinCommandLine(import) + " >&2", flags.db);
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,227 @@
+#include "tools/search/record_autotune.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "simulator/stored_simulation.h"
+#include "formats/config_file.h"
+#include "store/store.h"
+
+namespace autotune::cli {
+namespace {
+
+// The model of the online search; its stop rule is the sample budget alone.
+tuner::SearchOptions MakeOptions(const OnlineTuningFlags& flags) {
+  tuner::SearchOptions options;
+  options.stop.max_measured_samples = flags.max_samples;
+  options.seed = flags.seed;
+  options.model.residual_gp.fixed_noise_stddev = flags.gp_noise;
+  options.model.residual_gp.seed = flags.seed;
+  options.model.simulated_gp.seed = flags.seed;
+  return options;
+}
+
+}  // namespace
+
+OnlineTuner::OnlineTuner(const OnlineTuningFlags& flags, tuner::Space space, const Knobs& start)
+    : flags_(flags), search_(std::move(space), start, MakeOptions(flags), LogTo(&log_)) {}
+
+Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
+                           const std::set<std::string>& constants, const std::string& backend,
+                           Framework framework, std::unique_ptr<OnlineTuner>* out) {
+  tuner::Space space;
+  BackendKind backend_kind = BackendKind::kMpi;
+  AUTOTUNE_RETURN_IF_ERROR(ParseBackend(backend, &backend_kind));
+  tuner::SpaceScope scope;
+  scope.framework = framework;
+  AUTOTUNE_RETURN_IF_ERROR(tuner::KnobSpace(backend_kind, start, constants,
+                                            tuner::FreeKnobs::kOnline, scope, &space));
+  if (space.encoded_size() == 0) {
+    return Status::InvalidArgument(
+        "--autotune: every runtime knob is a constant (given on the command line or in "
+        "--config-file); nothing to tune");
+  }
+  std::unique_ptr<OnlineTuner> online(new OnlineTuner(flags, std::move(space), start));
+  online->framework_ = framework;
+  AUTOTUNE_RETURN_IF_ERROR(online->log_.Open(flags.log_file));
+  *out = std::move(online);
+  return Status::Ok();
+}
+
+void OnlineTuner::MapTimeFlags(const executor::TuningSample& probe,
+                               executor::TuningDecision* decision) {
+  const double step_s = probe.steps > 0 ? probe.seconds / probe.steps : 0.0;
+  int steps_per_sample = flags_.steps_per_sample;
+  if (flags_.sampling_confidence_time_s > 0 && step_s > 0) {
+    steps_per_sample =
+        std::max(1, static_cast<int>(std::ceil(flags_.sampling_confidence_time_s / step_s - 1e-9)));
+  }
+  int warmup = std::max(0, flags_.warmup_samples - 1);
+  if (flags_.warmup_time_s >= 0 && step_s > 0) {
+    warmup = static_cast<int>(std::ceil(flags_.warmup_time_s / (steps_per_sample * step_s) - 1e-9));
+  }
+  warmup_samples_ = 1 + warmup;
+  decision->steps_per_sample = steps_per_sample;
+  if (!flags_.steps_given) {
+    decision->steps =
+        probe.first_step + probe.steps + (warmup + flags_.max_samples) * steps_per_sample;
+  }
+  std::fprintf(stderr,
+               "record --autotune: step time %.3f ms -> %d steps per sample (%.3g s), %d warm-up "
+               "samples after this probe\n",
+               step_s * 1e3, steps_per_sample, steps_per_sample * step_s, warmup);
+}
+
+void OnlineTuner::AddSimulatorPrior(int64_t run_id) {
+  auto skip = [](const std::string& why) {
+    std::fprintf(stderr, "record --autotune: no simulator prior (%s); measured samples only\n",
+                 why.c_str());
+  };
+  std::unique_ptr<Store> store;
+  Status st = Store::Open(flags_.db, Store::Mode::kReadOnly, &store);
+  sim::StoredSimulation loaded;
+  if (st.ok()) {
+    st = sim::LoadSimulation(*store, run_id, {}, sim::IfUncalibrated::kNoSimulation, &loaded);
+  }
+  if (!st.ok()) return skip(st.message());
+  if (!loaded.simulation) return skip(loaded.missing.message());
+  const sim::Simulation& simulation = *loaded.simulation;
+  st = search_.SimulatePrior(
+      [&](const Knobs& knobs) { return simulation.Evaluate(knobs).score_bytes_per_s; },
+      flags_.sim_budget);
+  if (!st.ok()) return skip("simulator: " + st.message());
+  StatusOr<tuner::Incumbent> best = search_.Best(tuner::Fidelity::kSimulated);
+  Knobs best_knobs = search_.base();  // the starting setting
+  if (best.ok()) {
+    StatusOr<Knobs> knobs = search_.ToKnobs(best->point);
+    if (knobs.ok()) best_knobs = *knobs;
+  }
+  std::fprintf(stderr,
+               "record --autotune: simulator prior: %d settings simulated on this run's %zu "
+               "steps (calibration %lld); predicted best %s at %.4g GB/s\n",
+               search_.simulated(), simulation.trace().steps().size(),
+               static_cast<long long>(loaded.calibration.id), KnobsShort(best_knobs, framework_).c_str(),
+               best.ok() ? best->prediction.mean / 1e9 : 0.0);
+}
+
+Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningDecision* decision) {
+  decision->next = sample.knobs;
+  if (sample.index == 0) {
+    warmup_samples_ = flags_.warmup_samples;
+    if (flags_.time_based()) MapTimeFlags(sample, decision);
+  }
+  if (sample.index < warmup_samples_) {
+    decision->store = false;
+    std::fprintf(stderr, "record --autotune: warm-up sample %d/%d: %.4g GB/s (discarded)\n",
+                 sample.index + 1, warmup_samples_, sample.score_bytes_per_s / 1e9);
+    return Status::Ok();
+  }
+  AUTOTUNE_RETURN_IF_ERROR(search_.ObserveMeasured(sample.knobs, sample.score_bytes_per_s));
+  if (observed() == 1) default_score_ = sample.score_bytes_per_s;
+  if (observed() == 1 && flags_.sim_budget > 0 && !flags_.db.empty()) {
+    AddSimulatorPrior(sample.run_id);
+  }
+  std::fprintf(stderr, "record --autotune: sample %d/%d: %s: %.4g GB/s\n", observed(),
+               flags_.max_samples, KnobsShort(sample.knobs, framework_).c_str(),
+               sample.score_bytes_per_s / 1e9);
+  StatusOr<tuner::KnobSearch::Next> next = search_.NextMeasured();
+  if (!next.ok()) return next.status().WithPrefix("record --autotune");
+  if (next->stop == tuner::StopReason::kNotStopped) {
+    decision->next = next->knobs;
+    return Status::Ok();
+  }
+  tuner::Reported best;
+  AUTOTUNE_RETURN_IF_ERROR(Best(&decision->next, &best));
+  decision->done = true;
+  std::fprintf(stderr, "record --autotune: %s; best %s kept for the rest of the run\n",
+               tuner::StopReasonName(next->stop), KnobsShort(decision->next, framework_).c_str());
+  return Status::Ok();
+}
+
+Status OnlineTuner::Best(Knobs* knobs, tuner::Reported* best) {
+  StatusOr<tuner::Reported> incumbent = search_.Incumbent();
+  if (!incumbent.ok()) return incumbent.status().WithPrefix("record --autotune");
+  *best = *incumbent;
+  StatusOr<Knobs> best_knobs = search_.ToKnobs(best->point);
+  if (!best_knobs.ok()) return best_knobs.status();
+  *knobs = *best_knobs;
+  return Status::Ok();
+}
+
+Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) {
+  ConfigFile config;
+  config.framework = framework_;
+  tuner::Reported best;
+  AUTOTUNE_RETURN_IF_ERROR(Best(&config.knobs, &best));
+  const double measured = best.measured.mean;
+  const std::string target = flags_.out.empty() ? "" : " -> " + flags_.out;
+  std::fprintf(json ? stderr : stdout,
+               "autotune: best of %d samples: %s, measured %.4g GB/s (starting setting %.4g "
+               "GB/s)%s\n",
+               observed(), KnobsShort(config.knobs, framework_).c_str(), measured / 1e9, default_score_ / 1e9,
+               target.c_str());
+  std::fflush(json ? stderr : stdout);
+  if (flags_.out.empty()) return Status::Ok();
+  nlohmann::json provenance = {{"db", db},
+                               {"run", run_id},
+                               {"evidence", "measured online (record --autotune)"},
+                               {"measured_score", measured},
+                               {"predicted_score", best.prediction.mean},
+                               {"predicted_stddev", std::sqrt(best.prediction.variance)},
+                               {"measured_samples", observed()},
+                               {"starting_setting_score", default_score_}};
+  config.provenance_json = provenance.dump();
+  return SaveConfigFile(flags_.out, config);
+}
+
+void AddOnlineTuningFlags(CLI::App* app, OnlineTuningFlags* a) {
+  app->add_flag("--autotune", a->enabled,
+                "Tune the runtime knobs online inside this run, as horovodrun --autotune does: "
+                "rank 0 runs the GP tuner over fusion_threshold_mb, cycle_time_ms, "
+                "cache_capacity, hierarchical_allreduce/allgather (knobs given as flags or in "
+                "--config-file stay constant) and every rank switches to each new setting "
+                "between samples; each sample is stored as a measured sample of this run");
+  app->add_option("--autotune-warmup-samples", a->warmup_samples,
+                  "--autotune: samples played and discarded before tuning starts. Default 3")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--autotune-steps-per-sample", a->steps_per_sample,
+                  "--autotune: steps per sample; its score is bytes / time over them. Default 10")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--autotune-bayes-opt-max-samples,--autotune-max-samples", a->max_samples,
+                  "--autotune: samples the tuner observes; then the best setting stays for the "
+                  "rest of the run. Default 20")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--autotune-gaussian-process-noise", a->gp_noise,
+                  "--autotune: fixed noise standard deviation of the scores, in units of their "
+                  "spread (Horovod's meaning). Default 0.8")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--autotune-log-file", a->log_file,
+                  "--autotune: CSV, one row per sample (the same columns as `search "
+                  "--autotune-log-file`: Horovod's first)");
+  app->add_option("--autotune-out", a->out,
+                  "--autotune: config file (YAML) for the best setting found");
+  app->add_option("--autotune-warmup-time-s", a->warmup_time_s,
+                  "--autotune: warm-up time in seconds (Bagua's autotune_warmup_time), instead of "
+                  "--autotune-warmup-samples: after a first probe sample of "
+                  "--autotune-steps-per-sample steps, ceil(time / sample time) samples are "
+                  "discarded")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--autotune-sampling-confidence-time-s", a->sampling_confidence_time_s,
+                  "--autotune: time each sample lasts, in seconds (Bagua's "
+                  "autotune_sampling_confidence_time): steps per sample = ceil(time / step time "
+                  "of the probe sample)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--autotune-seed", a->seed, "--autotune: random seed of the tuner. Default 1");
+  app->add_option("--autotune-sim-budget", a->sim_budget,
+                  "--autotune: settings simulated after the first observed sample, on this "
+                  "run's trace so far, when the database holds a calibration of the run's "
+                  "topology: the tuner's prior (co-kriging with the measured samples). 0 = "
+                  "measured samples only. Default 60")
+      ->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,90 @@
+// `autotune record --autotune`: the tuner of an online-tuned run, on rank 0. It searches the
+// runtime knobs only (fusion_threshold_mb, cycle_time_ms, cache_capacity, hierarchical_allreduce,
+// hierarchical_allgather); every other knob, and any knob given on the command line or in
+// --config-file, stays constant. Horovod's semantics: the first warmup_samples samples are
+// discarded, then each sample (steps_per_sample steps, score = bytes / time) is observed by the
+// GP and the next setting suggested, until max_samples were observed; the best setting (best
+// posterior mean among the measured ones) then stays for the rest of the run. The executor
+// (executor/record.h, TuningStep) plays the samples, stores each one and broadcasts the knobs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "executor/record.h"
+#include "tools/search/sample_log.h"
+#include "traces/knobs.h"
+#include "tuner/knob_search.h"
+
+namespace autotune::cli {
+
+struct OnlineTuningFlags {
+  bool enabled = false;
+  int warmup_samples = 3;     // --autotune-warmup-samples
+  int steps_per_sample = 10;  // --autotune-steps-per-sample
+  int max_samples = 20;       // --autotune-bayes-opt-max-samples
+  double gp_noise = 0.8;      // --autotune-gaussian-process-noise
+  std::string log_file;       // --autotune-log-file
+  std::string out;            // --autotune-out
+  uint64_t seed = 1;          // --autotune-seed
+  // The simulator as the tuner's prior (--autotune-sim-budget): after the first observed
+  // sample, when the database holds a calibration of this run's topology and backend, this
+  // many settings are simulated on the run's own trace so far (all at the starting knobs)
+  // and the tuner blends them with the measured samples (co-kriging). 0: measured only.
+  int sim_budget = 60;
+  std::string db;             // the run's database (record's --db)
+  // Bagua's time-based flags, in seconds (< 0: not given). With either, the first sample
+  // (--autotune-steps-per-sample steps) is a discarded probe of the step time that maps them:
+  // steps per sample = ceil(confidence time / step time), warm-up samples after the probe =
+  // ceil(warm-up time / sample time) (without it: --autotune-warmup-samples - 1).
+  double warmup_time_s = -1.0;               // --autotune-warmup-time-s
+  double sampling_confidence_time_s = -1.0;  // --autotune-sampling-confidence-time-s
+  bool steps_given = false;                  // --steps given: the run's length stays as given
+  bool time_based() const { return warmup_time_s >= 0 || sampling_confidence_time_s > 0; }
+};
+
+// Adds --autotune and the --autotune-* flags above to `app` (the time-based ones with units).
+void AddOnlineTuningFlags(CLI::App* app, OnlineTuningFlags* flags);
+
+// The online tuner: an adapter of the search loop (tuner/knob_search.h) to the executor's
+// samples. Its stop rule is the sample budget alone.
+class OnlineTuner {
+ public:
+  // start: the knobs of the run (defaults + constants); constants: the names of
+  // the knobs the user gave. Opens the log file.
+  static Status Create(const OnlineTuningFlags& flags, const Knobs& start,
+                       const std::set<std::string>& constants, const std::string& backend,
+                       Framework framework, std::unique_ptr<OnlineTuner>* out);
+
+  // executor::TuningStep: takes a finished sample, decides the next knobs.
+  Status Step(const executor::TuningSample& sample, executor::TuningDecision* decision);
+
+  int observed() const { return search_.measured(); }
+  // The measured setting with the best posterior mean: its knobs, its posterior and its
+  // measured repeats.
+  Status Best(Knobs* knobs, tuner::Reported* best);
+  // Prints the best setting (on stderr when json: stdout then holds record's
+  // JSON alone) and writes it to flags.out (when given) with its evidence.
+  Status WriteBest(const std::string& db, int64_t run_id, bool json);
+
+ private:
+  OnlineTuner(const OnlineTuningFlags& flags, tuner::Space space, const Knobs& start);
+
+  // Maps the time-based flags from the probe sample (sample 0).
+  void MapTimeFlags(const executor::TuningSample& probe, executor::TuningDecision* decision);
+  // Simulates flags_.sim_budget settings chosen by the tuner on run_id's trace so far and
+  // observes them as simulated samples. A missing calibration or a failing simulator is not
+  // an error: the run goes on with measured samples only, saying why on stderr.
+  void AddSimulatorPrior(int64_t run_id);
+
+  OnlineTuningFlags flags_;
+  Framework framework_ = Framework::kHorovod;  // whose knobs are tuned and written
+  SampleLog log_;  // before search_, which writes to it
+  tuner::KnobSearch search_;
+  int warmup_samples_ = 0;      // samples discarded before the first observed one
+  double default_score_ = 0.0;  // the first observed sample: the run's starting setting
+};
+
+}  // namespace autotune::cli
