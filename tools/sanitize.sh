@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Tests under sanitizers (after tools/setup.sh), each sanitizer in a build folder of its own.
-#   asan: the unit suites (traces, tuner, simulator, executor, bench) and the executor's MPI
-#         tests on 4 ranks (one node, 2x2 pseudo-nodes), built with
-#         -DAUTOTUNE_SANITIZE=address,undefined in build-asan/; a finding fails the run.
+#   ci: what CI runs (.ci/run): the code that parses outside input and the code that runs
+#       threads, nothing else. Under ASan+UBSan (build-asan/): the unit suites of traces,
+#       store and formats, the replay of every committed fuzz corpus (fuzz/corpus), the
+#       executor's unit suite and its MPI tests on 4 ranks (one node, 2x2 pseudo-nodes).
+#       Under TSan (build-tsan/): the executor's MPI tests (the fusion engine's background
+#       thread, the step player, the stall check's thread, negotiation, record).
+#   asan: the ci set under ASan+UBSan plus the tuner, simulator and bench unit suites.
 #   asan-all: every ctest test (the end-to-end CLI tests too) in build-asan/.
-#   tsan: the executor's MPI tests (the fusion engine's background thread, the step player,
-#         the stall check's thread, negotiation, record) built with -DAUTOTUNE_SANITIZE=thread
-#         in build-tsan/, on 4 ranks.
-# Open MPI is not built with sanitizers: tools/sanitizers/*.supp name what is its own, and
-# MPI ranks run without leak checks (Open MPI unloads its plugins at MPI_Finalize, so the
-# blocks they keep for the process's lifetime show as leaks of an "<unknown module>" that
-# no suppression can name: ~117 KB per rank, no frame of ours in any of them).
-# Usage: tools/sanitize.sh [asan|asan-all|tsan|all]   (default all = asan + tsan)
+#   tsan: the executor's MPI tests under TSan, as in ci.
+#   all: asan + tsan.
+# Every build goes through ccache when it is installed (tools/ccache_flags.sh), so a second
+# run recompiles only what changed. Open MPI is not built with sanitizers:
+# tools/sanitizers/*.supp name what is its own, and MPI ranks run without leak checks (Open
+# MPI unloads its plugins at MPI_Finalize, so the blocks they keep for the process's lifetime
+# show as leaks of an "<unknown module>" that no suppression can name: ~117 KB per rank, no
+# frame of ours in any of them).
+# Usage: tools/sanitize.sh [ci|asan|asan-all|tsan|all]   (default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -19,13 +24,17 @@ supp="$PWD/tools/sanitizers"
 jobs="$(nproc)"
 mpirun_flags=(-np 4 --oversubscribe --allow-run-as-root --bind-to none
               --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp)
-unit_suites=(traces/traces_tests store/store_tests formats/formats_tests tuner/tuner_tests
-             simulator/simulator_tests executor/executor_unit_tests bench/bench_tests)
+# Suites that parse outside input or run threads (the ci set), then the rest (asan).
+parser_thread_suites=(traces/traces_tests store/store_tests formats/formats_tests
+                      executor/executor_unit_tests)
+other_suites=(tuner/tuner_tests simulator/simulator_tests bench/bench_tests)
+fuzz_targets=(workload_json config_yaml tuner_csv horovod_timeline store_db)
+export CCACHE_BASEDIR="$PWD"
 
 configure() {  # folder, sanitizer list; the report's scripts come from setup's npm install
   cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOTUNE_WITH_NCCL=OFF \
     -DAUTOTUNE_SANITIZE="$2" -DAUTOTUNE_REPORT_MODULES="$PWD/build/report-web/node_modules" \
-    >/dev/null
+    $(tools/ccache_flags.sh) >/dev/null
 }
 
 # MPI tests of the executor on 4 ranks: one node, then 2 pseudo-nodes x 2.
@@ -35,21 +44,36 @@ run_mpi_tests() {  # folder
     "$1/tests/executor/executor_mpi_tests" --gtest_filter=-RecordTest.*
 }
 
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-if [ "$what" = asan ] || [ "$what" = all ]; then
+run_asan() {  # unit suites and fuzz targets to build and run, then the MPI tests
+  local suites=("$@")
   configure build-asan address,undefined
-  targets=()
-  for s in "${unit_suites[@]}"; do targets+=("$(basename "$s")"); done
-  cmake --build build-asan -j"$jobs" --target "${targets[@]}" executor_mpi_tests
-  for s in "${unit_suites[@]}"; do
+  local targets=(executor_mpi_tests)
+  for s in "${suites[@]}"; do targets+=("$(basename "$s")"); done
+  for f in "${fuzz_targets[@]}"; do targets+=("fuzz_replay_$f"); done
+  cmake --build build-asan -j"$jobs" --target "${targets[@]}"
+  for s in "${suites[@]}"; do
     echo "sanitize: asan $s"
     ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" \
     LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
       "build-asan/tests/$s" --gtest_brief=1
   done
+  for f in "${fuzz_targets[@]}"; do
+    echo "sanitize: asan fuzz corpus $f"
+    ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" \
+    LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
+      "build-asan/fuzz/fuzz_replay_$f" "fuzz/corpus/$f" >/dev/null
+  done
   echo "sanitize: asan executor MPI tests"
   ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" run_mpi_tests build-asan
-fi
+}
+
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+case "$what" in
+  ci) run_asan "${parser_thread_suites[@]}" ;;
+  asan|all) run_asan "${parser_thread_suites[@]}" "${other_suites[@]}" ;;
+  tsan|asan-all) ;;
+  *) echo "sanitize: unknown mode '$what' (ci, asan, asan-all, tsan or all)" >&2; exit 2 ;;
+esac
 
 if [ "$what" = asan-all ]; then
   configure build-asan address,undefined
@@ -61,7 +85,7 @@ if [ "$what" = asan-all ]; then
     ctest --test-dir build-asan --output-on-failure --timeout 1800 -R '^(executor_|cluster_)'
 fi
 
-if [ "$what" = tsan ] || [ "$what" = all ]; then
+if [ "$what" = tsan ] || [ "$what" = all ] || [ "$what" = ci ]; then
   configure build-tsan thread
   cmake --build build-tsan -j"$jobs" --target executor_mpi_tests
   echo "sanitize: tsan executor MPI tests"
