@@ -40,12 +40,13 @@ Status FusedExecutor::Gather(void* buf, int64_t block_bytes, bool hierarchical) 
   return backend_->Allgather(Level::kWorld, buf, block_bytes);
 }
 
-Status FusedExecutor::Run(const FusedCollective& c, bool hierarchical_allreduce,
-                          bool hierarchical_allgather, SteadyClock::time_point origin,
-                          FusedTimes* times) {
+Status FusedExecutor::Run(const FusedCollective& c, Algorithm algorithm,
+                          SteadyClock::time_point origin, CollectivePhases* times) {
   const int world = layout_->size;
   const int rank = layout_->rank;
-  const bool single = c.tensors.size() == 1;
+  const CollectiveCopies copies = FusionBufferCopies(c);
+  const bool single = copies.in_output;
+  const bool hierarchical = algorithm == Algorithm::kHierarchical;
   copies_.clear();
   times->start_us = MicrosSince(origin);
 
@@ -77,16 +78,15 @@ Status FusedExecutor::Run(const FusedCollective& c, bool hierarchical_allreduce,
   times->copy_in_end_us = MicrosSince(origin);
 
   if (c.op == Op::kAllreduce) {
-    AUTOTUNE_RETURN_IF_ERROR(
-        Reduce(buf, block / DTypeSize(c.dtype), c.dtype, hierarchical_allreduce));
+    AUTOTUNE_RETURN_IF_ERROR(Reduce(buf, block / DTypeSize(c.dtype), c.dtype, hierarchical));
   } else {
-    AUTOTUNE_RETURN_IF_ERROR(Gather(buf, block, hierarchical_allgather));
+    AUTOTUNE_RETURN_IF_ERROR(Gather(buf, block, hierarchical));
   }
   AUTOTUNE_RETURN_IF_ERROR(backend_->Synchronize());
   times->comm_end_us = MicrosSince(origin);
 
   // Copy-out: from the fusion buffer to every member's output.
-  if (!single) {
+  if (copies.copy_out) {
     copies_.clear();
     if (c.op == Op::kAllreduce) {
       offset = 0;

@@ -1,7 +1,7 @@
-// FusedExecutor: runs one fused collective on real buffers: copy-in of the members'
-// inputs into the fusion buffer, the collective (flat or hierarchical), copy-out into the
-// members' outputs. A collective of one tensor skips the fusion buffer (as Horovod does):
-// its input is copied into its output and the collective runs in place there.
+// FusedExecutor: runs one fused collective through the fusion buffer on real buffers, with the
+// copies FusionBufferCopies (traces/fusion_policy.h) says: copy-in of the members' inputs into
+// the fusion buffer, the collective (flat or hierarchical), copy-out into the members' outputs;
+// a collective of one tensor copies its input into its output and runs in place there.
 //
 // Fusion buffer layout: allreduce, the members back to back (each padded to its dtype, which
 // all members share); allgather, world_size blocks of sum(member bytes), block r holding
@@ -17,6 +17,7 @@
 #include "executor/layout.h"
 #include "executor/tensor_memory.h"
 #include "traces/fusion_policy.h"
+#include "traces/step_schedule.h"
 #include "traces/trace.h"
 
 namespace autotune::executor {
@@ -28,14 +29,6 @@ inline double MicrosSince(SteadyClock::time_point origin) {
   return std::chrono::duration<double, std::micro>(SteadyClock::now() - origin).count();
 }
 
-// When the phases of one fused collective ended, microseconds from the step start.
-struct FusedTimes {
-  double start_us = 0.0;
-  double copy_in_end_us = 0.0;
-  double comm_end_us = 0.0;
-  double end_us = 0.0;
-};
-
 class FusedExecutor {
  public:
   // Allocates a fusion buffer of fusion_bytes (the largest multi-member collective the
@@ -45,10 +38,10 @@ class FusedExecutor {
                        TensorMemory* memory, int64_t fusion_bytes, int64_t max_allgather_bytes,
                        std::unique_ptr<FusedExecutor>* out);
 
-  // Runs c with the given algorithms; times from origin. Collective over the world:
-  // every rank runs the same collectives in the same order.
-  Status Run(const FusedCollective& c, bool hierarchical_allreduce, bool hierarchical_allgather,
-             SteadyClock::time_point origin, FusedTimes* times);
+  // Runs c with algorithm; times from origin. Collective over the world: every rank runs the
+  // same collectives in the same order.
+  Status Run(const FusedCollective& c, Algorithm algorithm, SteadyClock::time_point origin,
+             CollectivePhases* times);
 
   int64_t fusion_bytes() const { return fusion_ ? fusion_->bytes() : 0; }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "traces/fusion_policy.h"
+
 namespace autotune::executor {
 
 Status FusionEngine::Create(Backend* backend, const NodeLayout* layout, const Workload* workload,
@@ -13,49 +15,36 @@ Status FusionEngine::Create(Backend* backend, const NodeLayout* layout, const Wo
   e->layout_ = layout;
   e->workload_ = workload;
   e->knobs_ = knobs;
-  e->memory_ = memory;
-  e->framework_ = framework;
-  if (framework == Framework::kDdp) {
-    AUTOTUNE_RETURN_IF_ERROR(CheckDdpWorkload(*workload));
-    if (backend->kind() != BackendKind::kMpi) {
-      return Status::InvalidArgument(
-          "--framework ddp runs on the mpi backend (host memory) only; the nccl backend plays "
-          "Horovod's engine");
+  e->schedule_ = MakeStepSchedule(*workload, knobs, framework, layout->size);
+  e->gradient_copies_ = e->schedule_->gradient_copies();
+  if (e->gradient_copies_.bucket_area) {
+    AUTOTUNE_RETURN_IF_ERROR(BucketArea::Create(backend, workload, memory, &e->area_));
+    e->area_->LayOut(e->schedule_->buckets());
+  } else {
+    // The fusion buffer holds the largest multi-member collective: at most the threshold,
+    // and never more than the whole workload. Hierarchical allgather without block placement
+    // stages whole results in a scratch buffer of the largest allgather.
+    const int64_t threshold_bytes = knobs.threshold_bytes();
+    int64_t total = 0, largest_allgather = 0, total_allgather = 0;
+    for (const TensorSpec& t : workload->tensors) {
+      const int64_t b = FusionBytes(t, layout->size);
+      total += b;
+      if (t.op == Op::kAllgather) {
+        largest_allgather = std::max(largest_allgather, b);
+        total_allgather += b;
+      }
     }
-    int64_t total = 0;
-    for (int t = 0; t < memory->size(); ++t) total += memory->input_bytes(t);
-    AUTOTUNE_RETURN_IF_ERROR(backend->Allocate(total, &e->area_).WithPrefix("DDP bucket area"));
-    const int n = static_cast<int>(workload->tensors.size());
-    e->policy_.emplace(*workload, knobs, framework, layout->size);
-    e->LayOutBuckets();
-    e->ready_us_.assign(n, 0.0);
-    e->thread_ = std::thread([raw = e.get()] { raw->Loop(); });
-    *out = std::move(e);
-    return Status::Ok();
+    const int64_t fusion_bytes = std::min(threshold_bytes, total);
+    const int64_t scratch_bytes =
+        std::max(largest_allgather, std::min(threshold_bytes, total_allgather));
+    const bool hierarchical_allgather =
+        e->schedule_->AlgorithmOf(Op::kAllgather) == Algorithm::kHierarchical;
+    AUTOTUNE_RETURN_IF_ERROR(FusedExecutor::Create(backend, layout, workload, memory, fusion_bytes,
+                                                   hierarchical_allgather ? scratch_bytes : 0,
+                                                   &e->executor_));
   }
-  const int64_t threshold_bytes = knobs.threshold_bytes();
-
-  // The fusion buffer holds the largest multi-member collective: at most the threshold,
-  // and never more than the whole workload. Hierarchical allgather without block placement
-  // stages whole results in a scratch buffer of the largest allgather.
-  int64_t total = 0, largest_allgather = 0, total_allgather = 0;
-  for (const TensorSpec& t : workload->tensors) {
-    const int64_t b = FusionBytes(t, layout->size);
-    total += b;
-    if (t.op == Op::kAllgather) {
-      largest_allgather = std::max(largest_allgather, b);
-      total_allgather += b;
-    }
-  }
-  const int64_t fusion_bytes = std::min(threshold_bytes, total);
-  const int64_t scratch_bytes =
-      std::max(largest_allgather, std::min(threshold_bytes, total_allgather));
-  AUTOTUNE_RETURN_IF_ERROR(FusedExecutor::Create(backend, layout, workload, memory, fusion_bytes,
-                                                 knobs.hierarchical_allgather ? scratch_bytes : 0,
-                                                 &e->executor_));
   const int n = static_cast<int>(workload->tensors.size());
   e->negotiator_ = std::make_unique<Negotiator>(n, knobs.cache_capacity, control);
-  e->policy_.emplace(*workload, threshold_bytes, knobs.num_groups, layout->size);
   e->ready_us_.assign(n, 0.0);
   e->thread_ = std::thread([raw = e.get()] { raw->Loop(); });
   *out = std::move(e);
@@ -86,8 +75,8 @@ void FusionEngine::BeginStep(SteadyClock::time_point origin) {
     }
     done_count_ = 0;
     collective_seq_ = 0;
-    if (negotiator_) negotiator_->BeginStep();
-    policy_->Reset();
+    negotiator_->BeginStep();
+    schedule_->Reset();
     ready_order_.clear();
     step_status_ = Status::Ok();
     step_finished_ = false;
@@ -97,26 +86,17 @@ void FusionEngine::BeginStep(SteadyClock::time_point origin) {
 }
 
 void FusionEngine::MarkReady(int tensor) {
-  if (framework_ == Framework::kDdp) {
-    const double ready = MicrosSince(origin_);
-    if (!knobs_.ddp_gradient_as_bucket_view) {  // DDP's copy in the autograd hook
-      const CopySpan copy{area_->bytes_ptr() + area_offset_[tensor], memory_->input(tensor),
-                          memory_->input_bytes(tensor)};
-      backend_->BatchCopy(std::span<const CopySpan>(&copy, 1));
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ready_us_[tensor] = ready;
-      ready_queue_.push_back(tensor);
-      if (progress_ != nullptr) progress_->Submitted(tensor);
-    }
-    cv_.notify_all();
-    return;
+  const double ready_us = MicrosSince(origin_);
+  if (gradient_copies_.copy_in_when_ready) {
+    (void)area_->CopyIn(tensor);  // on the caller's thread, as DDP's autograd hook copies
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  ready_us_[tensor] = MicrosSince(origin_);
-  ready_queue_.push_back(tensor);
-  if (progress_ != nullptr) progress_->Submitted(tensor);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ready_us_[tensor] = ready_us;
+    ready_queue_.push_back(tensor);
+    if (progress_ != nullptr) progress_->Submitted(tensor);
+  }
+  cv_.notify_all();
 }
 
 Status FusionEngine::WaitStepFinished(EngineStepRecord* record) {
@@ -146,7 +126,38 @@ void FusionEngine::Loop() {
 }
 
 Status FusionEngine::RunStep() {
-  if (framework_ == Framework::kDdp) return RunDdpStep();
+  switch (schedule_->pacing()) {
+    case Pacing::kNegotiatedCycle:
+      AUTOTUNE_RETURN_IF_ERROR(RunCycles());
+      break;
+    case Pacing::kOnReady:
+      AUTOTUNE_RETURN_IF_ERROR(RunOnReady());
+      break;
+  }
+  if (gradient_copies_.copy_back_at_step_end) {
+    AUTOTUNE_RETURN_IF_ERROR(area_->CopyAllOut());
+    RecordCopyBack(MicrosSince(origin_), &record_.collectives, &record_.tensors);
+  }
+  // Changed buckets take their places before the next step (AfterStep still reads this one's).
+  relayout_ = schedule_->EndStep(ready_order_);
+  return Status::Ok();
+}
+
+Status FusionEngine::TakeReady(bool wait, std::vector<int>* newly_ready) {
+  newly_ready->clear();
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (wait) {
+      cv_.wait(lock, [&] { return shutdown_ || !ready_queue_.empty(); });
+      if (shutdown_) return Status::Aborted("the engine shut down during a step");
+    }
+    newly_ready->swap(ready_queue_);
+  }
+  ready_order_.insert(ready_order_.end(), newly_ready->begin(), newly_ready->end());
+  return Status::Ok();
+}
+
+Status FusionEngine::RunCycles() {
   const int n = static_cast<int>(workload_->tensors.size());
   const auto period = std::chrono::duration_cast<SteadyClock::duration>(
       std::chrono::duration<double, std::milli>(knobs_.cycle_time_ms));
@@ -159,11 +170,7 @@ Status FusionEngine::RunStep() {
   for (int cycle = 0; done_count_ < n; ++cycle) {
     std::this_thread::sleep_until(next);
     next = SteadyClock::now() + period;
-    newly_ready.clear();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      newly_ready.swap(ready_queue_);
-    }
+    AUTOTUNE_RETURN_IF_ERROR(TakeReady(false, &newly_ready));
     AUTOTUNE_RETURN_IF_ERROR(RunCycle(cycle, newly_ready));
     record_.cycles_run = cycle + 1;
   }
@@ -182,30 +189,8 @@ Status FusionEngine::RunCycle(int cycle, const std::vector<int>& newly_ready) {
   rec.cache_hits = outcome.cache_hits;
   rec.responses = static_cast<int>(outcome.responses.size());
 
-  const std::vector<FusedCollective> fused = policy_->Cycle(outcome.responses);
-  for (const FusedCollective& c : fused) {
-    FusedTimes times;
-    AUTOTUNE_RETURN_IF_ERROR(executor_->Run(c, knobs_.hierarchical_allreduce,
-                                            knobs_.hierarchical_allgather, origin_, &times));
-    CollectiveRecord cr;
-    cr.rank = layout_->rank;
-    cr.seq = collective_seq_++;
-    cr.cycle = cycle;
-    cr.op = c.op;
-    const bool hierarchical =
-        c.op == Op::kAllreduce ? knobs_.hierarchical_allreduce : knobs_.hierarchical_allgather;
-    cr.algorithm = hierarchical ? Algorithm::kHierarchical : Algorithm::kFlat;
-    cr.bytes = c.bytes;
-    cr.tensors = c.tensors;
-    cr.start_us = times.start_us;
-    cr.copy_in_end_us = times.copy_in_end_us;
-    cr.comm_end_us = times.comm_end_us;
-    cr.end_us = times.end_us;
-    record_.collectives.push_back(std::move(cr));
-    for (int t : c.tensors) record_.tensors[t].done_us = times.end_us;
-    done_count_ += static_cast<int>(c.tensors.size());
-    if (progress_ != nullptr) progress_->Advanced();
-  }
+  const std::vector<FusedCollective> fused = schedule_->Launch(outcome.responses);
+  for (const FusedCollective& c : fused) AUTOTUNE_RETURN_IF_ERROR(Launch(c, cycle));
   rec.collectives = static_cast<int>(fused.size());
   if (rec.submitted > 0 || rec.responses > 0 || rec.collectives > 0) {
     record_.cycles.push_back(rec);
@@ -213,103 +198,46 @@ Status FusionEngine::RunCycle(int cycle, const std::vector<int>& newly_ready) {
   return Status::Ok();
 }
 
-void FusionEngine::LayOutBuckets() {
-  area_offset_.assign(workload_->tensors.size(), 0);
-  int64_t offset = 0;
-  for (const std::vector<int>& bucket : policy_->ddp()->buckets()) {
-    for (int t : bucket) {
-      area_offset_[t] = offset;
-      offset += memory_->input_bytes(t);
+Status FusionEngine::RunOnReady() {
+  const int n = static_cast<int>(workload_->tensors.size());
+  std::vector<int> newly_ready;
+  while (done_count_ < n) {
+    AUTOTUNE_RETURN_IF_ERROR(TakeReady(true, &newly_ready));
+    for (int t : newly_ready) {
+      const int one[1] = {t};
+      for (const FusedCollective& c : schedule_->Launch(one)) {
+        AUTOTUNE_RETURN_IF_ERROR(Launch(c, collective_seq_));
+      }
     }
   }
+  return Status::Ok();
 }
 
-std::vector<CopySpan> FusionEngine::AreaCopies(bool to_area) {
-  std::vector<CopySpan> copies;
-  for (int t = 0; t < memory_->size(); ++t) {
-    char* place = area_->bytes_ptr() + area_offset_[t];
-    if (to_area) {
-      copies.push_back({place, memory_->input(t), memory_->input_bytes(t)});
-    } else {
-      copies.push_back({memory_->output(t), place, memory_->input_bytes(t)});
-    }
-  }
-  return copies;
-}
-
-Status FusionEngine::PrepareStep() {
-  if (framework_ != Framework::kDdp) return Status::Ok();
-  if (relayout_) {
-    LayOutBuckets();
-    relayout_ = false;
-  }
-  if (!knobs_.ddp_gradient_as_bucket_view) return Status::Ok();
-  return backend_->BatchCopy(AreaCopies(true));
-}
-
-Status FusionEngine::AfterStep() {
-  if (framework_ != Framework::kDdp || !knobs_.ddp_gradient_as_bucket_view) return Status::Ok();
-  return backend_->BatchCopy(AreaCopies(false));
-}
-
-Status FusionEngine::RunBucket(const FusedCollective& c, std::vector<double>* comm_end_of_tensor) {
-  CollectiveRecord cr;
-  cr.rank = layout_->rank;
-  cr.seq = collective_seq_++;
-  cr.cycle = cr.seq;  // buckets start in bucket order: the bucket index
-  cr.op = Op::kAllreduce;
-  cr.algorithm = Algorithm::kFlat;
-  cr.bytes = c.bytes;
-  cr.tensors = c.tensors;
-  cr.start_us = MicrosSince(origin_);
-  cr.copy_in_end_us = cr.start_us;  // copied in by MarkReady, on the player's thread
-  char* buf = area_->bytes_ptr() + area_offset_[c.tensors.front()];
-  AUTOTUNE_RETURN_IF_ERROR(
-      backend_->Allreduce(Level::kWorld, buf, c.bytes / DTypeSize(c.dtype), c.dtype));
-  AUTOTUNE_RETURN_IF_ERROR(backend_->Synchronize());
-  cr.comm_end_us = MicrosSince(origin_);
-  cr.end_us = cr.comm_end_us;
-  for (int t : c.tensors) (*comm_end_of_tensor)[t] = cr.comm_end_us;
-  record_.collectives.push_back(std::move(cr));
+Status FusionEngine::Launch(const FusedCollective& c, int cycle) {
+  const Algorithm algorithm = schedule_->AlgorithmOf(c.op);
+  CollectivePhases phases;
+  AUTOTUNE_RETURN_IF_ERROR(area_ ? area_->Run(c, algorithm, origin_, &phases)
+                                 : executor_->Run(c, algorithm, origin_, &phases));
+  record_.collectives.push_back(
+      RecordOf(c, algorithm, phases, layout_->rank, collective_seq_++, cycle));
+  for (int t : c.tensors) record_.tensors[t].done_us = phases.end_us;
   done_count_ += static_cast<int>(c.tensors.size());
   if (progress_ != nullptr) progress_->Advanced();
   return Status::Ok();
 }
 
-Status FusionEngine::RunDdpStep() {
-  const int n = static_cast<int>(workload_->tensors.size());
-  std::vector<int> newly_ready;
-  std::vector<double> comm_end(n, 0.0);
-  while (done_count_ < n) {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return shutdown_ || !ready_queue_.empty(); });
-      if (shutdown_) return Status::Aborted("the engine shut down during a step");
-      newly_ready.clear();
-      newly_ready.swap(ready_queue_);
-    }
-    for (int t : newly_ready) {
-      ready_order_.push_back(t);
-      const int one[1] = {t};
-      for (const FusedCollective& c : policy_->Cycle(one)) {
-        AUTOTUNE_RETURN_IF_ERROR(RunBucket(c, &comm_end));
-      }
-    }
+Status FusionEngine::PrepareStep() {
+  if (!area_) return Status::Ok();
+  if (relayout_) {
+    area_->LayOut(schedule_->buckets());
+    relayout_ = false;
   }
-  double done = record_.collectives.empty() ? 0.0 : record_.collectives.back().end_us;
-  if (!knobs_.ddp_gradient_as_bucket_view) {  // DDP's finalize: results back to the gradients
-    AUTOTUNE_RETURN_IF_ERROR(backend_->BatchCopy(AreaCopies(false)));
-    done = MicrosSince(origin_);
-    if (!record_.collectives.empty()) record_.collectives.back().end_us = done;
-  }
-  for (int t = 0; t < n; ++t) {
-    record_.tensors[t].done_us = knobs_.ddp_gradient_as_bucket_view ? comm_end[t] : done;
-  }
-  const bool rebuilding = !policy_->ddp()->rebuilt();
-  policy_->EndStep(ready_order_);
-  // The new buckets take their places before the next step (AfterStep still reads this one's).
-  relayout_ = rebuilding && policy_->ddp()->rebuilt();
-  return Status::Ok();
+  return gradient_copies_.copy_in_when_ready ? Status::Ok() : area_->CopyAllIn();
+}
+
+Status FusionEngine::AfterStep() {
+  if (!area_ || gradient_copies_.copy_back_at_step_end) return Status::Ok();
+  return area_->CopyAllOut();
 }
 
 }  // namespace autotune::executor

@@ -1,51 +1,56 @@
-// FusionEngine: Horovod's background thread on one rank, on real buffers.
+// FusionEngine: a framework's step schedule (traces/step_schedule.h) played on one rank, on real
+// buffers. The schedule decides what to launch, with which algorithm and which copies; the
+// engine supplies the mechanics and never asks which framework it plays.
 //
 // Threading model: the engine owns one background thread. During a step (BeginStep ..
-// step finished) it is the only thread of the process that calls MPI: every cycle_time_ms
-// it takes the tensors marked ready, negotiates (executor/negotiation.h), lets the shared
-// fusion policy (traces/fusion_policy.h, FusionPolicy::Cycle) decide the fused
-// collectives, and runs them (executor/fused_executor.h). Between steps it
+// step finished) it is the only thread of the process that calls MPI. Between steps it
 // sleeps, and the caller's thread may use MPI (MPI_THREAD_SERIALIZED is enough: the
 // hand-over goes through the engine's mutex, which orders the two threads' MPI calls).
 //
-// All ranks run the same cycles in lock step (each cycle's negotiation is collective) and
-// leave a step after the same cycle: the one whose collectives finished the last tensor.
+// Pacing (StepSchedule::pacing, one branch in RunStep):
+// - kNegotiatedCycle (Horovod): every cycle_time_ms the thread takes the tensors marked ready,
+//   negotiates them (executor/negotiation.h) and launches what the schedule makes of the agreed
+//   ones. All ranks run the same cycles in lock step (each cycle's negotiation is collective)
+//   and leave a step after the same cycle: the one whose collectives finished the last tensor.
+// - kOnReady (DDP): the thread wakes for every gradient marked ready and launches what the
+//   schedule releases, in order: no cycle, no negotiation, no cache.
+//
+// Buffers (StepSchedule::gradient_copies):
+// - Collectives through the fusion buffer (executor/fused_executor.h), with the copies
+//   FusionBufferCopies says.
+// - A bucket area (executor/bucket_area.h): each collective runs in place on its bucket.
+//   MarkReady copies the gradient into its place on the caller's thread when the plan says so
+//   (DDP's autograd hook), else the gradients are produced there: PrepareStep stages them and
+//   AfterStep hands the results to the outputs, both outside the timed step. After the last
+//   collective the step-end copy-back (DDP's finalize) runs when the plan says so. When
+//   EndStep changes the buckets (DDP's rebuild after the first step, from the ready order,
+//   which the player makes the same on every rank, so no broadcast is needed), PrepareStep
+//   lays the area out again.
 //
 // Recorded per step: every tensor's ready/done times on this rank; the cycles that had
 // work and the fused collectives (every rank records them; rank 0's are the ones stored).
-//
-// For a DDP run (Framework::kDdp) the engine plays PyTorch DDP's Reducer instead: the
-// gradients live in one bucket area (the buckets back to back in bucket order, each its
-// members back to back). MarkReady copies the gradient into its bucket on the caller's
-// thread (DDP copies in the autograd hook), unless gradient_as_bucket_view; the background
-// thread starts each bucket the shared policy (traces/ddp_buckets.h) releases, in bucket
-// order, as one flat allreduce in place in the area: no cycle, no negotiation, no cache.
-// After the last bucket it copies the results back to the gradients (DDP's finalize) unless
-// gradient_as_bucket_view. After the first step the buckets are rebuilt from the ready
-// order, which the player makes the same on every rank (tensor index order), so no
-// broadcast is needed. With gradient_as_bucket_view the gradients are produced in the area:
-// PrepareStep stages them there and AfterStep hands the results to the outputs, both
-// outside the timed step. Recorded: one CollectiveRecord per bucket (cycle = its bucket
-// index, copy_in_end = start, comm_end after the allreduce, end = comm_end, or the end of
-// the finalize copy for the last bucket), no cycles. Not modeled: DDP's division of each
-// bucket by the world size before the allreduce (the executor checks the sums).
+// On-ready pacing records no cycles; a collective's cycle is its launch index (DDP's bucket
+// index); the step-end copy-back ends the last collective and every tensor (RecordCopyBack).
+// Not modeled: DDP's division of each bucket by the world size before the allreduce (the
+// executor checks the sums).
 #pragma once
 
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <vector>
 
 #include "executor/backend.h"
+#include "executor/bucket_area.h"
 #include "executor/fused_executor.h"
 #include "executor/layout.h"
 #include "executor/negotiation.h"
 #include "executor/stall_inspector.h"
 #include "executor/tensor_memory.h"
-#include "traces/fusion_policy.h"
+#include "traces/framework.h"
 #include "traces/knobs.h"
+#include "traces/step_schedule.h"
 #include "traces/trace.h"
 #include "traces/workload.h"
 
@@ -62,7 +67,8 @@ struct EngineStepRecord {
 class FusionEngine {
  public:
   // Everything passed must outlive the engine. control: the negotiation transport.
-  // framework: Horovod's engine or DDP's (host-memory backends only for DDP).
+  // framework: whose step schedule it plays (MakeStepSchedule; DDP's on host-memory backends
+  // only).
   static Status Create(Backend* backend, const NodeLayout* layout, const Workload* workload,
                        TensorMemory* memory, ControlChannel* control, const Knobs& knobs,
                        std::unique_ptr<FusionEngine>* out,
@@ -72,12 +78,12 @@ class FusionEngine {
 
   // Starts a step whose times count from origin. REQUIRES: the previous step finished.
   void BeginStep(SteadyClock::time_point origin);
-  // Hands a gradient to the background thread (ready now). Thread-safe. DDP: also copies it
-  // into its bucket, on the caller's thread.
+  // Hands a gradient to the background thread (ready now). Thread-safe. With a bucket area
+  // that copies gradients in when ready, also copies it into its place, on the caller's thread.
   void MarkReady(int tensor);
-  // Outside the timed step, before it / after it: DDP places rebuilt buckets in the area, and
-  // with gradient_as_bucket_view stages the gradients there / hands the results to the
-  // outputs. No-ops for Horovod. REQUIRES: PrepareStep before every BeginStep of a DDP run.
+  // Outside the timed step, before it / after it: with a bucket area, lays out rebuilt buckets,
+  // and where the gradients are produced in the area stages them there / hands the results to
+  // the outputs. No-ops without a bucket area. REQUIRES: PrepareStep before every BeginStep.
   Status PrepareStep();
   Status AfterStep();
   // Reports steps begun, tensors submitted and collectives finished to progress (for the
@@ -90,30 +96,31 @@ class FusionEngine {
  private:
   FusionEngine() = default;
   void Loop();
+  // One step: the launches as the schedule paces them, the step-end copy-back, EndStep.
   Status RunStep();
+  // Negotiated pacing: cycles until every tensor is done.
+  Status RunCycles();
   Status RunCycle(int cycle, const std::vector<int>& newly_ready);
-  // DDP's step: buckets as their gradients arrive, then the finalize copy-out.
-  Status RunDdpStep();
-  Status RunBucket(const FusedCollective& c, std::vector<double>* comm_end_of_tensor);
-  // Places the current buckets in the area (area_offset_, bucket_offset_).
-  void LayOutBuckets();
-  // The copies between the gradients (inputs or outputs) and their places in the area.
-  std::vector<CopySpan> AreaCopies(bool to_area);
+  // On-ready pacing: every gradient handed to the schedule as it arrives.
+  Status RunOnReady();
+  // Moves the tensors marked ready since the last call into *newly_ready (and ready_order_).
+  // wait: blocks until there is one; Aborted when the engine shuts down meanwhile.
+  Status TakeReady(bool wait, std::vector<int>* newly_ready);
+  // Runs collective c and records it as launched by `cycle`.
+  Status Launch(const FusedCollective& c, int cycle);
 
   Backend* backend_ = nullptr;
   RankProgress* progress_ = nullptr;
   const NodeLayout* layout_ = nullptr;
   const Workload* workload_ = nullptr;
   Knobs knobs_;
-  std::unique_ptr<FusedExecutor> executor_;
-  std::unique_ptr<Negotiator> negotiator_;
-  std::optional<FusionPolicy> policy_;  // the background thread's during a step
-  Framework framework_ = Framework::kHorovod;
-  std::unique_ptr<Buffer> area_;        // DDP: the buckets
-  std::vector<int64_t> area_offset_;    // DDP: per tensor, its place in the area
-  std::vector<int> ready_order_;        // DDP: this step's MarkReady order
-  bool relayout_ = false;               // DDP: rebuilt buckets not yet placed in the area
-  TensorMemory* memory_ = nullptr;
+  std::unique_ptr<StepSchedule> schedule_;   // the background thread's during a step
+  GradientCopies gradient_copies_;           // the schedule's
+  std::unique_ptr<FusedExecutor> executor_;  // without a bucket area
+  std::unique_ptr<BucketArea> area_;         // with one
+  std::unique_ptr<Negotiator> negotiator_;   // used by negotiated pacing
+  std::vector<int> ready_order_;             // this step's MarkReady order
+  bool relayout_ = false;                    // changed buckets not yet laid out in the area
 
   // Shared with the player thread, under mu_.
   std::mutex mu_;

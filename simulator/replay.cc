@@ -94,88 +94,64 @@ class CycleClock {
   CycleTiming current_;
 };
 
-// The phases of one fused collective on the stream, microseconds from the step start.
-struct CollectivePhases {
-  Algorithm algorithm = Algorithm::kFlat;
-  double start_us = 0.0;
-  double copy_in_end_us = 0.0;
-  double comm_end_us = 0.0;
-  double end_us = 0.0;  // copy-out finished (or the collective, without a copy-out)
-};
-
-// Collective costing: a step's fused collectives one after another on the one
-// communication stream, each a copy into the fusion buffer, the collective (NetworkModel,
-// hierarchical or flat per knob) and a copy out (not for a one-tensor collective, which
-// runs in place in its output, unless the options say so).
+// Collective costing: a step's launches one after another on the one communication stream,
+// each with the copies its schedule says (a copy into the buffer, a copy out) around the
+// collective (NetworkModel, with the schedule's algorithm), recorded as they run.
 class CommStream {
  public:
-  // Everything passed must outlive the stream.
-  CommStream(const NetworkModel& network, const ReplaySetting& setting,
-             const ReplayOptions& options, int world_size)
-      : network_(network), setting_(setting), options_(options), world_size_(world_size) {}
+  // Everything passed must outlive the stream; timeline may be null.
+  CommStream(const NetworkModel& network, const ReplayOptions& options, int world_size,
+             const StepSchedule& schedule, const PreparedStep& step, StepTrace* timeline)
+      : network_(network),
+        options_(options),
+        world_size_(world_size),
+        schedule_(schedule),
+        step_(step),
+        timeline_(timeline) {}
 
-  // Runs c from earliest_us or when the stream is free, whichever is later.
-  CollectivePhases Run(const FusedCollective& c, double earliest_us) {
-    CollectivePhases p;
-    p.algorithm =
-        c.op == Op::kAllreduce ? setting_.allreduce_algorithm : setting_.allgather_algorithm;
-    const bool copy_out = c.tensors.size() > 1 || options_.single_tensor_copy_out;
+  // Runs c from earliest_us or when the stream is free, whichever is later; with a timeline,
+  // records it as the step's next collective, launched by `cycle`, and its tensors.
+  void Run(const FusedCollective& c, double earliest_us, int cycle) {
+    const Algorithm algorithm = schedule_.AlgorithmOf(c.op);
+    const CollectiveCopies copies = schedule_.CopiesOf(c);
+    const bool copy_out = copies.copy_out || (copies.in_output && options_.single_tensor_copy_out);
     const int64_t in_bytes = c.op == Op::kAllgather ? c.bytes / world_size_ : c.bytes;
+    CollectivePhases p;
     double t = std::max(earliest_us, free_us_);
     p.start_us = t;
-    t += options_.copy_scale * network_.CopyUs(in_bytes);
+    if (copies.copy_in) t += options_.copy_scale * network_.CopyUs(in_bytes);
     p.copy_in_end_us = t;
-    t += options_.comm_scale * network_.CollectiveUs(c.op, p.algorithm, c.bytes);
+    t += options_.comm_scale * network_.CollectiveUs(c.op, algorithm, c.bytes);
     p.comm_end_us = t;
     if (copy_out) t += options_.copy_scale * network_.CopyUs(c.bytes);
     p.end_us = t;
     free_us_ = t;
-    return p;
-  }
-
-  // A DDP bucket from earliest_us or when the stream is free: a flat allreduce in place in
-  // the bucket (its gradients were copied in as they became ready), no copy-out (DDP's
-  // finalize copies all buckets back at once).
-  CollectivePhases RunBucket(const FusedCollective& c, double earliest_us) {
-    CollectivePhases p;
-    p.start_us = std::max(earliest_us, free_us_);
-    p.copy_in_end_us = p.start_us;
-    p.comm_end_us =
-        p.start_us + options_.comm_scale * network_.CollectiveUs(c.op, Algorithm::kFlat, c.bytes);
-    p.end_us = p.comm_end_us;
-    free_us_ = p.end_us;
-    return p;
+    bytes_ += c.bytes;
+    if (timeline_ != nullptr) {
+      timeline_->collectives.push_back(RecordOf(c, algorithm, p, 0, collectives_, cycle));
+      for (int tensor : c.tensors) {
+        timeline_->tensors.push_back({0, tensor, step_.ready_us[tensor], p.end_us});
+      }
+    }
+    ++collectives_;
   }
 
   // When the last collective run so far ends; 0 before the first.
   double free_us() const { return free_us_; }
+  int collectives() const { return collectives_; }
+  int64_t bytes() const { return bytes_; }  // of the collectives run so far
 
  private:
   const NetworkModel& network_;
-  const ReplaySetting& setting_;
   const ReplayOptions& options_;
   const int world_size_;
+  const StepSchedule& schedule_;
+  const PreparedStep& step_;
+  StepTrace* timeline_;
   double free_us_ = 0.0;
+  int collectives_ = 0;
+  int64_t bytes_ = 0;
 };
-
-void RecordCollective(const PreparedStep& step, const FusedCollective& f, const CollectivePhases& p,
-                      int seq, int cycle, StepTrace* timeline) {
-  CollectiveRecord c;
-  c.seq = seq;
-  c.cycle = cycle;
-  c.op = f.op;
-  c.algorithm = p.algorithm;
-  c.bytes = f.bytes;
-  c.tensors = f.tensors;
-  c.start_us = p.start_us;
-  c.copy_in_end_us = p.copy_in_end_us;
-  c.comm_end_us = p.comm_end_us;
-  c.end_us = p.end_us;
-  timeline->collectives.push_back(std::move(c));
-  for (int tensor : f.tensors) {
-    timeline->tensors.push_back({0, tensor, step.ready_us[tensor], p.end_us});
-  }
-}
 
 void RecordCycle(const CycleTiming& timing, int cycle, int collectives, StepTrace* timeline) {
   CycleRecord c;
@@ -187,6 +163,33 @@ void RecordCycle(const CycleTiming& timing, int cycle, int collectives, StepTrac
   c.responses = timing.submitted;
   c.collectives = collectives;
   timeline->cycles.push_back(c);
+}
+
+// Negotiated pacing: the step's cycles, each launching on the stream what the schedule makes
+// of the tensors it negotiated. Returns the cycles that had work.
+int RunCycles(CycleClock* clock, StepSchedule* schedule, CommStream* stream,
+              std::vector<int>* newly_ready, StepTrace* timeline) {
+  int cycles = 0;
+  CycleTiming cycle;
+  while (clock->Next(newly_ready, &cycle)) {
+    const std::vector<FusedCollective> fused = schedule->Launch(*newly_ready);
+    for (const FusedCollective& f : fused) stream->Run(f, cycle.negotiate_end_us, cycles);
+    if (timeline != nullptr) RecordCycle(cycle, cycles, static_cast<int>(fused.size()), timeline);
+    ++cycles;
+    clock->Finish(stream->free_us());
+  }
+  return cycles;
+}
+
+// On-ready pacing: every gradient goes to the schedule at its ready time (the slowest rank's),
+// in ready order; what it releases runs from then on, launched by its launch index.
+void RunOnReady(const PreparedStep& step, StepSchedule* schedule, CommStream* stream) {
+  for (int t : step.ready_order) {
+    const int one[1] = {t};
+    for (const FusedCollective& f : schedule->Launch(one)) {
+      stream->Run(f, step.ready_us[t], stream->collectives());
+    }
+  }
 }
 
 }  // namespace
@@ -205,26 +208,19 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
 }
 
 ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
+  std::shared_ptr<StepSchedule> schedule =
+      MakeStepSchedule(trace_.workload(), knobs, trace_.run().framework, world_size_);
+  // Stored steps come after the warm-up: each starts from the schedule's steady state (DDP has
+  // rebuilt its buckets from rank 0's ready order by then; the slowest rank's order of the
+  // first stored step stands in for it).
+  if (!trace_.steps().empty()) schedule->EndStep(trace_.steps().front().ready_order);
   const bool cache_on = knobs.cache_capacity > 0;
-  if (trace_.run().framework == Framework::kDdp) {
-    ReplaySetting s{.knobs = knobs,
-                    .fusion = FusionPolicy(trace_.workload(), knobs, Framework::kDdp, world_size_)};
-    // Stored steps come after the warm-up: DDP has rebuilt its buckets from the ready order
-    // by then (rank 0's; the slowest rank's order of the first stored step stands in for it).
-    if (!trace_.steps().empty()) s.fusion.EndStep(trace_.steps().front().ready_order);
-    return s;
-  }
   return ReplaySetting{
       .knobs = knobs,
       .cycle_us = knobs.cycle_time_ms * 1000.0,
       .cache_on = cache_on,
       .all_cached = cache_on && knobs.cache_capacity >= trace_.num_tensors(),
-      .allreduce_algorithm =
-          knobs.hierarchical_allreduce ? Algorithm::kHierarchical : Algorithm::kFlat,
-      .allgather_algorithm =
-          knobs.hierarchical_allgather ? Algorithm::kHierarchical : Algorithm::kFlat,
-      .fusion =
-          FusionPolicy(trace_.workload(), knobs.threshold_bytes(), knobs.num_groups, world_size_),
+      .schedule = std::move(schedule),
   };
 }
 
@@ -240,40 +236,6 @@ double Replayer::FirstNegotiationUs(int index) const {
              : options_.first_negotiation_us;
 }
 
-StepPrediction Replayer::ReplayDdpStep(const PreparedStep& step, const ReplaySetting& setting,
-                                       StepTrace* timeline) {
-  CommStream stream(network_, setting, options_, world_size_);
-  StepPrediction out;
-  int64_t total_bytes = 0;
-  std::vector<double> comm_end(trace_.num_tensors(), 0.0);
-  for (int t : step.ready_order) {
-    const int one[1] = {t};
-    const double ready_us = step.ready_us[t];
-    for (const FusedCollective& f : policy_->Cycle(one)) {
-      const CollectivePhases p = stream.RunBucket(f, ready_us);
-      total_bytes += f.bytes;
-      for (int member : f.tensors) comm_end[member] = p.comm_end_us;
-      if (timeline != nullptr) {
-        RecordCollective(step, f, p, out.collectives, out.collectives, timeline);
-      }
-      ++out.collectives;
-    }
-  }
-  // DDP's finalize: the results go back to the gradients unless they are the buckets.
-  double done_us = stream.free_us();
-  if (!setting.knobs.ddp_gradient_as_bucket_view && out.collectives > 0) {
-    done_us += options_.copy_scale * network_.CopyUs(total_bytes);
-    if (timeline != nullptr) timeline->collectives.back().end_us = done_us;
-  }
-  if (timeline != nullptr) {
-    for (TensorEvent& e : timeline->tensors) {
-      e.done_us = setting.knobs.ddp_gradient_as_bucket_view ? comm_end[e.tensor] : done_us;
-    }
-  }
-  out.last_done_us = done_us;
-  return out;
-}
-
 StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline) {
   const PreparedStep& step = trace_.steps()[index];
   if (timeline != nullptr) {
@@ -281,32 +243,28 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
     timeline->step = step.step;
     timeline->backward_start_us = step.backward_start_us;
   }
-  policy_ = setting.fusion;
-  if (trace_.run().framework == Framework::kDdp) {
-    StepPrediction out = ReplayDdpStep(step, setting, timeline);
-    FinishStep(step, timeline, &out);
-    return out;
-  }
-  CycleClock clock(step, negotiation_, setting, options_, Phase(index), FirstNegotiationUs(index));
-  CommStream stream(network_, setting, options_, world_size_);
+  schedule_ = setting.schedule->Clone();
+  CommStream stream(network_, options_, world_size_, *schedule_, step, timeline);
   StepPrediction out;
-  CycleTiming cycle;
-  while (clock.Next(&newly_ready_, &cycle)) {
-    const std::vector<FusedCollective> fused = policy_->Cycle(newly_ready_);
-    for (const FusedCollective& f : fused) {
-      const CollectivePhases phases = stream.Run(f, cycle.negotiate_end_us);
-      if (timeline != nullptr) {
-        RecordCollective(step, f, phases, out.collectives, out.cycles, timeline);
-      }
-      ++out.collectives;
+  switch (schedule_->pacing()) {
+    case Pacing::kNegotiatedCycle: {
+      CycleClock clock(step, negotiation_, setting, options_, Phase(index),
+                       FirstNegotiationUs(index));
+      out.cycles = RunCycles(&clock, schedule_.get(), &stream, &newly_ready_, timeline);
+      break;
     }
-    if (timeline != nullptr) {
-      RecordCycle(cycle, out.cycles, static_cast<int>(fused.size()), timeline);
-    }
-    ++out.cycles;
-    clock.Finish(stream.free_us());
+    case Pacing::kOnReady:
+      RunOnReady(step, schedule_.get(), &stream);
+      break;
   }
+  out.collectives = stream.collectives();
   out.last_done_us = stream.free_us();
+  if (schedule_->gradient_copies().copy_back_at_step_end && out.collectives > 0) {
+    out.last_done_us += options_.copy_scale * network_.CopyUs(stream.bytes());
+    if (timeline != nullptr) {
+      RecordCopyBack(out.last_done_us, &timeline->collectives, &timeline->tensors);
+    }
+  }
   FinishStep(step, timeline, &out);
   return out;
 }

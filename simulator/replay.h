@@ -1,30 +1,34 @@
-// Replay: discrete-event replay of recorded steps under other knobs. A run of framework ddp
-// replays DDP's buckets instead of Horovod's cycles (ReplayDdpStep).
+// Replay: discrete-event replay of recorded steps under other knobs, run from the framework's
+// step schedule (traces/step_schedule.h), the one the executor runs too; the replay holds no
+// rule of a framework of its own.
 //
 // Per step, what the executor does: gradients become ready at the slowest rank's recorded
-// ready time (independent of the comm knobs); the background cycle runs every
-// cycle_time_ms (an idle cycle still negotiates); a cycle takes the tensors ready at its
-// start, negotiates them (NegotiationModel) and hands them to the shared fusion policy
-// (traces/fusion_policy.h, FusionPolicy::Cycle), whose fused collectives run one after
-// another on one communication stream (copy in, collective from the NetworkModel, copy
-// out); the next cycle starts cycle_time_ms after this one, or when it finished, whichever
-// is later. Communication overlaps the remaining backward compute; the step ends at
-// max(compute end, last collective done) plus the step's measured tail (optimizer,
-// barrier). replay.cc keeps the two halves apart: cycle timing (when cycles run, what
-// they negotiate and at what cost) and collective costing (each fused collective's phases
-// on the stream).
+// ready time (independent of the comm knobs); the schedule says what is launched and when; the
+// launches run one after another on one communication stream (the copies the schedule says,
+// the collective from the NetworkModel with the schedule's algorithm). Pacing:
+// - negotiated cycle (Horovod): the background cycle runs every cycle_time_ms (an idle cycle
+//   still negotiates); a cycle takes the tensors ready at its start, negotiates them
+//   (NegotiationModel) and hands them to the schedule; the next cycle starts cycle_time_ms
+//   after this one, or when it finished, whichever is later;
+// - on ready (DDP): each gradient goes to the schedule at its ready time; what it releases
+//   runs from then on. No cycle, no negotiation.
+// Then the step-end copy-back when the schedule has one (DDP's finalize). Communication
+// overlaps the remaining backward compute; the step ends at max(compute end, last collective
+// done) plus the step's measured tail (optimizer, barrier). replay.cc keeps the two halves
+// apart: cycle timing (when cycles run, what they negotiate and at what cost) and collective
+// costing (each launch's phases on the stream).
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <vector>
 
 #include "simulator/negotiation_model.h"
 #include "simulator/network_model.h"
 #include "simulator/prepared_trace.h"
-#include "traces/fusion_policy.h"
 #include "traces/knobs.h"
 #include "traces/score.h"
+#include "traces/step_schedule.h"
 #include "traces/trace.h"
 
 namespace autotune::sim {
@@ -47,8 +51,8 @@ struct ReplayOptions {
   // The background thread runs the collectives itself (MPI executor): the next cycle waits
   // for them. false: they queue on a stream and cycles go on (GPU executor).
   bool cycle_waits_for_collectives = true;
-  // A collective of one tensor copies its input to its output and runs there in place
-  // (copy-in only); true adds the copy-out too.
+  // A collective that runs in its one member's output (CollectiveCopies::in_output) copies its
+  // input there (copy-in only); true adds the copy-out too.
   bool single_tensor_copy_out = false;
   // Multiply every collective's / fusion-buffer copy's predicted time (calibrated against
   // the trace's recorded phases; 1 = the network model as is).
@@ -73,10 +77,9 @@ struct ReplaySetting {
   double cycle_us = 0.0;
   bool cache_on = false;    // capacity > 0: the bit-vector allreduce runs
   bool all_cached = false;  // capacity >= tensors: in steady state every tensor hits
-  Algorithm allreduce_algorithm = Algorithm::kFlat;
-  Algorithm allgather_algorithm = Algorithm::kFlat;
-  // The fusion policy for these knobs at the start of a step; each step replays a copy.
-  FusionPolicy fusion;
+  // The run's step schedule for these knobs at the start of a stored step; each step replays a
+  // clone.
+  std::shared_ptr<const StepSchedule> schedule;
 };
 
 class Replayer {
@@ -102,12 +105,6 @@ class Replayer {
 
  private:
   double Phase(int index) const;
-  // A DDP run's step: each bucket the shared policy releases as its gradients become ready
-  // (the slowest rank's ready times) runs on the one stream, in bucket order; then DDP's
-  // finalize copy-out of every bucket unless gradient_as_bucket_view. No cycle, no
-  // negotiation. Sets collectives and last_done_us.
-  StepPrediction ReplayDdpStep(const PreparedStep& step, const ReplaySetting& setting,
-                               StepTrace* timeline);
   // Step time, bytes and the timeline's summary from last_done_us.
   void FinishStep(const PreparedStep& step, StepTrace* timeline, StepPrediction* out) const;
   // No negotiation of step index completes before this time (ReplayOptions).
@@ -119,9 +116,9 @@ class Replayer {
   ReplayOptions options_;
   int world_size_;
   double bytes_scale_;  // predicted topology's step bytes over the recorded one's
-  // Scratch reused across steps (no allocation in the loop beyond the fusion policy's).
+  // Scratch reused across steps.
   std::vector<int> newly_ready_;
-  std::optional<FusionPolicy> policy_;
+  std::unique_ptr<StepSchedule> schedule_;  // the step's clone of the setting's
 };
 
 }  // namespace autotune::sim

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "traces/fusion_policy.h"
-
 namespace autotune {
 
 std::vector<std::vector<int>> AssignDdpBuckets(const Workload& w, std::span<const int> order,
@@ -49,8 +47,8 @@ Status CheckDdpWorkload(const Workload& w) {
 }
 
 DdpBucketPolicy::DdpBucketPolicy(const Workload& workload, int64_t first_cap_bytes,
-                                 int64_t cap_bytes, bool bucket_view)
-    : first_cap_bytes_(first_cap_bytes), cap_bytes_(cap_bytes), bucket_view_(bucket_view) {
+                                 int64_t cap_bytes)
+    : first_cap_bytes_(first_cap_bytes), cap_bytes_(cap_bytes) {
   for (const TensorSpec& t : workload.tensors) {
     bytes_.push_back(t.bytes());
     dtype_.push_back(t.dtype);
@@ -94,7 +92,6 @@ std::vector<FusedCollective> DdpBucketPolicy::Ready(std::span<const int> newly_r
     c.dtype = dtype_[buckets_[next_bucket_].front()];
     c.tensors = buckets_[next_bucket_];
     for (int t : c.tensors) c.bytes += bytes_[t];
-    c.bucket_view = bucket_view_;
     out.push_back(std::move(c));
   }
   return out;
@@ -114,6 +111,32 @@ void DdpBucketPolicy::EndStep(std::span<const int> ready_order) {
     return;
   }
   Reset();
+}
+
+DdpBucketSchedule::DdpBucketSchedule(const Workload& workload, const Knobs& knobs)
+    : policy_(workload, knobs.ddp_first_bucket_bytes(), knobs.ddp_bucket_cap_bytes()),
+      bucket_view_(knobs.ddp_gradient_as_bucket_view) {}
+
+std::unique_ptr<StepSchedule> DdpBucketSchedule::Clone() const {
+  return std::make_unique<DdpBucketSchedule>(*this);
+}
+
+std::vector<FusedCollective> DdpBucketSchedule::Launch(std::span<const int> newly_ready) {
+  return policy_.Ready(newly_ready);
+}
+
+GradientCopies DdpBucketSchedule::gradient_copies() const {
+  return {.bucket_area = true,
+          .copy_in_when_ready = !bucket_view_,
+          .copy_back_at_step_end = !bucket_view_};
+}
+
+void DdpBucketSchedule::Reset() { policy_.Reset(); }
+
+bool DdpBucketSchedule::EndStep(std::span<const int> ready_order) {
+  const bool rebuilt_before = policy_.rebuilt();
+  policy_.EndStep(ready_order);
+  return !rebuilt_before && policy_.rebuilt();
 }
 
 }  // namespace autotune

@@ -1,7 +1,6 @@
-// PyTorch DDP's gradient buckets (DESIGN.md, "Knobs"; torch's Reducer): which gradients are
-// allreduced together, and when. The second policy of the one fusion code: FusionPolicy
-// (traces/fusion_policy.h) holds one of these for a DDP run, and the executor and the
-// simulator both reach it only through FusionPolicy::Cycle and FusionPolicy::EndStep.
+// PyTorch DDP's step schedule (traces/step_schedule.h; DESIGN.md, "Knobs"; torch's Reducer):
+// which gradients are allreduced together, and when. DdpBucketPolicy holds the buckets and their
+// progress; DdpBucketSchedule is the plug-in the executor and the simulator's replay run.
 //
 // DDP's rules, as torch implements them:
 // - Assignment (compute_bucket_assignment_by_size): walk the parameters in the given order;
@@ -15,18 +14,23 @@
 //   (rank 0's, which DDP broadcasts): the first-ready gradients form the small first bucket.
 // - A bucket's allreduce starts when its last gradient is ready, strictly in bucket order.
 // - No background cycle, no negotiation, no response cache.
+// - Each gradient is copied into its place in the bucket area when it is ready (the autograd
+//   hook); a bucket is a flat allreduce in place in the area; after the last bucket, DDP's
+//   finalize copies all bucket bytes back to the gradients. With gradient_as_bucket_view the
+//   gradients are views into the buckets: neither copy.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
+#include "traces/knobs.h"
 #include "traces/status.h"
+#include "traces/step_schedule.h"
 #include "traces/workload.h"
 
 namespace autotune {
-
-struct FusedCollective;
 
 // DDP's bucket assignment over tensors in `order` (indices into w.tensors): the buckets, each
 // its members in walk order, in the order described above (leftovers last). first_cap_bytes
@@ -42,10 +46,9 @@ Status CheckDdpWorkload(const Workload& w);
 // first step. Copyable: a copy carries the progress of the step it was copied in.
 class DdpBucketPolicy {
  public:
-  // REQUIRES: CheckDdpWorkload(workload) is OK; caps > 0. Nothing of workload is kept beyond
-  // the constructor. bucket_view: gradient_as_bucket_view (the collectives say no copy).
-  DdpBucketPolicy(const Workload& workload, int64_t first_cap_bytes, int64_t cap_bytes,
-                  bool bucket_view);
+  // caps > 0. Every tensor is bucketed as an allreduce of its bytes (CheckDdpWorkload says
+  // whether DDP can run the workload). Nothing of workload is kept beyond the constructor.
+  DdpBucketPolicy(const Workload& workload, int64_t first_cap_bytes, int64_t cap_bytes);
 
   // Gradients that became ready since the last call (any order, each at most once per step).
   // Returns the buckets whose allreduce starts now, in bucket order: every bucket whose
@@ -68,13 +71,39 @@ class DdpBucketPolicy {
   std::vector<DType> dtype_;    // per tensor
   int64_t first_cap_bytes_ = 0;
   int64_t cap_bytes_ = 0;
-  bool bucket_view_ = false;
   bool rebuilt_ = false;
   std::vector<std::vector<int>> buckets_;
   std::vector<int> bucket_of_;  // per tensor
   // Progress of the step.
   std::vector<int> pending_;  // per bucket: members not yet ready
   int next_bucket_ = 0;       // the first bucket not started
+};
+
+// DDP's step schedule: pacing kOnReady; Launch is DdpBucketPolicy::Ready for the knobs' bucket
+// caps; every bucket a flat allreduce with no copies of its own; the gradients in a bucket
+// area, copied in when ready and back at the step's end unless gradient_as_bucket_view;
+// EndStep rebuilds the buckets after the first step.
+class DdpBucketSchedule final : public StepSchedule {
+ public:
+  // Nothing of workload is kept beyond the constructor.
+  DdpBucketSchedule(const Workload& workload, const Knobs& knobs);
+
+  std::unique_ptr<StepSchedule> Clone() const override;
+  Pacing pacing() const override { return Pacing::kOnReady; }
+  std::vector<FusedCollective> Launch(std::span<const int> newly_ready) override;
+  Algorithm AlgorithmOf(Op /*op*/) const override { return Algorithm::kFlat; }
+  CollectiveCopies CopiesOf(const FusedCollective& /*c*/) const override { return {}; }
+  GradientCopies gradient_copies() const override;
+  const std::vector<std::vector<int>>& buckets() const override { return policy_.buckets(); }
+  void Reset() override;
+  bool EndStep(std::span<const int> ready_order) override;
+
+  // The buckets and their progress.
+  const DdpBucketPolicy& policy() const { return policy_; }
+
+ private:
+  DdpBucketPolicy policy_;
+  bool bucket_view_ = false;  // gradient_as_bucket_view
 };
 
 }  // namespace autotune

@@ -8,6 +8,11 @@ int64_t FusionBytes(const TensorSpec& t, int world_size) {
   return t.op == Op::kAllgather ? t.bytes() * world_size : t.bytes();
 }
 
+CollectiveCopies FusionBufferCopies(const FusedCollective& c) {
+  const bool single = c.tensors.size() == 1;
+  return {.copy_in = true, .copy_out = !single, .in_output = single};
+}
+
 namespace fusion_internal {
 
 std::vector<FusedCollective> PackResponses(std::span<const ReadyTensor> responses,
@@ -106,38 +111,49 @@ FusionPolicy::FusionPolicy(const Workload& workload, int64_t threshold_bytes, in
   responses_.reserve(n);
 }
 
-FusionPolicy::FusionPolicy(const Workload& workload, const Knobs& knobs, Framework framework,
-                           int world_size)
-    : FusionPolicy(workload, framework == Framework::kDdp ? 0 : knobs.threshold_bytes(),
-                   framework == Framework::kDdp ? 0 : knobs.num_groups, world_size) {
-  if (framework == Framework::kDdp) {
-    ddp_.emplace(workload, knobs.ddp_first_bucket_bytes(), knobs.ddp_bucket_cap_bytes(),
-                 knobs.ddp_gradient_as_bucket_view);
-  }
-}
-
 std::vector<FusedCollective> FusionPolicy::Cycle(std::span<const int> newly_ready) {
-  if (ddp_) return ddp_->Ready(newly_ready);
   gate_.Admit(newly_ready, &released_);
   responses_.clear();
   for (int t : released_) responses_.push_back(response_of_[t]);
   return PackResponses(responses_, threshold_bytes_);
 }
 
-void FusionPolicy::Reset() {
-  if (ddp_) {
-    ddp_->Reset();
-  } else {
-    gate_.Reset();
-  }
+void FusionPolicy::Reset() { gate_.Reset(); }
+
+HorovodCycleSchedule::HorovodCycleSchedule(const Workload& workload, const Knobs& knobs,
+                                           int world_size)
+    : fusion_(workload, knobs.threshold_bytes(), knobs.num_groups, world_size),
+      hierarchical_allreduce_(knobs.hierarchical_allreduce),
+      hierarchical_allgather_(knobs.hierarchical_allgather) {}
+
+std::unique_ptr<StepSchedule> HorovodCycleSchedule::Clone() const {
+  return std::make_unique<HorovodCycleSchedule>(*this);
 }
 
-void FusionPolicy::EndStep(std::span<const int> ready_order) {
-  if (ddp_) {
-    ddp_->EndStep(ready_order);
-  } else {
-    gate_.Reset();
-  }
+std::vector<FusedCollective> HorovodCycleSchedule::Launch(std::span<const int> newly_ready) {
+  return fusion_.Cycle(newly_ready);
+}
+
+Algorithm HorovodCycleSchedule::AlgorithmOf(Op op) const {
+  const bool hierarchical =
+      op == Op::kAllreduce ? hierarchical_allreduce_ : hierarchical_allgather_;
+  return hierarchical ? Algorithm::kHierarchical : Algorithm::kFlat;
+}
+
+CollectiveCopies HorovodCycleSchedule::CopiesOf(const FusedCollective& c) const {
+  return FusionBufferCopies(c);
+}
+
+const std::vector<std::vector<int>>& HorovodCycleSchedule::buckets() const {
+  static const std::vector<std::vector<int>> kNone;
+  return kNone;
+}
+
+void HorovodCycleSchedule::Reset() { fusion_.Reset(); }
+
+bool HorovodCycleSchedule::EndStep(std::span<const int> /*ready_order*/) {
+  fusion_.Reset();
+  return false;
 }
 
 }  // namespace autotune

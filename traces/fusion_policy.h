@@ -1,36 +1,28 @@
-// The fusion policy: which ready tensors go into which fused collective. FusionPolicy is
-// the one piece of code the executor and the simulator's replay both call (DESIGN.md,
-// "Layers"); neither assembles the decision from its parts. It has two policies, one per
-// framework: Horovod's (greedy packing of the tensors each background cycle negotiated) and
-// PyTorch DDP's (fixed gradient buckets, traces/ddp_buckets.h).
+// Horovod's step schedule (traces/step_schedule.h): tensor fusion over a negotiated background
+// cycle. FusionPolicy is the fusion decision of one cycle (which agreed tensors go into which
+// fused collective); HorovodCycleSchedule is the plug-in the executor and the simulator's replay
+// run, which adds the cycle's pacing, the fusion buffer's copies and the hierarchical choice.
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <span>
 #include <vector>
 
-#include "traces/ddp_buckets.h"
-#include "traces/framework.h"
 #include "traces/knobs.h"
+#include "traces/step_schedule.h"
 #include "traces/workload.h"
 
 namespace autotune {
 
-struct FusedCollective {
-  Op op = Op::kAllreduce;
-  DType dtype = DType::kFloat32;
-  int group = -1;
-  int64_t bytes = 0;         // sum of the members' fusion bytes
-  std::vector<int> tensors;  // member tensor indices, in response order
-  // The members already live in the fused buffer (DDP's gradient_as_bucket_view): no copy in
-  // or out.
-  bool bucket_view = false;
-};
-
 // Bytes a tensor occupies in the fusion buffer: its own bytes for allreduce, its
 // gathered output (bytes * world_size) for allgather.
 int64_t FusionBytes(const TensorSpec& t, int world_size);
+
+// The copies around fused collective c through the fusion buffer: every member's input in, the
+// results out. A collective of one tensor skips the fusion buffer (as Horovod does): its input
+// is copied into its output and the collective runs in place there (no copy-out).
+CollectiveCopies FusionBufferCopies(const FusedCollective& c);
 
 // The parts FusionPolicy is made of, declared here for its own tests; callers use
 // FusionPolicy.
@@ -78,15 +70,10 @@ class GroupGate {
 
 }  // namespace fusion_internal
 
-// The fusion decision for one rank's step: Horovod's cycle by cycle, or DDP's bucket by
-// bucket. Copyable: a copy carries the progress of the step it was copied in.
+// Horovod's fusion decision for one rank's step, cycle by cycle. Copyable: a copy carries the
+// progress of the step it was copied in.
 class FusionPolicy {
  public:
-  // The policy of `framework` for knobs: Horovod's (threshold, num_groups) or DDP's (bucket
-  // caps, gradient_as_bucket_view). REQUIRES for kDdp: CheckDdpWorkload(workload) is OK.
-  FusionPolicy(const Workload& workload, const Knobs& knobs, Framework framework,
-               int world_size);
-
   // threshold_bytes: the fusion buffer's capacity (0 = one collective per tensor).
   // num_groups: 0 = greedy fusion; > 0 = grouped allreduce (AssignGroups). world_size:
   // ranks in the job (an allgather occupies its gathered bytes). Nothing of workload is
@@ -99,20 +86,9 @@ class FusionPolicy {
   // group's members only once the whole group is ready) in ascending index order, packed
   // greedily into buffers of at most threshold_bytes that never mix op, dtype or group.
   // Empty when nothing is released.
-  // DDP: newly_ready are the gradients that became ready on this rank since the last call
-  // (call it as they become ready); the result is the buckets whose allreduce starts now
-  // (DdpBucketPolicy::Ready).
   std::vector<FusedCollective> Cycle(std::span<const int> newly_ready);
   // Forgets every held tensor (start of a new step).
   void Reset();
-  // Ends a step whose gradients became ready in ready_order (every tensor once; rank 0's,
-  // which all ranks must agree on): DDP rebuilds its buckets after the first step. Forgets
-  // progress, like Reset.
-  void EndStep(std::span<const int> ready_order);
-
-  Framework framework() const { return ddp_ ? Framework::kDdp : Framework::kHorovod; }
-  // DDP's buckets in launch order; nullptr for Horovod.
-  const DdpBucketPolicy* ddp() const { return ddp_ ? &*ddp_ : nullptr; }
 
   // The fusion group of tensor t, -1 = none (num_groups == 0).
   int group_of(int t) const { return gate_.group_of(t); }
@@ -125,7 +101,34 @@ class FusionPolicy {
   // Scratch reused across cycles.
   std::vector<int> released_;
   std::vector<fusion_internal::ReadyTensor> responses_;
-  std::optional<DdpBucketPolicy> ddp_;  // set for DDP: then the members above are unused
+};
+
+// Horovod's step schedule: pacing kNegotiatedCycle; Launch is FusionPolicy::Cycle for the
+// knobs' fusion threshold and num_groups; the algorithm is hierarchical where the knobs'
+// hierarchical_allreduce / hierarchical_allgather say so; copies FusionBufferCopies; no bucket
+// area, no step-end copy; EndStep only forgets progress.
+class HorovodCycleSchedule final : public StepSchedule {
+ public:
+  // Nothing of workload is kept beyond the constructor.
+  HorovodCycleSchedule(const Workload& workload, const Knobs& knobs, int world_size);
+
+  std::unique_ptr<StepSchedule> Clone() const override;
+  Pacing pacing() const override { return Pacing::kNegotiatedCycle; }
+  std::vector<FusedCollective> Launch(std::span<const int> newly_ready) override;
+  Algorithm AlgorithmOf(Op op) const override;
+  CollectiveCopies CopiesOf(const FusedCollective& c) const override;
+  GradientCopies gradient_copies() const override { return {}; }
+  const std::vector<std::vector<int>>& buckets() const override;
+  void Reset() override;
+  bool EndStep(std::span<const int> ready_order) override;
+
+  // The fusion decision it launches from.
+  const FusionPolicy& fusion() const { return fusion_; }
+
+ private:
+  FusionPolicy fusion_;
+  bool hierarchical_allreduce_ = false;
+  bool hierarchical_allgather_ = false;
 };
 
 }  // namespace autotune

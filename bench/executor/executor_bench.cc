@@ -121,10 +121,10 @@ int FusedVersusRaw(const Args& args, const NodeLayout& layout, Backend* backend)
     std::memcpy(raw->data(), memory->input(0), c.bytes / args.members);  // small integers
     std::memset(raw->bytes_ptr() + c.bytes / args.members, 0, c.bytes - c.bytes / args.members);
     const SteadyClock::time_point origin = SteadyClock::now();
-    FusedTimes times;
+    CollectivePhases times;
     std::vector<double> copy_in, comm, copy_out;  // this rank's phases
     auto run_fused = [&] {
-      Status s = fused->Run(c, false, false, origin, &times);
+      Status s = fused->Run(c, Algorithm::kFlat, origin, &times);
       if (!s.ok()) std::fprintf(stderr, "executor_bench: %s\n", s.message().c_str());
     };
     auto run_raw = [&] {

@@ -88,8 +88,8 @@ Status BenchFused(NcclBackend* b, const NodeLayout& layout, int64_t total) {
   AUTOTUNE_RETURN_IF_ERROR(TimeMedianUs(
       b,
       [&] {
-        FusedTimes times;
-        return fused->Run(c, false, false, SteadyClock::now(), &times);
+        CollectivePhases times;
+        return fused->Run(c, Algorithm::kFlat, SteadyClock::now(), &times);
       },
       &fused_us));
   AUTOTUNE_RETURN_IF_ERROR(TimeMedianUs(

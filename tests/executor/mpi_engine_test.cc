@@ -14,6 +14,7 @@
 #include "engine_harness.h"
 #include "executor/dtype_convert.h"
 #include "executor/hierarchical.h"
+#include "traces/fusion_policy.h"
 
 namespace autotune::executor {
 namespace {

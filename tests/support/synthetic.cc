@@ -5,6 +5,7 @@
 
 #include "simulator/prepared_trace.h"
 #include "simulator/replay.h"
+#include "traces/fusion_policy.h"
 #include "traces/score.h"
 
 namespace autotune::sim {

@@ -6,8 +6,6 @@
 
 #include <vector>
 
-#include "traces/fusion_policy.h"
-
 namespace autotune {
 namespace {
 
@@ -63,21 +61,20 @@ TEST(DdpBuckets, UpFrontBucketsComeFromTheReverseRegistrationOrderAndLaunchInOrd
   // Registration order (no "registration" given): the reverse of the ready order, 4 3 2 1 0.
   // Walk: {4} (3 >= 1, the first limit), {3, 2, 1} (0.25+1.5+0.75 = 2.5 >= 2), {0} left.
   // Reversed, the bucket of the tensors registered first (ready last) goes last.
-  DdpBucketPolicy p(Sized(kSizes), 1 * kMiB, 2 * kMiB, false);
+  DdpBucketPolicy p(Sized(kSizes), 1 * kMiB, 2 * kMiB);
   EXPECT_EQ(p.buckets(), (Buckets{{0}, {3, 2, 1}, {4}}));
   EXPECT_FALSE(p.rebuilt());
   std::vector<FusedCollective> now = p.Ready(std::vector<int>{0});
   ASSERT_EQ(Members(now), (Buckets{{0}}));
   EXPECT_EQ(now[0].bytes, kMiB / 2);
   EXPECT_EQ(now[0].op, Op::kAllreduce);
-  EXPECT_FALSE(now[0].bucket_view);
   EXPECT_TRUE(p.Ready(std::vector<int>{1, 2}).empty());  // tensor 3 is still missing
   EXPECT_EQ(Members(p.Ready(std::vector<int>{3})), (Buckets{{3, 2, 1}}));
   EXPECT_EQ(Members(p.Ready(std::vector<int>{4})), (Buckets{{4}}));
 }
 
 TEST(DdpBuckets, RebuiltOnceAfterTheFirstStepFromTheReadyOrder) {
-  DdpBucketPolicy p(Sized(kSizes), 1 * kMiB, 2 * kMiB, true);
+  DdpBucketPolicy p(Sized(kSizes), 1 * kMiB, 2 * kMiB);
   p.Ready(std::vector<int>{0, 1, 2, 3, 4});
   p.EndStep(std::vector<int>{0, 1, 2, 3, 4});
   EXPECT_TRUE(p.rebuilt());
@@ -87,7 +84,6 @@ TEST(DdpBuckets, RebuiltOnceAfterTheFirstStepFromTheReadyOrder) {
   EXPECT_TRUE(p.Ready(std::vector<int>{1}).empty());
   std::vector<FusedCollective> both = p.Ready(std::vector<int>{0});
   EXPECT_EQ(Members(both), (Buckets{{0, 1}, {2, 3, 4}}));
-  EXPECT_TRUE(both[1].bucket_view);
   EXPECT_EQ(both[1].bytes, static_cast<int64_t>(4.75 * kMiB));
   // Rebuilt once only: a later step's order changes nothing.
   p.EndStep(std::vector<int>{4, 3, 2, 1, 0});
@@ -100,26 +96,8 @@ TEST(DdpBuckets, GivenRegistrationOrderIsUsedUpFront) {
   for (int i = 0; i < 5; ++i) w.tensors[i].registration = registration[i];
   EXPECT_EQ(RegistrationOrder(w), (std::vector<int>{1, 3, 0, 4, 2}));
   // Walk 1 (0.75, < 1), 3 (1.0 >= 1: closes {1, 3}); 0 (0.5), 4 (3.5 >= 2: {0, 4}); {2} left.
-  DdpBucketPolicy p(w, 1 * kMiB, 2 * kMiB, false);
+  DdpBucketPolicy p(w, 1 * kMiB, 2 * kMiB);
   EXPECT_EQ(p.buckets(), (Buckets{{2}, {0, 4}, {1, 3}}));
-}
-
-TEST(DdpBuckets, FusionPolicyRunsDdpsBucketsForADdpRun) {
-  Knobs k;
-  k.ddp_first_bucket_mb = 1;
-  k.ddp_bucket_cap_mb = 2;
-  FusionPolicy policy(Sized(kSizes), k, Framework::kDdp, 4);
-  EXPECT_EQ(policy.framework(), Framework::kDdp);
-  ASSERT_NE(policy.ddp(), nullptr);
-  EXPECT_EQ(Members(policy.Cycle(std::vector<int>{0, 1, 2, 3, 4})),
-            (Buckets{{0}, {3, 2, 1}, {4}}));
-  policy.EndStep(std::vector<int>{0, 1, 2, 3, 4});
-  EXPECT_EQ(Members(policy.Cycle(std::vector<int>{0, 1})), (Buckets{{0, 1}}));
-  // The same knobs under Horovod: the fusion threshold (128 MB) packs all five at once.
-  FusionPolicy horovod(Sized(kSizes), k, Framework::kHorovod, 4);
-  EXPECT_EQ(horovod.ddp(), nullptr);
-  EXPECT_EQ(Members(horovod.Cycle(std::vector<int>{0, 1, 2, 3, 4})),
-            (Buckets{{0, 1, 2, 3, 4}}));
 }
 
 TEST(DdpBuckets, DdpReducesGradientsOnly) {

@@ -1,0 +1,42 @@
+#include "traces/step_schedule.h"
+
+#include "traces/ddp_buckets.h"
+#include "traces/fusion_policy.h"
+
+namespace autotune {
+
+std::unique_ptr<StepSchedule> MakeStepSchedule(const Workload& workload, const Knobs& knobs,
+                                               Framework framework, int world_size) {
+  switch (framework) {
+    case Framework::kDdp:
+      return std::make_unique<DdpBucketSchedule>(workload, knobs);
+    case Framework::kHorovod:
+      break;
+  }
+  return std::make_unique<HorovodCycleSchedule>(workload, knobs, world_size);
+}
+
+CollectiveRecord RecordOf(const FusedCollective& c, Algorithm algorithm,
+                          const CollectivePhases& phases, int rank, int seq, int cycle) {
+  CollectiveRecord r;
+  r.rank = rank;
+  r.seq = seq;
+  r.cycle = cycle;
+  r.op = c.op;
+  r.algorithm = algorithm;
+  r.bytes = c.bytes;
+  r.tensors = c.tensors;
+  r.start_us = phases.start_us;
+  r.copy_in_end_us = phases.copy_in_end_us;
+  r.comm_end_us = phases.comm_end_us;
+  r.end_us = phases.end_us;
+  return r;
+}
+
+void RecordCopyBack(double end_us, std::vector<CollectiveRecord>* collectives,
+                    std::vector<TensorEvent>* tensors) {
+  if (!collectives->empty()) collectives->back().end_us = end_us;
+  for (TensorEvent& e : *tensors) e.done_us = end_us;
+}
+
+}  // namespace autotune
