@@ -60,10 +60,10 @@ Status ResolveComputeFlag(const RecordFlags& flags, executor::RecordOptions* opt
 // --autotune: without --steps, exactly the warm-up and tuning samples are played.
 void ApplyAutotuneFlags(const RecordFlags& flags, executor::RecordOptions* options) {
   if (!flags.autotune.enabled) return;
-  options->steps_per_sample = flags.autotune.steps_per_sample;
+  const TuningFlags& tuning = flags.autotune.tuning;
+  options->steps_per_sample = tuning.steps_per_sample;
   if (flags.steps_option->count() == 0) {
-    options->steps = (flags.autotune.warmup_samples + flags.autotune.max_samples) *
-                     flags.autotune.steps_per_sample;
+    options->steps = (tuning.warmup_samples + tuning.max_samples) * tuning.steps_per_sample;
   }
 }
 
@@ -135,9 +135,11 @@ Status ValidateBeforeLaunch(const RecordFlags& flags) {
   AUTOTUNE_RETURN_IF_ERROR(ResolveKnobsAndStall(flags, &options.knobs, &constants, &options.stall,
                                                &options.framework));
   if (flags.autotune.enabled) {
+    BackendKind backend = BackendKind::kMpi;
+    AUTOTUNE_RETURN_IF_ERROR(ParseBackend(options.backend, &backend));
     std::unique_ptr<OnlineTuner> tuner;  // checks that something is left to tune
     AUTOTUNE_RETURN_IF_ERROR(OnlineTuner::Create(OnlineTuningFlags(), options.knobs, constants,
-                                                 options.backend, options.framework, &tuner));
+                                                 backend, options.framework, &tuner));
   }
   AUTOTUNE_RETURN_IF_ERROR(ResolveComputeFlag(flags, &options));
   Workload workload;
@@ -179,8 +181,11 @@ int RunRecordCommand(RecordFlags& flags) {
     OnlineTuningFlags autotune = flags.autotune;
     autotune.steps_given = flags.steps_option->count() > 0;
     autotune.db = flags.record.db_path;
-    st = OnlineTuner::Create(autotune, knobs, constants, flags.record.backend, options.framework,
-                             &tuner);
+    BackendKind backend = BackendKind::kMpi;
+    st = ParseBackend(flags.record.backend, &backend);
+    if (st.ok()) {
+      st = OnlineTuner::Create(autotune, knobs, constants, backend, options.framework, &tuner);
+    }
   }
   st = executor::AgreeOnStatus(MPI_COMM_WORLD, st);
   executor::RecordResult result;

@@ -143,7 +143,8 @@ std::vector<KnobSpec> HorovodKnobRows() {
                "tensors.",
        .yaml_section = "autotune_extra", .yaml_key = "num_groups",
        .framework = KnobFrameworkScope::kHorovod,
-       .summary_label = "groups", .scale = KnobScale::kLog1p},
+       .summary_label = "groups", .scale = KnobScale::kLog1p,
+       .searched = KnobSearched::kOnRequest},
   };
 }
 
@@ -300,6 +301,10 @@ const KnobSpec* FindKnob(const std::string& name) {
     if (name == spec.name) return &spec;
   }
   return nullptr;
+}
+
+bool KnobSearchedOnRequest(const KnobSpec& spec) {
+  return spec.searched == KnobSearched::kOnRequest;
 }
 
 bool KnobInFramework(const KnobSpec& spec, Framework framework) {

@@ -33,6 +33,11 @@ enum class KnobScale { kLinear, kLog, kLog1p, kCategorical };
 // Which runs a knob exists for: every run, or only runs of one backend.
 enum class KnobBackendScope { kAll, kMpi, kNccl };
 
+// Whether a search moves a knob unless told otherwise, or only when asked (a knob `apply`
+// cannot set, such as a training-script argument: `search --tune-groups`); a knob not moved
+// is held at the run's value.
+enum class KnobSearched { kByDefault, kOnRequest };
+
 // Which frameworks a knob exists for: every one (the collective libraries' knobs), or one.
 enum class KnobFrameworkScope { kAll, kHorovod, kDdp };
 
@@ -83,12 +88,16 @@ struct KnobSpec {
   // node (and, for allgather, when the workload has allgather tensors).
   bool needs_hierarchy = false;
   bool needs_allgather = false;
+  KnobSearched searched = KnobSearched::kByDefault;  // by default, or only on request
 };
 
 // Every knob, in the order tables, CSV files and the search space show them.
 std::span<const KnobSpec> KnobTable();
 // The row of `name`; nullptr when no knob has that name.
 const KnobSpec* FindKnob(const std::string& name);
+
+// True when a search moves the knob only on request (its row's `searched` column).
+bool KnobSearchedOnRequest(const KnobSpec& spec);
 
 // True when the knob exists for runs of `framework` (its row's framework scope).
 bool KnobInFramework(const KnobSpec& spec, Framework framework);

@@ -11,7 +11,7 @@ namespace {
 bool Fixed(FreeKnobs free, const SpaceScope& scope, const Dimension& d) {
   const KnobSpec* spec = FindKnob(d.name);
   if (scope.target == Target::kCpu && spec != nullptr && spec->needs_hierarchy) return true;
-  if (!scope.tune_groups && d.name == "num_groups") return true;
+  if (!scope.tune_on_request && spec != nullptr && KnobSearchedOnRequest(*spec)) return true;
   switch (free) {
     case FreeKnobs::kAll:
       return false;
@@ -68,6 +68,17 @@ Status PointToKnobs(const Space& space, const Point& point, const Knobs& base, K
 bool IsOnlineKnob(const std::string& name) {
   const KnobSpec* spec = FindKnob(name);
   return spec != nullptr && spec->lifetime == KnobLifetime::kRuntime;
+}
+
+std::vector<std::string> OnlineKnobNames(Framework framework) {
+  std::vector<std::string> names;
+  for (const KnobSpec& spec : KnobTable()) {
+    if (IsOnlineKnob(spec.name) && !KnobSearchedOnRequest(spec) &&
+        KnobInFramework(spec, framework)) {
+      names.push_back(spec.name);
+    }
+  }
+  return names;
 }
 
 Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::string>& constants,

@@ -30,6 +30,10 @@ Status PointToKnobs(const Space& space, const Point& point, const Knobs& base, K
 // starting value.
 bool IsOnlineKnob(const std::string& name);
 
+// The knobs an online search (FreeKnobs::kOnline, nothing requested) moves in a run of
+// `framework`: its IsOnlineKnob knobs that the table searches by default, in table order.
+std::vector<std::string> OnlineKnobNames(Framework framework);
+
 // Which knobs of the space a search may move; a constant never moves.
 enum class FreeKnobs {
   kAll,      // every knob of the space
@@ -51,15 +55,16 @@ Status ParseTarget(const std::string& name, Target* target);
 // Beyond FreeKnobs: what the target runs and what the user asked to tune.
 struct SpaceScope {
   Target target = Target::kExecutor;  // kCpu: the hierarchical knobs are constants
-  // num_groups is a training-script argument (hvd.DistributedOptimizer(num_groups=N)) that
-  // `apply` cannot set: searched only when true, else a constant.
-  bool tune_groups = false;
+  // Whether the knobs the table searches only on request (KnobSearched::kOnRequest, such as a
+  // training-script argument `apply` cannot set) are searched; else they are constants.
+  bool tune_on_request = false;
   Framework framework = Framework::kHorovod;  // only this framework's knobs are in the space
 };
 
 // The search space of `backend`'s knobs for a search from `base` (defaults + constants): each
 // knob in `constants`, each knob `free` excludes, the knob table's needs_hierarchy knobs on a
-// kCpu target, and num_groups unless scope.tune_groups, is a constant at its value in `base`.
+// kCpu target, and the knobs searched only on request unless scope.tune_on_request, is a
+// constant at its value in `base`.
 // Fails naming the knob ("constant NAME: ...") whose value has no place in the space.
 Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::string>& constants,
                  FreeKnobs free, const SpaceScope& scope, Space* space);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "traces/knob_table.h"
+
 namespace autotune::tuner {
 namespace {
 
@@ -68,6 +70,25 @@ TEST(KnobSearchTest, OnlineKnobsAreTheFiveRuntimeOnes) {
   for (const char* name : {"num_groups", "nccl_algo", "mpi_allreduce_algorithm", "bogus"}) {
     EXPECT_FALSE(IsOnlineKnob(name)) << name;
   }
+}
+
+// The knobs record --autotune moves: a Horovod run's five runtime knobs, a DDP run's three.
+TEST(KnobSearchTest, OnlineKnobNamesAreTheFrameworksRuntimeKnobs) {
+  EXPECT_EQ(OnlineKnobNames(Framework::kHorovod),
+            (std::vector<std::string>{"fusion_threshold_mb", "cycle_time_ms", "cache_capacity",
+                                      "hierarchical_allreduce", "hierarchical_allgather"}));
+  EXPECT_EQ(OnlineKnobNames(Framework::kDdp),
+            (std::vector<std::string>{"ddp_bucket_cap_mb", "ddp_first_bucket_mb",
+                                      "ddp_gradient_as_bucket_view"}));
+}
+
+// num_groups, a training-script argument, is the one knob searched only on request.
+TEST(KnobSearchTest, NumGroupsIsTheOneKnobSearchedOnRequest) {
+  std::vector<std::string> on_request;
+  for (const KnobSpec& spec : KnobTable()) {
+    if (KnobSearchedOnRequest(spec)) on_request.push_back(spec.name);
+  }
+  EXPECT_EQ(on_request, std::vector<std::string>{"num_groups"});
 }
 
 TEST(KnobSearchTest, SpaceFromKnobsAndConstants) {

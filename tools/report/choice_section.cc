@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "tools/report/search_section.h"
-#include "tools/search/live.h"
+#include "tools/search/setup.h"
 #include "tuner/knob_search.h"
 
 namespace autotune::cli {
@@ -87,21 +87,12 @@ Status ChoiceView(Store& store, const SearchGroup& group, ReportView* view, std:
     *note = why;
     return Status::Ok();
   };
-  Knobs base;
-  base.num_groups = run.knobs.num_groups;  // held at the run's value, as `search` does
-  tuner::SpaceScope scope;
-  scope.target = TargetOf(run);
-  scope.framework = run.framework;
-  tuner::Space space;
-  Status s =
-      tuner::KnobSpace(run.backend, base, {}, tuner::FreeKnobs::kAllButBackend, scope, &space);
+  SearchSetup setup;  // as `search` sets up its search of the run, with no flag given
+  Status s = SetUpSearch(run, SearchRequest(), &setup);
   if (!s.ok()) return no_view(s.message());
-  tuner::KnobSearch search(space, base, MakeOptions(SearchFlags()));
-  for (const Sample& sample : group.measured) {
-    if (search.ToPoint(sample.knobs).ok()) {
-      AUTOTUNE_RETURN_IF_ERROR(search.ObserveMeasured(sample.knobs, sample.score_bytes_per_s));
-    }
-  }
+  tuner::KnobSearch search(setup.space, setup.base, setup.options);
+  StatusOr<int> left_out = ObserveStored(group.measured, &search);
+  if (!left_out.ok()) return left_out.status();
   if (search.measured() == 0) return no_view("nothing measured yet.");
   std::vector<tuner::MeasuredSteps> steps;
   AUTOTUNE_RETURN_IF_ERROR(LoadStepTimes(store, group.measured, &steps));

@@ -42,7 +42,8 @@ int RunLive(SearchFlags flags) {
                 "`autotune record --workload FILE --config-file OUT.next1.yaml`");
   }
   // Bagua's time-based flags become step counts by the run's median step time.
-  if (flags.warmup_time_s >= 0 || flags.sampling_confidence_time_s > 0) {
+  TuningFlags& tuning = flags.tuning;
+  if (tuning.time_based()) {
     const double step_s = run.step_ms_median / 1000.0;
     if (!(step_s > 0)) {
       return Fail("search --live: run " + std::to_string(run.id) +
@@ -52,12 +53,12 @@ int RunLive(SearchFlags flags) {
     auto steps_for = [step_s](double seconds) {
       return static_cast<int>(std::ceil(seconds / step_s - 1e-9));
     };
-    if (flags.warmup_time_s >= 0) flags.warmup_steps = steps_for(flags.warmup_time_s);
-    if (flags.sampling_confidence_time_s > 0) {
-      flags.steps_per_sample = std::max(1, steps_for(flags.sampling_confidence_time_s));
+    if (tuning.warmup_time_s >= 0) tuning.warmup_samples = steps_for(tuning.warmup_time_s);
+    if (tuning.sampling_confidence_time_s > 0) {
+      tuning.steps_per_sample = std::max(1, steps_for(tuning.sampling_confidence_time_s));
     }
     std::cerr << "search --live: step time " << run.step_ms_median << " ms -> "
-              << flags.warmup_steps << " warm-up steps, " << flags.steps_per_sample
+              << tuning.warmup_samples << " warm-up steps, " << tuning.steps_per_sample
               << " steps per sample\n";
   }
   char self[4096];
@@ -80,9 +81,9 @@ int RunLive(SearchFlags flags) {
           (flags.launcher.empty() ? "" : flags.launcher + " ") + ShellQuote(self) + " record" +
           (flags.launcher.empty() ? " --np " + std::to_string(run.topology.world_size()) : "") +
           " --workload " + ShellQuote(run.workload.name) + " --scale " + scale + " --steps " +
-          std::to_string(flags.steps_per_sample) + " --warmup-steps " +
-          std::to_string(flags.warmup_steps) + " --db " + ShellQuote(flags.db) + " --config-file " +
-          ShellQuote(proposal) + " >&2";
+          std::to_string(tuning.steps_per_sample) + " --warmup-steps " +
+          std::to_string(tuning.warmup_samples) + " --db " + ShellQuote(flags.db) +
+          " --config-file " + ShellQuote(proposal) + " >&2";
       if (int code = RunLiveStep("measuring " + proposal, command, flags.db); code != 0) {
         return code;
       }

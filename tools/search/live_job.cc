@@ -35,8 +35,8 @@ std::string JobUnderProposal(const SearchFlags& flags, const std::string& propos
 std::vector<std::string> ImportFlags(const SearchFlags& flags, const RunInfo& base) {
   return {"--db", flags.db, "--nodes", std::to_string(base.topology.nodes), "--ranks-per-node",
           std::to_string(base.topology.ranks_per_node), "--workload", base.workload.name,
-          "--warmup-steps", std::to_string(flags.warmup_steps), "--max-steps",
-          std::to_string(flags.steps_per_sample)};
+          "--warmup-steps", std::to_string(flags.tuning.warmup_samples), "--max-steps",
+          std::to_string(flags.tuning.steps_per_sample)};
 }
 
 // A DDP job: its sitecustomize records a trace into PROPOSAL.ddp-trace/ (AUTOTUNE_DDP_TRACE),

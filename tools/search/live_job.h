@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "tools/search/live.h"
+#include "tools/search/offline.h"
 #include "traces/trace.h"
 
 namespace autotune::cli {
@@ -16,7 +16,8 @@ int RunLiveStep(const std::string& what, const std::string& command, const std::
 
 // Runs `flags.launcher` under `self apply --config-file proposal` with a trace on, then
 // `self import`s it into flags.db as base's workload on base's topology with the proposal's
-// knobs, leaving out flags.warmup_steps steps and keeping at most flags.steps_per_sample.
+// knobs, leaving out flags.tuning.warmup_samples steps and keeping at most
+// flags.tuning.steps_per_sample.
 // The trace: for a Horovod run, HOROVOD_TIMELINE=PROPOSAL.timeline.json (and
 // HOROVOD_TIMELINE_MARK_CYCLES=1); for a DDP run, AUTOTUNE_DDP_TRACE=PROPOSAL.ddp-trace (the
 // sitecustomize `apply` puts on the job's PYTHONPATH records it). 0 on success, else the exit

@@ -12,42 +12,35 @@
 #include "store/store.h"
 
 namespace autotune::cli {
-namespace {
 
-// The model of the online search; its stop rule is the sample budget alone.
-tuner::SearchOptions MakeOptions(const OnlineTuningFlags& flags) {
-  tuner::SearchOptions options;
-  options.stop.max_measured_samples = flags.max_samples;
-  options.seed = flags.seed;
-  options.model.residual_gp.fixed_noise_stddev = flags.gp_noise;
-  options.model.residual_gp.seed = flags.seed;
-  options.model.simulated_gp.seed = flags.seed;
-  return options;
-}
-
-}  // namespace
-
-OnlineTuner::OnlineTuner(const OnlineTuningFlags& flags, tuner::Space space, const Knobs& start)
-    : flags_(flags), search_(std::move(space), start, MakeOptions(flags), LogTo(&log_)) {}
+OnlineTuner::OnlineTuner(const OnlineTuningFlags& flags, SearchSetup setup)
+    : flags_(flags),
+      search_(std::move(setup.space), std::move(setup.base), std::move(setup.options),
+              LogTo(&log_)) {}
 
 Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
-                           const std::set<std::string>& constants, const std::string& backend,
+                           const std::set<std::string>& constants, BackendKind backend,
                            Framework framework, std::unique_ptr<OnlineTuner>* out) {
-  tuner::Space space;
-  BackendKind backend_kind = BackendKind::kMpi;
-  AUTOTUNE_RETURN_IF_ERROR(ParseBackend(backend, &backend_kind));
-  tuner::SpaceScope scope;
-  scope.framework = framework;
-  AUTOTUNE_RETURN_IF_ERROR(tuner::KnobSpace(backend_kind, start, constants,
-                                            tuner::FreeKnobs::kOnline, scope, &space));
-  if (space.encoded_size() == 0) {
+  RunInfo run;  // the run being played, as far as the set-up reads it
+  run.knobs = start;
+  run.backend = backend;
+  run.framework = framework;
+  SearchRequest request;
+  request.mode = SearchMode::kOnline;
+  request.knobs = start;
+  request.constants = constants;
+  request.target = tuner::Target::kExecutor;  // the executor plays the samples
+  request.tuning = flags.tuning;
+  SearchSetup setup;
+  AUTOTUNE_RETURN_IF_ERROR(SetUpSearch(run, request, &setup));
+  if (setup.space.encoded_size() == 0) {
     return Status::InvalidArgument(
         "--autotune: every runtime knob is a constant (given on the command line or in "
         "--config-file); nothing to tune");
   }
-  std::unique_ptr<OnlineTuner> online(new OnlineTuner(flags, std::move(space), start));
+  std::unique_ptr<OnlineTuner> online(new OnlineTuner(flags, std::move(setup)));
   online->framework_ = framework;
-  AUTOTUNE_RETURN_IF_ERROR(online->log_.Open(flags.log_file));
+  AUTOTUNE_RETURN_IF_ERROR(online->log_.Open(flags.tuning.log_file));
   *out = std::move(online);
   return Status::Ok();
 }
@@ -55,20 +48,22 @@ Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
 void OnlineTuner::MapTimeFlags(const executor::TuningSample& probe,
                                executor::TuningDecision* decision) {
   const double step_s = probe.steps > 0 ? probe.seconds / probe.steps : 0.0;
-  int steps_per_sample = flags_.steps_per_sample;
-  if (flags_.sampling_confidence_time_s > 0 && step_s > 0) {
+  int steps_per_sample = flags_.tuning.steps_per_sample;
+  if (flags_.tuning.sampling_confidence_time_s > 0 && step_s > 0) {
     steps_per_sample =
-        std::max(1, static_cast<int>(std::ceil(flags_.sampling_confidence_time_s / step_s - 1e-9)));
+        std::max(1, static_cast<int>(
+                        std::ceil(flags_.tuning.sampling_confidence_time_s / step_s - 1e-9)));
   }
-  int warmup = std::max(0, flags_.warmup_samples - 1);
-  if (flags_.warmup_time_s >= 0 && step_s > 0) {
-    warmup = static_cast<int>(std::ceil(flags_.warmup_time_s / (steps_per_sample * step_s) - 1e-9));
+  int warmup = std::max(0, flags_.tuning.warmup_samples - 1);
+  if (flags_.tuning.warmup_time_s >= 0 && step_s > 0) {
+    warmup = static_cast<int>(
+        std::ceil(flags_.tuning.warmup_time_s / (steps_per_sample * step_s) - 1e-9));
   }
   warmup_samples_ = 1 + warmup;
   decision->steps_per_sample = steps_per_sample;
   if (!flags_.steps_given) {
     decision->steps =
-        probe.first_step + probe.steps + (warmup + flags_.max_samples) * steps_per_sample;
+        probe.first_step + probe.steps + (warmup + flags_.tuning.max_samples) * steps_per_sample;
   }
   std::fprintf(stderr,
                "record --autotune: step time %.3f ms -> %d steps per sample (%.3g s), %d warm-up "
@@ -111,8 +106,8 @@ void OnlineTuner::AddSimulatorPrior(int64_t run_id) {
 Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningDecision* decision) {
   decision->next = sample.knobs;
   if (sample.index == 0) {
-    warmup_samples_ = flags_.warmup_samples;
-    if (flags_.time_based()) MapTimeFlags(sample, decision);
+    warmup_samples_ = flags_.tuning.warmup_samples;
+    if (flags_.tuning.time_based()) MapTimeFlags(sample, decision);
   }
   if (sample.index < warmup_samples_) {
     decision->store = false;
@@ -126,7 +121,7 @@ Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningD
     AddSimulatorPrior(sample.run_id);
   }
   std::fprintf(stderr, "record --autotune: sample %d/%d: %s: %.4g GB/s\n", observed(),
-               flags_.max_samples, KnobsShort(sample.knobs, framework_).c_str(),
+               flags_.tuning.max_samples, KnobsShort(sample.knobs, framework_).c_str(),
                sample.score_bytes_per_s / 1e9);
   StatusOr<tuner::KnobSearch::Next> next = search_.NextMeasured();
   if (!next.ok()) return next.status().WithPrefix("record --autotune");
@@ -181,41 +176,20 @@ Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) 
 void AddOnlineTuningFlags(CLI::App* app, OnlineTuningFlags* a) {
   app->add_flag("--autotune", a->enabled,
                 "Tune the runtime knobs online inside this run, as horovodrun --autotune does: "
-                "rank 0 runs the GP tuner over fusion_threshold_mb, cycle_time_ms, "
-                "cache_capacity, hierarchical_allreduce/allgather (knobs given as flags or in "
-                "--config-file stay constant) and every rank switches to each new setting "
-                "between samples; each sample is stored as a measured sample of this run");
-  app->add_option("--autotune-warmup-samples", a->warmup_samples,
-                  "--autotune: samples played and discarded before tuning starts. Default 3")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--autotune-steps-per-sample", a->steps_per_sample,
-                  "--autotune: steps per sample; its score is bytes / time over them. Default 10")
-      ->check(CLI::PositiveNumber);
-  app->add_option("--autotune-bayes-opt-max-samples,--autotune-max-samples", a->max_samples,
-                  "--autotune: samples the tuner observes; then the best setting stays for the "
-                  "rest of the run. Default 20")
-      ->check(CLI::PositiveNumber);
-  app->add_option("--autotune-gaussian-process-noise", a->gp_noise,
-                  "--autotune: fixed noise standard deviation of the scores, in units of their "
-                  "spread (Horovod's meaning). Default 0.8")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--autotune-log-file", a->log_file,
-                  "--autotune: CSV, one row per sample (the same columns as `search "
-                  "--autotune-log-file`: Horovod's first)");
+                "rank 0 runs the GP tuner over " +
+                    OnlineKnobList() +
+                    " (knobs given as flags or in --config-file stay constant) and every rank "
+                    "switches to each new setting between samples; each sample is stored as a "
+                    "measured sample of this run");
+  AddTuningFlags(app, TuningCommand::kRecordAutotune,
+                 {TuningFlag::kWarmupSamples, TuningFlag::kStepsPerSample, TuningFlag::kMaxSamples,
+                  TuningFlag::kGpNoise, TuningFlag::kLogFile},
+                 &a->tuning);
   app->add_option("--autotune-out", a->out,
                   "--autotune: config file (YAML) for the best setting found");
-  app->add_option("--autotune-warmup-time-s", a->warmup_time_s,
-                  "--autotune: warm-up time in seconds (Bagua's autotune_warmup_time), instead of "
-                  "--autotune-warmup-samples: after a first probe sample of "
-                  "--autotune-steps-per-sample steps, ceil(time / sample time) samples are "
-                  "discarded")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--autotune-sampling-confidence-time-s", a->sampling_confidence_time_s,
-                  "--autotune: time each sample lasts, in seconds (Bagua's "
-                  "autotune_sampling_confidence_time): steps per sample = ceil(time / step time "
-                  "of the probe sample)")
-      ->check(CLI::PositiveNumber);
-  app->add_option("--autotune-seed", a->seed, "--autotune: random seed of the tuner. Default 1");
+  AddTuningFlags(app, TuningCommand::kRecordAutotune,
+                 {TuningFlag::kWarmupTime, TuningFlag::kSamplingConfidenceTime, TuningFlag::kSeed},
+                 &a->tuning);
   app->add_option("--autotune-sim-budget", a->sim_budget,
                   "--autotune: settings simulated after the first observed sample, on this "
                   "run's trace so far, when the database holds a calibration of the run's "

@@ -1,11 +1,11 @@
 // `autotune record --autotune`: the tuner of an online-tuned run, on rank 0. It searches the
-// runtime knobs only (fusion_threshold_mb, cycle_time_ms, cache_capacity, hierarchical_allreduce,
-// hierarchical_allgather); every other knob, and any knob given on the command line or in
-// --config-file, stays constant. Horovod's semantics: the first warmup_samples samples are
-// discarded, then each sample (steps_per_sample steps, score = bytes / time) is observed by the
-// GP and the next setting suggested, until max_samples were observed; the best setting (best
-// posterior mean among the measured ones) then stays for the rest of the run. The executor
-// (executor/record.h, TuningStep) plays the samples, stores each one and broadcasts the knobs.
+// runtime knobs of the run's framework only (tuner::OnlineKnobNames); every other knob, and any
+// knob given on the command line or in --config-file, stays constant. Horovod's semantics: the
+// first warmup_samples samples are discarded, then each sample (steps_per_sample steps, score =
+// bytes / time) is observed by the GP and the next setting suggested, until max_samples were
+// observed; the best setting (best posterior mean among the measured ones) then stays for the
+// rest of the run. The executor (executor/record.h, TuningStep) plays the samples, stores each
+// one and broadcasts the knobs.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -15,6 +15,9 @@
 
 #include "executor/record.h"
 #include "tools/search/sample_log.h"
+#include "tools/search/setup.h"
+#include "tools/search/tuning_flags.h"
+#include "traces/backend_kind.h"
 #include "traces/knobs.h"
 #include "tuner/knob_search.h"
 
@@ -22,27 +25,19 @@ namespace autotune::cli {
 
 struct OnlineTuningFlags {
   bool enabled = false;
-  int warmup_samples = 3;     // --autotune-warmup-samples
-  int steps_per_sample = 10;  // --autotune-steps-per-sample
-  int max_samples = 20;       // --autotune-bayes-opt-max-samples
-  double gp_noise = 0.8;      // --autotune-gaussian-process-noise
-  std::string log_file;       // --autotune-log-file
-  std::string out;            // --autotune-out
-  uint64_t seed = 1;          // --autotune-seed
+  // Shared with search (tools/search/tuning_flags.h). Bagua's time-based flags: with either,
+  // the first sample (steps_per_sample steps) is a discarded probe of the step time that maps
+  // them: steps per sample = ceil(confidence time / step time), warm-up samples after the probe
+  // = ceil(warm-up time / sample time) (without it: warmup_samples - 1).
+  TuningFlags tuning;
+  std::string out;  // --autotune-out
   // The simulator as the tuner's prior (--autotune-sim-budget): after the first observed
   // sample, when the database holds a calibration of this run's topology and backend, this
   // many settings are simulated on the run's own trace so far (all at the starting knobs)
   // and the tuner blends them with the measured samples (co-kriging). 0: measured only.
   int sim_budget = 60;
-  std::string db;             // the run's database (record's --db)
-  // Bagua's time-based flags, in seconds (< 0: not given). With either, the first sample
-  // (--autotune-steps-per-sample steps) is a discarded probe of the step time that maps them:
-  // steps per sample = ceil(confidence time / step time), warm-up samples after the probe =
-  // ceil(warm-up time / sample time) (without it: --autotune-warmup-samples - 1).
-  double warmup_time_s = -1.0;               // --autotune-warmup-time-s
-  double sampling_confidence_time_s = -1.0;  // --autotune-sampling-confidence-time-s
-  bool steps_given = false;                  // --steps given: the run's length stays as given
-  bool time_based() const { return warmup_time_s >= 0 || sampling_confidence_time_s > 0; }
+  std::string db;            // the run's database (record's --db)
+  bool steps_given = false;  // --steps given: the run's length stays as given
 };
 
 // Adds --autotune and the --autotune-* flags above to `app` (the time-based ones with units).
@@ -53,9 +48,11 @@ void AddOnlineTuningFlags(CLI::App* app, OnlineTuningFlags* flags);
 class OnlineTuner {
  public:
   // start: the knobs of the run (defaults + constants); constants: the names of
-  // the knobs the user gave. Opens the log file.
+  // the knobs the user gave; backend, framework: the run's. The search is set up by
+  // SetUpSearch (tools/search/setup.h, SearchMode::kOnline, target the executor). Fails when
+  // every runtime knob is a constant; opens the log file.
   static Status Create(const OnlineTuningFlags& flags, const Knobs& start,
-                       const std::set<std::string>& constants, const std::string& backend,
+                       const std::set<std::string>& constants, BackendKind backend,
                        Framework framework, std::unique_ptr<OnlineTuner>* out);
 
   // executor::TuningStep: takes a finished sample, decides the next knobs.
@@ -70,7 +67,7 @@ class OnlineTuner {
   Status WriteBest(const std::string& db, int64_t run_id, bool json);
 
  private:
-  OnlineTuner(const OnlineTuningFlags& flags, tuner::Space space, const Knobs& start);
+  OnlineTuner(const OnlineTuningFlags& flags, SearchSetup setup);
 
   // Maps the time-based flags from the probe sample (sample 0).
   void MapTimeFlags(const executor::TuningSample& probe, executor::TuningDecision* decision);

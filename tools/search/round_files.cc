@@ -111,7 +111,7 @@ std::string VerdictLine(const RoundReport& report) {
 }
 
 std::string GroupsNote(const RoundReport& report, const Knobs& knobs) {
-  if (!report.scope.tune_groups) return "";
+  if (!report.scope.tune_on_request) return "";
   if (knobs.num_groups == 0) {
     return "# num_groups: 0 (greedy fusion, Horovod's default): the training script must not\n"
            "# pass num_groups to hvd.DistributedOptimizer; `autotune apply` cannot set it.\n";
@@ -176,7 +176,7 @@ nlohmann::json SearchJson(const RoundReport& r) {
                       {"topology", r.run.topology.key()},
                       {"backend", BackendName(r.run.backend)},
                       {"target", tuner::TargetName(r.scope.target)},
-                      {"tune_groups", r.scope.tune_groups},
+                      {"tune_groups", r.scope.tune_on_request},
                       {"simulated_samples", r.simulated},
                       {"measured_samples", r.measured},
                       {"skipped_measured_samples", r.skipped_measured},

@@ -21,7 +21,7 @@ struct RoundReport {
   std::string db;   // --db
   std::string out;  // --out: the best setting's file
   RunInfo run;      // the run searched from
-  tuner::SpaceScope scope;  // the target, and whether num_groups was searched
+  tuner::SpaceScope scope;  // the target, and whether the on-request knobs were searched
   int measured = 0;
   int simulated = 0;
   int skipped_measured = 0;  // measured samples of another scale or backend, or a moved constant

@@ -1,0 +1,102 @@
+#include "tools/search/setup.h"
+
+#include <map>
+#include <utility>
+#include <variant>
+
+#include "traces/knob_table.h"
+
+namespace autotune::cli {
+namespace {
+
+// The model and stop rule of a search in `mode` under `request`'s flags.
+tuner::SearchOptions MakeOptions(const SearchRequest& request) {
+  tuner::SearchOptions options;
+  options.stop.max_measured_samples = request.tuning.max_samples;
+  options.seed = request.tuning.seed;
+  options.model.residual_gp.fixed_noise_stddev = request.tuning.gp_noise;
+  options.model.simulated_gp.seed = request.tuning.seed;
+  options.model.residual_gp.seed = request.tuning.seed;
+  if (request.mode == SearchMode::kOffline) {
+    options.stop.min_expected_improvement_ratio = request.min_expected_improvement_ratio;
+    options.refit_period = 20;
+  }
+  return options;
+}
+
+tuner::FreeKnobs FreeKnobsOf(const SearchRequest& request) {
+  if (request.mode == SearchMode::kOnline) return tuner::FreeKnobs::kOnline;
+  return request.tune_backend_knobs ? tuner::FreeKnobs::kAll : tuner::FreeKnobs::kAllButBackend;
+}
+
+// `to`'s value of `spec`'s knob becomes `from`'s.
+void CopyKnob(const KnobSpec& spec, const Knobs& from, Knobs* to) {
+  std::visit([&](auto member) { (*to).*member = from.*member; }, spec.field);
+}
+
+}  // namespace
+
+tuner::Target TargetOf(const RunInfo& run) {
+  if (run.backend == BackendKind::kNccl) return tuner::Target::kNccl;
+  if (run.kind == RunKind::kImported) return tuner::Target::kCpu;
+  return tuner::Target::kExecutor;
+}
+
+Status SetUpSearch(const RunInfo& run, const SearchRequest& request, SearchSetup* setup) {
+  setup->scope.target = request.target.value_or(TargetOf(run));
+  setup->scope.framework = run.framework;
+  setup->scope.tune_on_request = request.tune_on_request;
+  setup->base = request.knobs;
+  if (!request.tune_on_request) {
+    for (const KnobSpec& spec : KnobTable()) {
+      if (KnobSearchedOnRequest(spec) && request.constants.count(spec.name) == 0) {
+        CopyKnob(spec, run.knobs, &setup->base);
+      }
+    }
+  }
+  setup->options = MakeOptions(request);
+  return tuner::KnobSpace(run.backend, setup->base, request.constants, FreeKnobsOf(request),
+                          setup->scope, &setup->space);
+}
+
+Status LoadStoredSamples(Store& store, const RunInfo& run, StoredSamples* out) {
+  SampleQuery query;
+  query.workload = run.workload.name;
+  query.topology = run.topology;
+  query.fidelity = Fidelity::kMeasured;
+  std::vector<Sample> all;
+  AUTOTUNE_RETURN_IF_ERROR(store.ListSamples(query, &all));
+  query.scale = run.scale;
+  query.backend = run.backend;
+  AUTOTUNE_RETURN_IF_ERROR(store.ListSamples(query, &out->measured));
+  out->other_measured = static_cast<int>(all.size() - out->measured.size());
+  return LoadStepTimes(store, out->measured, &out->steps);
+}
+
+Status LoadStepTimes(Store& store, const std::vector<Sample>& measured,
+                     std::vector<tuner::MeasuredSteps>* out) {
+  std::map<int64_t, int> samples_of_run;
+  for (const Sample& sample : measured) ++samples_of_run[sample.run_id];
+  for (const Sample& sample : measured) {
+    if (sample.run_id <= 0 || samples_of_run[sample.run_id] != 1) continue;
+    tuner::MeasuredSteps steps{sample.knobs, {}};
+    std::vector<double> scores;
+    AUTOTUNE_RETURN_IF_ERROR(store.GetStepSeries(sample.run_id, &steps.step_ms, &scores));
+    if (!steps.step_ms.empty()) out->push_back(std::move(steps));
+  }
+  return Status::Ok();
+}
+
+StatusOr<int> ObserveStored(const std::vector<Sample>& measured, tuner::KnobSearch* search) {
+  int left_out = 0;
+  for (const Sample& sample : measured) {
+    if (!search->ToPoint(sample.knobs).ok()) {
+      ++left_out;
+      continue;
+    }
+    AUTOTUNE_RETURN_IF_ERROR(search->ObserveMeasured(sample.knobs, sample.score_bytes_per_s));
+  }
+  return left_out;
+}
+
+}  // namespace autotune::cli
