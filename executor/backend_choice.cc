@@ -16,41 +16,28 @@ Status NcclAvailable() {
 }
 #endif
 
-namespace {
-
-// ParseBackend, with the error naming the --backend flag.
-Status ParseBackendFlag(const std::string& backend, BackendKind* kind) {
-  if (ParseBackend(backend, kind).ok()) return Status::Ok();
-  return Status::InvalidArgument("--backend " + (backend.empty() ? "\"\"" : backend) +
+Status ParseBackendFlag(const std::string& name, BackendKind* backend) {
+  if (ParseBackend(name, backend).ok()) return Status::Ok();
+  return Status::InvalidArgument("--backend " + (name.empty() ? "\"\"" : name) +
                                  ": unknown backend (mpi | nccl)");
 }
 
-}  // namespace
-
-Status ValidateBackendName(const std::string& backend) {
-  BackendKind kind = BackendKind::kMpi;
-  return ParseBackendFlag(backend, &kind);
+Status CheckBackendUsable(BackendKind backend) {
+  return backend == BackendKind::kNccl ? NcclAvailable() : Status::Ok();
 }
 
-Status CheckBackendUsable(const std::string& backend) {
-  BackendKind kind = BackendKind::kMpi;
-  AUTOTUNE_RETURN_IF_ERROR(ParseBackendFlag(backend, &kind));
-  return kind == BackendKind::kNccl ? NcclAvailable() : Status::Ok();
-}
-
-Status CreateBackend(const std::string& backend, MPI_Comm world, const NodeLayout& layout,
+Status CreateBackend(BackendKind backend, MPI_Comm world, const NodeLayout& layout,
                      const LayoutComms& comms, const Knobs& knobs, std::unique_ptr<Backend>* out) {
-  BackendKind kind = BackendKind::kMpi;
-  const bool known = ParseBackendFlag(backend, &kind).ok();
-  if (known && kind == BackendKind::kMpi) return CreateMpiBackend(world, comms, out);
+  if (backend == BackendKind::kMpi) return CreateMpiBackend(world, comms, out);
 #ifdef AUTOTUNE_HAVE_NCCL
-  if (known && kind == BackendKind::kNccl) {
-    return MakeNcclBackend(world, layout, comms, knobs, out);
-  }
+  if (backend == BackendKind::kNccl) return MakeNcclBackend(world, layout, comms, knobs, out);
 #endif
   // Reached only when CheckBackendUsable was skipped; agreed so that no rank waits alone.
   Status usable = CheckBackendUsable(backend);
-  if (usable.ok()) usable = Status::Internal("CreateBackend: backend " + backend + " not built");
+  if (usable.ok()) {
+    usable = Status::Internal(std::string("CreateBackend: backend ") + BackendName(backend) +
+                              " not built");
+  }
   return AgreeOnStatus(world, usable);
 }
 

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/backend_kind.h"
 #include "traces/calibration.h"
 #include "traces/knobs.h"
 #include "traces/stall_settings.h"
@@ -38,7 +39,7 @@ struct CalibrateOptions {
   int64_t max_bytes = 64LL * 1024 * 1024;  // largest message, bytes, >= min. Default 64 MiB.
   int repetitions = 10;                    // timed runs per point, >= 1. Default 10.
   std::string db_path = "autotune.db";     // SQLite database, created if missing
-  std::string backend = "mpi";             // mpi | nccl (CUDA device memory). Default mpi.
+  BackendKind backend = BackendKind::kMpi;  // mpi, or nccl (CUDA device memory)
   // Per-launch knobs of the nccl backend (nccl_algo, nccl_proto, nccl_max_nchannels,
   // nccl_cross); the other fields are unused. Default: NCCL's own choices, cross via NCCL.
   Knobs knobs;

@@ -388,9 +388,7 @@ Status ResolveRecordInputs(const RecordOptions& options, Workload* workload) {
   AUTOTUNE_RETURN_IF_ERROR(options.knobs.Validate());
   AUTOTUNE_RETURN_IF_ERROR(ValidateStallSettings(options.stall));
   AUTOTUNE_RETURN_IF_ERROR(CheckBackendUsable(options.backend));
-  BackendKind backend = BackendKind::kMpi;
-  AUTOTUNE_RETURN_IF_ERROR(ParseBackend(options.backend, &backend));
-  if (options.compute == ComputeMode::kSpin && backend == BackendKind::kNccl) {
+  if (options.compute == ComputeMode::kSpin && options.backend == BackendKind::kNccl) {
     return Status::InvalidArgument(
         "--compute spin: the nccl backend computes on the GPU; spin is for mpi");
   }

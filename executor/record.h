@@ -36,6 +36,7 @@
 #include <string>
 
 #include "executor/compute.h"
+#include "traces/backend_kind.h"
 #include "traces/knobs.h"
 #include "traces/stall_settings.h"
 #include "traces/status.h"
@@ -75,7 +76,7 @@ struct RecordOptions {
   int steps = 20;                       // measured steps, >= 1. Default 20.
   int warmup_steps = 3;                 // warm-up steps (not stored), >= 0. Default 3.
   Knobs knobs;                          // the knobs to play with; validated here
-  std::string backend = "mpi";          // mpi | nccl (CUDA device memory). Default mpi.
+  BackendKind backend = BackendKind::kMpi;  // mpi, or nccl (CUDA device memory)
   // Whose semantics the executor plays and the run records: Horovod's background cycle and
   // fusion, or PyTorch DDP's buckets (traces/ddp_buckets.h). Default Horovod.
   Framework framework = Framework::kHorovod;

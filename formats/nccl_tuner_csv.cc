@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "traces/knob_table.h"
+
 namespace autotune {
 
 namespace {
@@ -210,15 +212,18 @@ Status NcclTunerAlgorithm(const std::string& knob_algo, std::string* csv_name) {
     }
   }
   return Status::InvalidArgument(
-      "nccl_algo '" + knob_algo + "' has no tuner CSV name" +
+      std::string(KnobOfField(&Knobs::nccl_algo).name) + " '" + knob_algo +
+      "' has no tuner CSV name" +
       (knob_algo == "collnet" ? " (pick collnetdirect or collnetchain)" : ""));
 }
 
 Status NcclTunerRulesFromKnobs(const Knobs& knobs, std::span<const std::string> collectives,
                                int nodes, int ranks, std::vector<NcclTunerRule>* rules) {
   if (knobs.nccl_algo.empty() || knobs.nccl_proto.empty()) {
-    return Status::InvalidArgument(
-        "a tuner CSV needs nccl_algo and nccl_proto set (they are NCCL's defaults here)");
+    return Status::InvalidArgument(std::string("a tuner CSV needs ") +
+                                   KnobOfField(&Knobs::nccl_algo).name + " and " +
+                                   KnobOfField(&Knobs::nccl_proto).name +
+                                   " set (they are NCCL's defaults here)");
   }
   NcclTunerRule base;
   AUTOTUNE_RETURN_IF_ERROR(NcclTunerAlgorithm(knobs.nccl_algo, &base.algorithm));

@@ -56,21 +56,27 @@ Environment EnvironmentFor(const ConfigFile& config) {
   return env;
 }
 
-// One line for each knob of the config that no variable carries, so nothing in the file goes
-// unapplied silently: num_groups (a training-script argument) when not 0, and any other knob
-// without variables (the executor's own) away from its default.
+// The knob's value as a Python literal, as a training script passes it ("True", "25").
+std::string PythonValue(const KnobSpec& spec, const Knobs& knobs) {
+  if (spec.type == KnobType::kBool) return KnobNumber(spec, knobs) != 0 ? "True" : "False";
+  return KnobText(spec, knobs);
+}
+
+// One line for each knob of the config that no variable carries and that is away from its
+// default, so nothing in the file goes unapplied silently: where the training script takes it
+// (the row's script_call), or that it is a setting of autotune's executor.
 std::vector<std::string> UnappliedNotes(const ConfigFile& config) {
   std::vector<std::string> notes;
   const Knobs defaults;
   for (const KnobSpec& spec : KnobTable()) {
     if (spec.environment != nullptr) continue;
     const std::string value = KnobText(spec, config.knobs);
-    if (std::string(spec.name) == "num_groups") {
-      if (config.knobs.num_groups == 0) continue;
-      notes.push_back("num_groups=" + value +
-                      " must be passed to hvd.DistributedOptimizer(num_groups=" + value +
+    if (value == KnobText(spec, defaults)) continue;
+    if (*spec.script_call != '\0') {
+      notes.push_back(std::string(spec.name) + "=" + value + " must be passed to " +
+                      spec.script_call + "(" + spec.script_keyword + "=" + value +
                       ") in the training script; apply cannot set it");
-    } else if (value != KnobText(spec, defaults)) {
+    } else {
       notes.push_back(std::string(spec.name) + "=" + value +
                       " is a setting of autotune's executor (autotune record); apply has no "
                       "variable for it");
@@ -79,18 +85,31 @@ std::vector<std::string> UnappliedNotes(const ConfigFile& config) {
   return notes;
 }
 
-// The same DDP setting for the frameworks that wrap DDP and take it as an argument.
+// The same DDP setting for the frameworks that wrap DDP and take it as an argument: the
+// Hugging Face Trainer (the rows' hf_trainer_argument) and Lightning's DDPStrategy (DDP's own
+// keywords, the rows' script_keyword).
 std::vector<std::string> DdpEquivalents(const ConfigFile& config) {
   if (config.framework != Framework::kDdp) return {};
-  const Knobs& k = config.knobs;
-  const std::string cap = KnobText(*FindKnob("ddp_bucket_cap_mb"), k);
-  const std::string view = k.ddp_gradient_as_bucket_view ? "True" : "False";
-  return {"the same in HF Trainer: --ddp_bucket_cap_mb " + cap +
-              " (TrainingArguments(ddp_bucket_cap_mb=" + cap + "))",
-          "the same in Lightning: DDPStrategy(bucket_cap_mb=" + cap +
-              ", gradient_as_bucket_view=" + view + ")",
-          "an explicit bucket_cap_mb or gradient_as_bucket_view in the script wins over the "
-          "config (the job prints one line when it does)"};
+  std::vector<std::string> lines;
+  std::string lightning, keywords;
+  for (const KnobSpec& spec : KnobTable()) {
+    if (!KnobInFramework(spec, Framework::kDdp)) continue;
+    const std::string value = PythonValue(spec, config.knobs);
+    if (*spec.hf_trainer_argument != '\0') {
+      const std::string argument = spec.hf_trainer_argument;
+      lines.push_back("the same in HF Trainer: --" + argument + " " + value +
+                      " (TrainingArguments(" + argument + "=" + value + "))");
+    }
+    if (*spec.script_keyword != '\0') {
+      lightning += (lightning.empty() ? "" : ", ") + std::string(spec.script_keyword) + "=" + value;
+      keywords += (keywords.empty() ? "" : " or ") + std::string(spec.script_keyword);
+    }
+  }
+  if (lightning.empty()) return lines;
+  lines.push_back("the same in Lightning: DDPStrategy(" + lightning + ")");
+  lines.push_back("an explicit " + keywords +
+                  " in the script wins over the config (the job prints one line when it does)");
+  return lines;
 }
 
 // Open MPI's launchers pass only the variables named with -x to remote ranks.

@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "executor/backend_choice.h"
 #include "executor/calibrate.h"
 #include "executor/mpi_runtime.h"
 #include "tools/command.h"
+#include "tools/help_defaults.h"
 #include "tools/launch.h"
 #include "tools/progress.h"
 #include "tools/stall_flags.h"
@@ -21,6 +23,7 @@ namespace {
 
 struct CalibrateFlags {
   executor::CalibrateOptions calibrate;
+  std::string backend = BackendName(executor::CalibrateOptions().backend);  // --backend
   StallFlags stall;
   bool json = false;
   bool quiet = false;
@@ -54,6 +57,7 @@ const CalibrationPoint* Largest(const Calibration& c, Op op, Scope scope) {
 // CUDA device here), database.
 Status ValidateBeforeLaunch(CalibrateFlags& flags) {
   AUTOTUNE_RETURN_IF_ERROR(flags.stall.Resolve(nullptr, &flags.calibrate.stall));
+  AUTOTUNE_RETURN_IF_ERROR(executor::ParseBackendFlag(flags.backend, &flags.calibrate.backend));
   AUTOTUNE_RETURN_IF_ERROR(executor::ValidateCalibrateOptions(flags.calibrate));
   std::unique_ptr<Store> store;  // refuses foreign, newer or unwritable databases untouched
   return Store::Open(flags.calibrate.db_path, Store::Mode::kReadWrite, &store);
@@ -74,6 +78,7 @@ int RunCalibrateCommand(CalibrateFlags& flags) {
   Calibration c;
   flags.calibrate.world = MPI_COMM_WORLD;
   Status st = flags.stall.Resolve(nullptr, &flags.calibrate.stall);
+  if (st.ok()) st = executor::ParseBackendFlag(flags.backend, &flags.calibrate.backend);
   ProgressLine progress(flags.quiet);
   flags.calibrate.on_size = [&progress](int done, int total, int64_t bytes) {
     progress.Update("calibrate: size " + std::to_string(done) + "/" + std::to_string(total) +
@@ -119,20 +124,21 @@ void AddCalibrateCommand(CLI::App& root, Action* action) {
       "intra-node, cross-node and hierarchical communicators, and the fusion copy, and store "
       "it for the simulator (MPI on host memory, or NCCL on GPUs). Runs under mpirun, or give "
       "--np N");
-  app->add_option("--min-bytes", o.min_bytes,
-                  "Smallest message per rank in bytes, >= 4. Default 1024 (1 KiB)");
+  PrintDefaultsInDescriptions(app);
+  app->add_option("--min-bytes", o.min_bytes, "Smallest message per rank in bytes, >= 4.")
+      ->capture_default_str();
   app->add_option("--max-bytes", o.max_bytes,
-                  "Largest message per rank in bytes (sizes double from --min-bytes up to it). "
-                  "Default 67108864 (64 MiB)");
+                  "Largest message per rank in bytes (sizes double from --min-bytes up to it).")
+      ->capture_default_str();
   app->add_option("--repetitions", o.repetitions,
-                  "Timed runs per size and collective (median, min, max kept), >= 1. "
-                  "Default 10");
-  app->add_option("--backend", o.backend,
-                  "Data-plane backend: mpi (host memory) or nccl (CUDA device memory). "
-                  "Default mpi");
+                  "Timed runs per size and collective (median, min, max kept), >= 1.")
+      ->capture_default_str();
+  app->add_option("--backend", flags->backend,
+                  "Data-plane backend: mpi (host memory) or nccl (CUDA device memory).")
+      ->capture_default_str();
   flags->stall.Add(app);
-  app->add_option("--db", o.db_path,
-                  "SQLite database file, created if missing. Default ./autotune.db");
+  app->add_option("--db", o.db_path, "SQLite database file, created if missing.")
+      ->capture_default_str();
   app->add_flag("--json", flags->json,
                 "Print one JSON object on stdout (calibration, topology, backend, points). "
                 "Default off");

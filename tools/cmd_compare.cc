@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/command.h"
+#include "tools/help_defaults.h"
 #include "traces/stats.h"
 #include "store/store.h"
 
@@ -179,14 +180,17 @@ void AddCompareCommand(CLI::App& root, Action* action) {
   CLI::App* app = root.add_subcommand(
       "compare", "Put runs A and B side by side: knob differences, score and step time with "
                  "spread, speedup of B over A with a bootstrap confidence interval, verdict");
+  PrintDefaultsInDescriptions(app);
   app->add_option("A", opts->a, "Run id of the baseline")->required();
   app->add_option("B", opts->b, "Run id to compare with the baseline")->required();
-  app->add_option("--db", opts->db, "SQLite database file. Default ./autotune.db");
+  app->add_option("--db", opts->db, "SQLite database file.")->capture_default_str();
   app->add_option("--confidence", opts->confidence,
-                  "Confidence level of the speedup interval, in (0, 1). Default 0.95")
+                  "Confidence level of the speedup interval, in (0, 1).")
+      ->capture_default_str()
       ->check(CLI::Range(0.5, 0.999));
   app->add_option("--resamples", opts->resamples,
-                  "Bootstrap resamples over steps. Default 2000")
+                  "Bootstrap resamples over steps.")
+      ->capture_default_str()
       ->check(CLI::Range(100, 1000000));
   app->add_flag("--json", opts->json, "Print one JSON object on stdout");
   app->callback([opts, action] {

@@ -9,6 +9,7 @@
 
 #include "simulator/diagnosis.h"
 #include "tools/command.h"
+#include "tools/help_defaults.h"
 #include "store/store.h"
 
 namespace autotune::cli {
@@ -111,8 +112,9 @@ void AddDiagnoseCommand(CLI::App& root, Action* action) {
       "diagnose",
       "Where a run's step time goes (compute, negotiation, cycle wait, fusion "
       "copies, collectives), the most any knob setting could gain, and a verdict");
+  PrintDefaultsInDescriptions(app);
   app->add_option("--run", opts->run, "Run id (recorded or imported)")->required();
-  app->add_option("--db", opts->db, "SQLite database file. Default ./autotune.db");
+  app->add_option("--db", opts->db, "SQLite database file.")->capture_default_str();
   app->add_flag("--json", opts->json, "Print one JSON object on stdout");
   app->callback([opts, action] { *action = [opts]() -> int { return RunDiagnose(*opts); }; });
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tools/command.h"
+#include "tools/help_defaults.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
 #include "formats/ddp_trace.h"
@@ -117,13 +118,14 @@ void AddImportCommand(CLI::App& root, Action* action) {
       "Import a real job's Horovod timeline (HOROVOD_TIMELINE, complete or cut off) or PyTorch "
       "DDP trace (AUTOTUNE_DDP_TRACE under autotune apply) as a run of kind imported: its "
       "tensors, steps, ready times and fused collectives (Horovod's cycles, DDP's buckets)");
+  PrintDefaultsInDescriptions(app);
   app->add_option("--horovod-timeline", flags->timeline,
                   "The timeline file Horovod wrote on rank 0");
   app->add_option("--ddp-trace", flags->ddp_trace,
                   "The folder of rank<R>.json files that autotune's sitecustomize wrote for a "
                   "DDP job run under `autotune apply` with AUTOTUNE_DDP_TRACE=DIR (a run of "
                   "framework ddp; its DDP settings come from the files)");
-  app->add_option("--db", flags->db, "SQLite database file. Default ./autotune.db");
+  app->add_option("--db", flags->db, "SQLite database file.")->capture_default_str();
   app->add_option("--nodes", flags->nodes,
                   "Nodes the job ran on. Default: from the timeline's rank ticks")
       ->check(CLI::PositiveNumber);
@@ -131,11 +133,12 @@ void AddImportCommand(CLI::App& root, Action* action) {
                   "Ranks per node. Default: from the timeline's rank ticks")
       ->check(CLI::PositiveNumber);
   app->add_option("--warmup-steps", flags->warmup_steps,
-                  "Leading steps left out (the first pays the response cache's misses). "
-                  "Default 1")
+                  "Leading steps left out (the first pays the response cache's misses).")
+      ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app->add_option("--max-steps", flags->max_steps,
-                  "Steps kept after the warm-up at most (the rest left out); 0 = all. Default 0")
+                  "Steps kept after the warm-up at most (the rest left out); 0 = all.")
+      ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app->add_option("--workload", flags->workload,
                   "Name of the imported workload (runs of one job share it so that search "

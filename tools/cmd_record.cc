@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "executor/backend_choice.h"
 #include "executor/compute.h"
 #include "executor/knob_environment.h"
 #include "executor/like_run.h"
@@ -19,12 +20,15 @@
 #include "executor/record.h"
 #include "executor/stop_signal.h"
 #include "tools/command.h"
+#include "tools/help_defaults.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
 #include "tools/progress.h"
 #include "tools/search/record_autotune.h"
 #include "tools/stall_flags.h"
 #include "store/store.h"
+#include "traces/backend_kind.h"
+#include "traces/workload.h"
 
 namespace autotune::cli {
 namespace {
@@ -39,17 +43,15 @@ struct RecordFlags {
   OnlineTuningFlags autotune;
   CLI::Option* steps_option = nullptr;
   std::string compute;  // --compute; empty: the backend's default
+  std::string backend = BackendName(executor::RecordOptions().backend);  // --backend
   std::string framework;  // --framework; empty: the config file's (horovod without one)
 };
 
-// --compute into options->compute, the backend's default when it was not given (left unset
-// for an unknown backend, which ResolveRecordInputs reports).
+// --compute into options->compute, the default of options->backend when it was not given.
 Status ResolveComputeFlag(const RecordFlags& flags, executor::RecordOptions* options) {
   executor::ComputeMode mode = executor::ComputeMode::kSpin;
   if (flags.compute.empty()) {
-    BackendKind backend = BackendKind::kMpi;
-    if (!ParseBackend(flags.record.backend, &backend).ok()) return Status::Ok();
-    mode = executor::DefaultComputeMode(backend);
+    mode = executor::DefaultComputeMode(options->backend);
   } else {
     AUTOTUNE_RETURN_IF_ERROR(executor::ParseComputeMode(flags.compute, &mode));
   }
@@ -134,12 +136,11 @@ Status ValidateBeforeLaunch(const RecordFlags& flags) {
   std::set<std::string> constants;
   AUTOTUNE_RETURN_IF_ERROR(ResolveKnobsAndStall(flags, &options.knobs, &constants, &options.stall,
                                                &options.framework));
+  AUTOTUNE_RETURN_IF_ERROR(executor::ParseBackendFlag(flags.backend, &options.backend));
   if (flags.autotune.enabled) {
-    BackendKind backend = BackendKind::kMpi;
-    AUTOTUNE_RETURN_IF_ERROR(ParseBackend(options.backend, &backend));
     std::unique_ptr<OnlineTuner> tuner;  // checks that something is left to tune
     AUTOTUNE_RETURN_IF_ERROR(OnlineTuner::Create(OnlineTuningFlags(), options.knobs, constants,
-                                                 backend, options.framework, &tuner));
+                                                 options.backend, options.framework, &tuner));
   }
   AUTOTUNE_RETURN_IF_ERROR(ResolveComputeFlag(flags, &options));
   Workload workload;
@@ -165,6 +166,7 @@ int RunRecordCommand(RecordFlags& flags) {
   executor::RecordOptions options = flags.record;
   Status resolved =
       ResolveKnobsAndStall(flags, &knobs, &constants, &options.stall, &options.framework);
+  if (resolved.ok()) resolved = executor::ParseBackendFlag(flags.backend, &options.backend);
   if (resolved.ok()) resolved = ResolveComputeFlag(flags, &options);
   if (resolved.ok()) {  // Open MPI reads its knobs' environment in MPI_Init, just below
     const Status env = executor::ApplyKnobEnvironment(knobs, KnobLibrary::kOpenMpi);
@@ -181,11 +183,8 @@ int RunRecordCommand(RecordFlags& flags) {
     OnlineTuningFlags autotune = flags.autotune;
     autotune.steps_given = flags.steps_option->count() > 0;
     autotune.db = flags.record.db_path;
-    BackendKind backend = BackendKind::kMpi;
-    st = ParseBackend(flags.record.backend, &backend);
-    if (st.ok()) {
-      st = OnlineTuner::Create(autotune, knobs, constants, backend, options.framework, &tuner);
-    }
+    st = OnlineTuner::Create(autotune, knobs, constants, options.backend, options.framework,
+                             &tuner);
   }
   st = executor::AgreeOnStatus(MPI_COMM_WORLD, st);
   executor::RecordResult result;
@@ -228,9 +227,13 @@ void AddRecordCommand(CLI::App& root, Action* action) {
       "Play a workload's gradient collectives with Horovod semantics on real buffers (MPI on "
       "host memory, or NCCL on GPUs) on every rank and record the trace into SQLite. Runs "
       "under mpirun, or give --np N");
-  CLI::Option* workload = app->add_option(
-      "--workload", r.workload,
-      "Workload: resnet50, vgg16, bert-large, gpt2, or a workload JSON file. Default resnet50");
+  PrintDefaultsInDescriptions(app);
+  std::string builtin;
+  for (const std::string& name : BuiltinWorkloadNames()) builtin += name + ", ";
+  CLI::Option* workload =
+      app->add_option("--workload", r.workload,
+                      "Workload: " + builtin + "or a workload JSON file.")
+          ->capture_default_str();
   app->add_option("--like-run", r.like_run,
                   "Instead of --workload, replay run N of --db (recorded or imported): its "
                   "tensors, its in-job compute and ready times (medians over its steps) and "
@@ -248,24 +251,26 @@ void AddRecordCommand(CLI::App& root, Action* action) {
                   "Emulated compute: spin (busy work on the rank's core, contending like "
                   "training) or sleep. Default spin on mpi, sleep on nccl (the GPU computes)");
   app->add_option("--scale", r.scale,
-                  "Shrink every tensor and compute phase by this factor, in (0, 1]. Default 1");
-  flags->steps_option = app->add_option(
-      "--steps", r.steps,
-      "Measured steps (stored), >= 1. Default 20; with --autotune, (warm-up samples + max "
-      "samples) x steps per sample");
-  app->add_option("--warmup-steps", r.warmup_steps,
-                  "Warm-up steps (played, not stored), >= 0. Default 3");
-  app->add_option("--backend", r.backend,
-                  "Data-plane backend: mpi (host memory) or nccl (CUDA device memory). "
-                  "Default mpi");
+                  "Shrink every tensor and compute phase by this factor, in (0, 1].")
+      ->capture_default_str();
+  flags->steps_option =
+      app->add_option("--steps", r.steps,
+                      "Measured steps (stored), >= 1; with --autotune and no --steps, (warm-up "
+                      "samples + max samples) x steps per sample.")
+          ->capture_default_str();
+  app->add_option("--warmup-steps", r.warmup_steps, "Warm-up steps (played, not stored), >= 0.")
+      ->capture_default_str();
+  app->add_option("--backend", flags->backend,
+                  "Data-plane backend: mpi (host memory) or nccl (CUDA device memory).")
+      ->capture_default_str();
   app->add_option("--framework", flags->framework,
                   "Whose semantics to play and record: horovod (background cycle, negotiation, "
                   "tensor fusion) or ddp (PyTorch DDP's gradient buckets). Default: the "
                   "--config-file's (ddp when it has a ddp: section), else horovod");
   flags->knobs.Add(app);
   flags->stall.Add(app);
-  app->add_option("--db", r.db_path,
-                  "SQLite database file, created if missing. Default ./autotune.db");
+  app->add_option("--db", r.db_path, "SQLite database file, created if missing.")
+      ->capture_default_str();
   app->add_flag("--json", flags->json,
                 "Print one JSON object on stdout (run, score_bytes_per_s, step_ms_median, "
                 "step_ms_p95, steps, complete, verified, ...). Default off");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tools/command.h"
+#include "tools/help_defaults.h"
 #include "tools/report/data.h"
 #include "store/store.h"
 
@@ -53,11 +54,12 @@ void AddReportCommand(CLI::App& root, Action* action) {
       "measured or imported runs get a step timeline and step-time distribution; without\n"
       "--compare, the oldest and newest complete runs of the newest run's workload, topology,\n"
       "scale and backend are compared. The database is only read.");
-  app->add_option("--db", opts->db, "SQLite database file. Default ./autotune.db");
+  PrintDefaultsInDescriptions(app);
+  app->add_option("--db", opts->db, "SQLite database file.")->capture_default_str();
   app->add_option("--run", opts->runs, "Run to show in detail (repeatable)");
   app->add_option("--compare", opts->compare, "Two run ids A B to compare (as `compare A B`)")
       ->expected(2);
-  app->add_option("--out", opts->out, "HTML file to write. Default ./report.html");
+  app->add_option("--out", opts->out, "HTML file to write.")->capture_default_str();
   app->callback([opts, action] { *action = [opts]() -> int { return RunReport(*opts); }; });
 }
 

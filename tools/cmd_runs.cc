@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/command.h"
+#include "tools/help_defaults.h"
 #include "store/store.h"
 
 namespace autotune::cli {
@@ -39,7 +40,8 @@ void AddRunsCommand(CLI::App& root, Action* action) {
   };
   auto opts = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand("runs", "List the runs stored in a database");
-  app->add_option("--db", opts->db, "SQLite database file. Default ./autotune.db");
+  PrintDefaultsInDescriptions(app);
+  app->add_option("--db", opts->db, "SQLite database file.")->capture_default_str();
   app->add_flag("--json", opts->json, "Print a JSON list on stdout instead of a table");
   app->callback([opts, action] {
     *action = [opts]() -> int {

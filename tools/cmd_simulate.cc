@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "simulator/grid.h"
@@ -18,8 +17,10 @@
 #include "simulator/stored_simulation.h"
 #include "simulator/timeline_csv.h"
 #include "tools/command.h"
+#include "tools/help_defaults.h"
 #include "tools/knob_flags.h"
 #include "formats/config_file.h"
+#include "traces/knob_table.h"
 #include "store/store.h"
 
 namespace autotune::cli {
@@ -296,17 +297,33 @@ int RunSimulate(const SimulateOptions& o, const std::string& command) {
   return 0;
 }
 
-// The shared knob flags say the executor's defaults; here an unset knob keeps the traced
-// run's value, and the help says so.
-void RewordKnobDefaults(CLI::App* app) {
-  static const std::regex kDefault(R"(\s*Default:?[^.]*\.?$)");
-  for (CLI::Option* opt : app->get_options()) {
-    if (opt->get_group() != "Knobs" && opt->get_group() != "Backend knobs") continue;
-    std::string text = std::regex_replace(opt->get_description(), kDefault, "");
-    while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
-    opt->description(text + ". Default: the traced run's value" +
-                     (opt->get_group() == "Knobs" ? "" : " (not modeled: kept as recorded)"));
+// Here a knob not given keeps the traced run's value; the backend's own knobs are not
+// modeled and stay as recorded.
+std::string TracedRunDefault(const KnobSpec& spec) {
+  return std::string("Default: the traced run's value") +
+         (std::string(spec.flag_group) == "Knobs" ? "" : " (not modeled: kept as recorded)");
+}
+
+// --grid's help: the grid values of the knob table, per framework.
+std::string GridHelp() {
+  std::string runs;
+  for (const Framework framework : {Framework::kHorovod, Framework::kDdp}) {
+    std::string grid;
+    for (const KnobSpec& spec : KnobTable()) {
+      if (spec.grid_values.empty() || !KnobInFramework(spec, framework)) continue;
+      std::string values;
+      for (const std::string& v : spec.grid_values) values += (values.empty() ? "" : ",") + v;
+      grid += (grid.empty() ? " " : " x ") + std::string(spec.name) + " {" + values + "}";
+      if (*spec.unit != '\0') grid += std::string(" ") + spec.unit;
+      if (spec.needs_hierarchy) {
+        grid += spec.needs_allgather ? " (multi-node, with allgather tensors)" : " (multi-node)";
+      }
+    }
+    if (grid.empty()) continue;
+    runs += (runs.empty() ? "" : "; ") + std::string(FrameworkName(framework)) + " runs:" + grid;
   }
+  return "Evaluate a grid of settings (" + runs + "); knobs given as flags stay constant. " +
+         "Default off";
 }
 
 }  // namespace
@@ -318,20 +335,17 @@ void AddSimulateCommand(CLI::App& root, Action* action) {
       "Replay a recorded or imported run under other knob settings (network model fitted to the "
       "calibration of its topology) and predict step time and score; stores the predictions "
       "as simulated samples and simulated runs");
-  app->add_option("--db", opts->db, "SQLite database file. Default ./autotune.db");
+  PrintDefaultsInDescriptions(app);
+  app->add_option("--db", opts->db, "SQLite database file.")->capture_default_str();
   app->add_option("--run", opts->run, "Id of the measured or imported run whose trace to replay (required)")
       ->required()
       ->check(CLI::PositiveNumber);
-  opts->knobs.Add(app, /*with_config_file=*/false);
-  RewordKnobDefaults(app);
+  opts->knobs.Add(app, /*with_config_file=*/false, TracedRunDefault);
   app->add_option("--config-file", opts->config_files,
                   "YAML config (horovodrun's format); repeatable, one setting per file; flags "
                   "given override every file. Default: none")
       ->check(CLI::ExistingFile);
-  app->add_flag("--grid", opts->grid,
-                "Evaluate a grid of settings: threshold {0,1,4,16,32,64,128,256} MB x cycle "
-                "{0.5,1,2.5,5,10} ms x cache {0,1024} x hierarchical on/off (multi-node); "
-                "knobs given as flags stay constant. Default off");
+  app->add_flag("--grid", opts->grid, GridHelp());
   app->add_option("--nodes", opts->nodes,
                   "Predict this many nodes (extrapolation). Default: the traced run's")
       ->check(CLI::Range(1, 65536));
@@ -342,7 +356,8 @@ void AddSimulateCommand(CLI::App& root, Action* action) {
                   "Write the predicted per-collective timeline (CSV, times in us from the step "
                   "start) to this file. Default: none");
   app->add_option("--threads", opts->threads,
-                  "Threads evaluating settings; 0 = all cores. Default 0")
+                  "Threads evaluating settings; 0 = all cores.")
+      ->capture_default_str()
       ->check(CLI::Range(0, 1024));
   app->add_flag("--explain", opts->explain,
                 "Also print the fitted network and negotiation models. Default off");

@@ -14,6 +14,7 @@
 
 #include "simulator/stored_simulation.h"
 #include "tools/command.h"
+#include "tools/help_defaults.h"
 #include "formats/horovod_timeline.h"
 #include "store/store.h"
 
@@ -110,7 +111,8 @@ void AddTimelineCommand(CLI::App& root, Action* action) {
       "timeline",
       "Write a stored run (recorded, imported or simulated) as a Horovod timeline (Chrome "
       "trace JSON, Horovod's event names, one process per tensor, steps end to end)");
-  app->add_option("--db", opts->db, "SQLite database file. Default ./autotune.db");
+  PrintDefaultsInDescriptions(app);
+  app->add_option("--db", opts->db, "SQLite database file.")->capture_default_str();
   app->add_option("--run", opts->run, "Id of the run to write (required)")
       ->required()
       ->check(CLI::PositiveNumber);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tools/command.h"
+#include "tools/help_defaults.h"
 #include "tools/launch.h"
 #include "tools/torch_python.h"
 #include "traces/workload.h"
@@ -84,17 +85,23 @@ void AddWorkloadsCommand(CLI::App& root, Action* action) {
       "workloads",
       "List the built-in workloads, or print one (NAME) in the workload file format: a "
       "starting point for your own FILE.json");
-  app->add_option("name", *name, "Built-in workload to print (resnet50, vgg16, bert-large, gpt2)");
+  PrintDefaultsInDescriptions(app);
+  std::string builtin;
+  for (const std::string& n : BuiltinWorkloadNames()) builtin += (builtin.empty() ? "" : ", ") + n;
+  app->add_option("name", *name, "Built-in workload to print (" + builtin + ")");
   app->add_option("--from-torch", torch->model,
                   "Measure a real PyTorch model instead: torchvision:NAME or "
                   "package.module:callable (returning an nn.Module; the current folder is "
                   "importable). Runs a few forward/backward/SGD steps with the interpreter of "
                   "AUTOTUNE_PYTHON (default /usr/bin/python3) and prints its workload: every "
                   "parameter in gradient-ready order with its measured ready time");
-  app->add_option("--batch", torch->batch, "--from-torch: samples per step. Default 8")
+  app->add_option("--batch", torch->batch, "--from-torch: samples per step.")
+      ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app->add_option("--input", torch->input, "--from-torch: one sample's shape. Default 3,224,224");
-  app->add_option("--steps", torch->steps, "--from-torch: measured steps. Default 5")
+  app->add_option("--input", torch->input, "--from-torch: one sample's shape.")
+      ->capture_default_str();
+  app->add_option("--steps", torch->steps, "--from-torch: measured steps.")
+      ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app->callback([name, torch, action] {
     *action = [name, torch]() -> int {

@@ -1,12 +1,12 @@
 #include "tools/knob_flags.h"
 
-#include "traces/knob_table.h"
-
 namespace autotune::cli {
 
-void KnobFlags::Add(CLI::App* app, bool with_config_file) {
+void KnobFlags::Add(CLI::App* app, bool with_config_file, const KnobDefaultHelp& default_help) {
   for (const KnobSpec& spec : KnobTable()) {
-    const std::string help = std::string(spec.help) + " " + KnobRangeText(spec);
+    const std::string limits = KnobLimitsText(spec);
+    const std::string help = std::string(spec.help) + " " + limits + (limits.empty() ? "" : " ") +
+                             (default_help ? default_help(spec) : KnobDefaultText(spec));
     CLI::Option* option = std::visit(
         [&](auto member) -> CLI::Option* {
           auto& value = values_.*member;

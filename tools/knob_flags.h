@@ -2,6 +2,7 @@
 // search): the same names, units and defaults everywhere.
 #pragma once
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -9,15 +10,20 @@
 #include <CLI/CLI.hpp>
 
 #include "formats/config_file.h"
+#include "traces/knob_table.h"
 #include "traces/knobs.h"
 
 namespace autotune::cli {
 
+// What a knob flag's help says about the default of the knob: the text after its range.
+using KnobDefaultHelp = std::function<std::string(const KnobSpec& spec)>;
+
 class KnobFlags {
  public:
   // Adds every knob's flag from the knob table (a boolean as --x and --no-x; help text with
-  // its range and default) and, when with_config_file, --config-file.
-  void Add(CLI::App* app, bool with_config_file = true);
+  // its range and default) and, when with_config_file, --config-file. default_help (null: the
+  // table's KnobDefaultText) says what a knob not given is.
+  void Add(CLI::App* app, bool with_config_file = true, const KnobDefaultHelp& default_help = {});
 
   // Knobs = defaults, overridden by --config-file, overridden by flags given. Validates.
   // constants (optional) receives the names of the knobs set by the file or a flag.

@@ -12,7 +12,8 @@ namespace autotune::cli {
 
 class StallFlags {
  public:
-  // Adds both flags to app.
+  // Adds both flags to app, their defaults (StallSettings' initializers) captured for the help
+  // (tools/help_defaults.h).
   void Add(CLI::App* app);
   // Defaults, then HOROVOD_STALL_* from the environment, then config's stall_check section
   // (null: none), then the flags given. Validated.

@@ -41,8 +41,11 @@ std::string Spelled(const std::vector<std::pair<std::string, std::string>>& spel
   return value;  // not a value ValidateKnob accepts: passed on for the library to judge
 }
 
+constexpr int kSignificantDigits = 6;  // of a real knob's text
+
 std::string Number(double v) {
   std::ostringstream out;
+  out.precision(kSignificantDigits);
   out << v;
   return out.str();
 }
@@ -143,6 +146,7 @@ std::vector<KnobSpec> HorovodKnobRows() {
                "tensors.",
        .yaml_section = "autotune_extra", .yaml_key = "num_groups",
        .framework = KnobFrameworkScope::kHorovod,
+       .script_call = "hvd.DistributedOptimizer", .script_keyword = "num_groups",
        .summary_label = "groups", .scale = KnobScale::kLog1p,
        .searched = KnobSearched::kOnRequest},
   };
@@ -163,6 +167,7 @@ std::vector<KnobSpec> DdpKnobRows() {
        .yaml_section = "ddp", .yaml_key = "bucket_cap_mb",
        .framework = KnobFrameworkScope::kDdp, .library = KnobLibrary::kTorch,
        .environment = DdpBucketCap, .environment_help = "MB, DDP's bucket_cap_mb",
+       .script_keyword = "bucket_cap_mb", .hf_trainer_argument = "ddp_bucket_cap_mb",
        .summary_label = "bucket_cap", .summary_unit = "MB", .scale = KnobScale::kLog,
        .grid_values = {"1", "5", "10", "25", "50", "100"}},
       {.name = "ddp_first_bucket_mb", .type = kReal, .field = &Knobs::ddp_first_bucket_mb,
@@ -182,6 +187,7 @@ std::vector<KnobSpec> DdpKnobRows() {
        .yaml_section = "ddp", .yaml_key = "gradient_as_bucket_view",
        .framework = KnobFrameworkScope::kDdp, .library = KnobLibrary::kTorch,
        .environment = DdpBucketView, .environment_help = "1/0",
+       .script_keyword = "gradient_as_bucket_view",
        .summary_label = "bucket_view", .grid_values = {"false", "true"}},
   };
 }
@@ -266,16 +272,7 @@ Status ParseInteger(const KnobSpec& spec, const std::string& text, int* out) {
 }
 
 Status ParseBool(const KnobSpec& spec, const std::string& text, bool* out) {
-  static const std::array<const char*, 5> kTrue = {"1", "true", "True", "on", "yes"};
-  static const std::array<const char*, 5> kFalse = {"0", "false", "False", "off", "no"};
-  for (const bool value : {true, false}) {
-    for (const char* spelling : value ? kTrue : kFalse) {
-      if (text == spelling) {
-        *out = value;
-        return Status::Ok();
-      }
-    }
-  }
+  if (ParseBoolText(text, out)) return Status::Ok();
   return Status::InvalidArgument("knob " + std::string(spec.name) + ": \"" + text +
                                  "\" is not a boolean");
 }
@@ -307,6 +304,13 @@ bool KnobSearchedOnRequest(const KnobSpec& spec) {
   return spec.searched == KnobSearched::kOnRequest;
 }
 
+const KnobSpec& KnobOfField(KnobField field) {
+  for (const KnobSpec& spec : KnobTable()) {
+    if (spec.field == field) return spec;
+  }
+  std::abort();  // a Knobs field without a row: a defect of the table
+}
+
 bool KnobInFramework(const KnobSpec& spec, Framework framework) {
   switch (spec.framework) {
     case KnobFrameworkScope::kAll: return true;
@@ -330,6 +334,52 @@ Status SetKnobText(const KnobSpec& spec, const std::string& text, Knobs* knobs) 
         } else {
           value = text;
           return Status::Ok();
+        }
+      },
+      spec.field);
+}
+
+bool ParseBoolText(const std::string& text, bool* value) {
+  static const std::array<const char*, 5> kTrue = {"1", "true", "True", "on", "yes"};
+  static const std::array<const char*, 5> kFalse = {"0", "false", "False", "off", "no"};
+  for (const bool spelled : {true, false}) {
+    for (const char* spelling : spelled ? kTrue : kFalse) {
+      if (text == spelling) {
+        *value = spelled;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+double RoundToKnobPrecision(double value) {
+  if (value == 0.0 || !std::isfinite(value)) return value;
+  // Scaled to an integer of kSignificantDigits digits, rounded, and scaled back by an exact
+  // power of ten, so the result is the double nearest the rounded decimal.
+  const int exponent =
+      kSignificantDigits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  if (exponent >= 0) {
+    const double scale = std::pow(10.0, exponent);
+    return std::round(value * scale) / scale;
+  }
+  const double scale = std::pow(10.0, -exponent);
+  return std::round(value / scale) * scale;
+}
+
+void SetKnobNumber(const KnobSpec& spec, double value, Knobs* knobs) {
+  std::visit(
+      [&](auto member) {
+        auto& field = knobs->*member;
+        using T = std::decay_t<decltype(field)>;
+        if constexpr (std::is_same_v<T, double>) {
+          field = value;
+        } else if constexpr (std::is_same_v<T, int>) {
+          field = static_cast<int>(std::llround(value));
+        } else if constexpr (std::is_same_v<T, bool>) {
+          field = value != 0.0;
+        } else {
+          field = spec.choices.at(static_cast<size_t>(value));
         }
       },
       spec.field);
@@ -390,25 +440,26 @@ Status ValidateKnob(const KnobSpec& spec, const Knobs& knobs) {
                                  " is out of range " + range);
 }
 
-std::string KnobRangeText(const KnobSpec& spec) {
-  const std::string default_text = KnobText(spec, Knobs{});
-  const bool per_launch = spec.lifetime == KnobLifetime::kPerLaunch;
+std::string KnobLimitsText(const KnobSpec& spec) {
   std::string out;
   if (spec.type == KnobType::kChoice) {
     out = "One of " + JoinChoices(spec.choices) + ".";
   } else if (spec.type != KnobType::kBool) {
     out = "Range " + Number(spec.min) + "-" + Number(spec.max) + ".";
   }
-  if (per_launch) out += std::string(out.empty() ? "" : " ") + "Per launch.";
-  out += out.empty() ? "" : " ";
-  if (spec.type == KnobType::kBool) {
-    out += default_text == "true" ? "Default on" : "Default off";
-  } else if (spec.unset_value != nullptr && default_text == spec.unset_value) {
-    out += "Default: the library's";
-  } else {
-    out += "Default " + default_text;
+  if (spec.lifetime == KnobLifetime::kPerLaunch) {
+    out += std::string(out.empty() ? "" : " ") + "Per launch.";
   }
   return out;
+}
+
+std::string KnobDefaultText(const KnobSpec& spec) {
+  const std::string default_text = KnobText(spec, Knobs{});
+  if (spec.type == KnobType::kBool) return default_text == "true" ? "Default on" : "Default off";
+  if (spec.unset_value != nullptr && default_text == spec.unset_value) {
+    return "Default: the library's";
+  }
+  return "Default " + default_text;
 }
 
 std::vector<EnvVar> KnobEnvironment(const Knobs& knobs, KnobLibrary library) {
@@ -434,22 +485,7 @@ Knobs DecodeRuntimeKnobs(std::span<const double> values, const Knobs& base) {
   size_t i = 0;
   for (const KnobSpec& spec : KnobTable()) {
     if (spec.lifetime != KnobLifetime::kRuntime) continue;
-    const double v = values[i++];
-    std::visit(
-        [&](auto member) {
-          auto& value = out.*member;
-          using T = std::decay_t<decltype(value)>;
-          if constexpr (std::is_same_v<T, double>) {
-            value = v;
-          } else if constexpr (std::is_same_v<T, int>) {
-            value = static_cast<int>(std::llround(v));
-          } else if constexpr (std::is_same_v<T, bool>) {
-            value = v != 0.0;
-          } else {
-            value = spec.choices.at(static_cast<size_t>(v));
-          }
-        },
-        spec.field);
+    SetKnobNumber(spec, values[i++], &out);
   }
   return out;
 }

@@ -75,6 +75,15 @@ struct KnobSpec {
   // The variables the knob becomes, from its value (empty: none; value "": unset).
   std::vector<EnvVar> (*environment)(const Knobs&) = nullptr;
   const char* environment_help = "";  // how the value is encoded, for `apply --help`
+  // Where a training script takes the knob, for what `apply` prints: `script_keyword` is the
+  // keyword argument that takes the value ("" when none); a knob that no variable carries
+  // names the call that takes it in `script_call` ("hvd.DistributedOptimizer"), and DDP's
+  // keywords are DistributedDataParallel's (Lightning's DDPStrategy passes them on).
+  const char* script_call = "";
+  const char* script_keyword = "";
+  // The Hugging Face Trainer's argument for the same setting (a TrainingArguments field and
+  // its --flag); "" when it has none.
+  const char* hf_trainer_argument = "";
   const char* summary_label = nullptr;  // "threshold" in KnobsShort; nullptr: not shown
   const char* summary_unit = "";        // "MB" in "threshold=128MB"
   int horovod_log_column = -1;  // its column in Horovod's autotune log (0-3); -1: none
@@ -102,8 +111,24 @@ bool KnobSearchedOnRequest(const KnobSpec& spec);
 // True when the knob exists for runs of `framework` (its row's framework scope).
 bool KnobInFramework(const KnobSpec& spec, Framework framework);
 
+// The row whose value lives in `field` (e.g. &Knobs::nccl_algo): code that needs a knob's
+// name or facts reaches its row through the field, never through a spelled-out name.
+// REQUIRES: field is the field of a row (every Knobs field is).
+const KnobSpec& KnobOfField(KnobField field);
+
 // Parses `text` for the knob (type checked, range NOT checked) into knobs.
 Status SetKnobText(const KnobSpec& spec, const std::string& text, Knobs* knobs);
+// The boolean spellings every parser of a knob value accepts: 1, true, True, on, yes and 0,
+// false, False, off, no. Returns false (and leaves *value) for any other text.
+bool ParseBoolText(const std::string& text, bool* value);
+// A real knob's value at the precision its text carries (KnobText, the environment, logs and
+// the config files a search writes): 6 significant digits. Settings the tuner proposes are
+// rounded to it so that the job runs exactly the setting that is stored and reported.
+double RoundToKnobPrecision(double value);
+// Sets the knob from its numeric value, the inverse of KnobNumber (kReal: as is; kInteger:
+// rounded; kBool: value != 0; kChoice: choices[value]). Range NOT checked. REQUIRES for kChoice
+// an index of choices.
+void SetKnobNumber(const KnobSpec& spec, double value, Knobs* knobs);
 // The knob's value as text ("128", "0.5", "true", "ring").
 std::string KnobText(const KnobSpec& spec, const Knobs& knobs);
 // The knob's numeric value (bool: 0/1; kChoice: the index in choices). REQUIRES a known value.
@@ -112,8 +137,11 @@ double KnobNumber(const KnobSpec& spec, const Knobs& knobs);
 Status ValidateKnob(const KnobSpec& spec, const Knobs& knobs);
 // True when the knob's value is its unset_value (the library decides).
 bool KnobIsUnset(const KnobSpec& spec, const Knobs& knobs);
-// "Range 0-512 MB. Default 128" / "One of ring, tree, .... Default: the library's".
-std::string KnobRangeText(const KnobSpec& spec);
+// The range, choices and lifetime: "Range 0-64. Per launch."; "" for a runtime boolean.
+std::string KnobLimitsText(const KnobSpec& spec);
+// The default from Knobs' initializers: "Default 128", "Default off", "Default: the library's"
+// (the knob flags' help is the row's help, KnobLimitsText, then this).
+std::string KnobDefaultText(const KnobSpec& spec);
 
 // The environment of a setting for one library (kNone: every library), in table order. A
 // knob at its unset_value gives its variable(s) with value "" (unset). `apply` exports the

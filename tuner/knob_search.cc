@@ -50,7 +50,7 @@ Status ParseTarget(const std::string& name, Target* target) {
 Status KnobsToPoint(const Space& space, const Knobs& knobs, Point* point) {
   point->assign(space.num_dimensions(), 0.0);
   for (int i = 0; i < space.num_dimensions(); ++i) {
-    StatusOr<double> value = space.ParseValue(i, KnobValue(knobs, space.dimension(i).name));
+    StatusOr<double> value = KnobCoordinate(space, i, knobs);
     if (!value.ok()) return value.status();
     (*point)[i] = *value;
   }
@@ -60,7 +60,8 @@ Status KnobsToPoint(const Space& space, const Knobs& knobs, Point* point) {
 Status PointToKnobs(const Space& space, const Point& point, const Knobs& base, Knobs* knobs) {
   *knobs = base;
   for (int i = 0; i < space.num_dimensions(); ++i) {
-    AUTOTUNE_RETURN_IF_ERROR(SetKnob(knobs, space.dimension(i).name, space.ValueText(point, i)));
+    AUTOTUNE_RETURN_IF_ERROR(space.CheckValue(i, point[i]));
+    SetKnobCoordinate(space, point, i, knobs);
   }
   return knobs->Validate();
 }
@@ -88,13 +89,13 @@ Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::str
     // A knob of the other backend or framework: stays in base.
     if (space.IndexOf(name) < 0) continue;
     AUTOTUNE_RETURN_IF_ERROR(
-        space.SetConstantText(name, KnobValue(base, name)).WithPrefix("constant " + name));
+        FixKnobAt(&space, name, base).WithPrefix("constant " + name));
   }
   for (int i = 0; i < space.num_dimensions(); ++i) {
     if (space.is_constant(i) || !Fixed(free, scope, space.dimension(i))) continue;
     const std::string name = space.dimension(i).name;
     AUTOTUNE_RETURN_IF_ERROR(
-        space.SetConstantText(name, KnobValue(base, name)).WithPrefix("constant " + name));
+        FixKnobAt(&space, name, base).WithPrefix("constant " + name));
   }
   *out = std::move(space);
   return Status::Ok();

@@ -63,7 +63,62 @@ Dimension DimensionOf(const KnobSpec& spec) {
                                 static_cast<int>(it - categories.begin()), lifetime);
 }
 
+// The row of dimension i, by the dimension's name (KnobSearchSpace names them after rows).
+const KnobSpec* RowOf(const Space& space, int i) { return FindKnob(space.dimension(i).name); }
+
+// A categorical dimension over an integer knob's ids lists them from the row's minimum.
+bool IsIdCategory(const KnobSpec& spec) { return spec.type == KnobType::kInteger; }
+
 }  // namespace
+
+StatusOr<double> KnobCoordinate(const Space& space, int i, const Knobs& knobs) {
+  const Dimension& d = space.dimension(i);
+  const KnobSpec* spec = RowOf(space, i);
+  if (spec == nullptr) return Status::InvalidArgument("dimension '" + d.name + "' is no knob");
+  if (d.kind == DimensionKind::kContinuous) {
+    const double value = RoundToKnobPrecision(KnobNumber(*spec, knobs));
+    AUTOTUNE_RETURN_IF_ERROR(space.CheckValue(i, value));
+    return value;
+  }
+  if (d.kind != DimensionKind::kCategorical) {
+    const double value = KnobNumber(*spec, knobs);
+    AUTOTUNE_RETURN_IF_ERROR(space.CheckValue(i, value));
+    return value;
+  }
+  if (IsIdCategory(*spec)) {
+    const double index = KnobNumber(*spec, knobs) - spec->min;
+    if (index >= 0 && index < static_cast<double>(d.categories.size())) return index;
+  } else {
+    const std::string& value = knobs.*std::get<std::string Knobs::*>(spec->field);
+    const auto it = std::find(d.categories.begin(), d.categories.end(), value);
+    if (it != d.categories.end()) return static_cast<double>(it - d.categories.begin());
+  }
+  return Status::InvalidArgument("dimension '" + d.name + "': '" + KnobText(*spec, knobs) +
+                                 "' is not one of its categories");
+}
+
+void SetKnobCoordinate(const Space& space, const Point& point, int i, Knobs* knobs) {
+  const Dimension& d = space.dimension(i);
+  const KnobSpec& spec = *RowOf(space, i);
+  if (d.kind == DimensionKind::kContinuous) {
+    SetKnobNumber(spec, RoundToKnobPrecision(point[i]), knobs);
+  } else if (d.kind != DimensionKind::kCategorical) {
+    SetKnobNumber(spec, point[i], knobs);
+  } else if (IsIdCategory(spec)) {
+    SetKnobNumber(spec, spec.min + point[i], knobs);
+  } else {
+    knobs->*std::get<std::string Knobs::*>(spec.field) =
+        d.categories.at(static_cast<size_t>(point[i]));
+  }
+}
+
+Status FixKnobAt(Space* space, const std::string& name, const Knobs& knobs) {
+  const int i = space->IndexOf(name);
+  if (i < 0) return Status::InvalidArgument("no dimension named '" + name + "' to fix");
+  StatusOr<double> value = KnobCoordinate(*space, i, knobs);
+  if (!value.ok()) return value.status();
+  return space->SetConstant(name, *value);
+}
 
 Space KnobSearchSpace(BackendKind backend, Framework framework) {
   Space space;

@@ -3,8 +3,12 @@
 // lifetime, by knob name (so a Point moves in and out of a Knobs by name).
 #pragma once
 
+#include <string>
+
 #include "traces/backend_kind.h"
 #include "traces/framework.h"
+#include "traces/knobs.h"
+#include "traces/status.h"
 #include "tuner/space.h"
 
 namespace autotune::tuner {
@@ -13,5 +17,20 @@ namespace autotune::tuner {
 // continuous, kInteger -> integer (categorical where the table says its values are ids),
 // kBool -> boolean, kChoice -> categorical over the row's search choices.
 Space KnobSearchSpace(BackendKind backend, Framework framework = Framework::kHorovod);
+
+// Values move between a Knobs and a point of a KnobSearchSpace as numbers, through the knob
+// table's field pointers (never as text); a real knob's value both ways at the precision its
+// text carries (RoundToKnobPrecision). i: a dimension of `space`, named after its knob.
+
+// The native value of dimension i for the knob's value in `knobs`: the number, 0/1, or the
+// index of its category. Fails naming the dimension when the value has no place in it (a
+// choice the space does not list, a number outside its bounds).
+StatusOr<double> KnobCoordinate(const Space& space, int i, const Knobs& knobs);
+// Writes dimension i of `point` into its knob of `knobs` (the inverse of KnobCoordinate).
+// REQUIRES: point[i] is a valid value of the dimension (Space::CheckValue).
+void SetKnobCoordinate(const Space& space, const Point& point, int i, Knobs* knobs);
+// Fixes the dimension `name` of `space` at the knob's value in `knobs` (Space::SetConstant).
+// Fails as KnobCoordinate does, or when the space has no such dimension.
+Status FixKnobAt(Space* space, const std::string& name, const Knobs& knobs);
 
 }  // namespace autotune::tuner

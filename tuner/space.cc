@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "traces/knob_table.h"
+
 namespace autotune::tuner {
 namespace {
 
@@ -182,9 +184,7 @@ Status Space::CheckValue(int i, double value) const {
       }
       return Status::Ok();
   }
-  // Relative slack so a value printed with ValueText and parsed back stays inside.
-  double slack = 1e-9 * std::max(1.0, std::max(std::fabs(d.lower), std::fabs(d.upper)));
-  if (value < d.lower - slack || value > d.upper + slack) {
+  if (value < d.lower || value > d.upper) {
     return Status::InvalidArgument(where + ": " + FormatNumber(value, "%g") + " is outside [" +
                                    FormatNumber(d.lower, "%g") + ", " +
                                    FormatNumber(d.upper, "%g") + "]");
@@ -197,7 +197,7 @@ Status Space::SetConstant(const std::string& name, double native_value) {
   if (i < 0) return Status::InvalidArgument("no dimension named '" + name + "' to fix");
   AUTOTUNE_RETURN_IF_ERROR(CheckValue(i, native_value).WithPrefix("constant"));
   constant_[i] = true;
-  constant_value_[i] = std::clamp(native_value, dimensions_[i].lower, dimensions_[i].upper);
+  constant_value_[i] = native_value;
   Recount();
   return Status::Ok();
 }
@@ -355,10 +355,11 @@ StatusOr<double> Space::ParseValue(int i, const std::string& text) const {
   const Dimension& d = dimensions_[i];
   const std::string where = "dimension '" + d.name + "'";
   switch (d.kind) {
-    case DimensionKind::kBoolean:
-      if (text == "true" || text == "1" || text == "yes" || text == "on") return 1.0;
-      if (text == "false" || text == "0" || text == "no" || text == "off") return 0.0;
+    case DimensionKind::kBoolean: {
+      bool value = false;
+      if (ParseBoolText(text, &value)) return value ? 1.0 : 0.0;
       return Status::InvalidArgument(where + ": '" + text + "' is not a boolean");
+    }
     case DimensionKind::kCategorical:
       for (size_t c = 0; c < d.categories.size(); ++c) {
         if (d.categories[c] == text) return static_cast<double>(c);

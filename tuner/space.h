@@ -63,7 +63,8 @@ class Space {
   // Fixes a dimension to a native value; it is then never tuned. Fails when the name is
   // unknown or the value is not valid for the dimension.
   Status SetConstant(const std::string& name, double native_value);
-  // Same, from text: "32", "true"/"false"/"1"/"0", or a category name.
+  // Same, from text a person wrote: "32", a boolean in the knob table's spellings
+  // (traces/knob_table.h, ParseBoolText), or a category name.
   Status SetConstantText(const std::string& name, const std::string& text);
 
   int num_dimensions() const { return static_cast<int>(dimensions_.size()); }
@@ -76,6 +77,9 @@ class Space {
 
   // Returns OK when every value is valid for its dimension and constants hold their value.
   Status Validate(const Point& point) const;
+  // OK when `value` is a valid native value of dimension i (inside the bounds, integral where
+  // the dimension is, 0/1, a category index); else names the dimension and the value.
+  Status CheckValue(int i, double value) const;
   // Native -> unit cube. REQUIRES: point.size() == num_dimensions(). Values outside the bounds
   // are clamped.
   Eigen::VectorXd Encode(const Point& point) const;
@@ -90,9 +94,11 @@ class Space {
   // A point drawn uniformly in the encoded cube (log-uniform on log dimensions), decoded.
   Point Random(std::mt19937_64& rng) const;
 
-  // Text of one value: "32", "3.5", "true", "ring" (the form traces' SetKnob parses).
+  // Text of one value for people and logs: "32", "3.5", "true", "ring" (continuous values
+  // to 6 significant digits; settings move between the tuner and the knobs as numbers).
   std::string ValueText(const Point& point, int i) const;
-  // Parses the text of a value for dimension i; fails naming the dimension and the text.
+  // Parses the text of a value for dimension i (SetConstantText's spellings); fails naming
+  // the dimension and the text.
   StatusOr<double> ParseValue(int i, const std::string& text) const;
   // "name=value name=value ..." of a point (for logs).
   std::string Describe(const Point& point) const;
@@ -102,7 +108,6 @@ class Space {
   Space RuntimeOnly(const Point& fixed) const;
 
  private:
-  Status CheckValue(int i, double value) const;
   void Recount();
 
   std::vector<Dimension> dimensions_;

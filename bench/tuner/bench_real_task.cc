@@ -295,7 +295,7 @@ Status BuildTask(Store& store, const Grid& grid, const Options& options, Task* t
   for (int i = 0; i < task->space.num_dimensions(); ++i) {
     const std::string& name = task->space.dimension(i).name;
     if (std::find(varying.begin(), varying.end(), name) != varying.end()) continue;
-    AUTOTUNE_RETURN_IF_ERROR(task->space.SetConstantText(name, KnobValue(base, name)));
+    AUTOTUNE_RETURN_IF_ERROR(tuner::FixKnobAt(&task->space, name, base));
   }
   std::vector<Knobs> settings;
   for (const RunInfo& run : grid.runs) {

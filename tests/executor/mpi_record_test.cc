@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine_harness.h"
+#include "executor/backend_choice.h"
 #include "executor/nccl/nccl_factory.h"
 #include "executor/record.h"
 
@@ -146,11 +147,12 @@ TEST(RecordTest, BadInputFailsOnEveryRankBeforeTheDatabase) {
     options.workload = c.workload;
     options.knobs.fusion_threshold_mb = c.threshold_mb;
     options.steps = c.steps;
-    options.backend = c.backend;
     options.db_path = dir + "/never.db";
     options.stop_on_signal = false;
     RecordResult result;
-    Status st = RunRecord(options, &result);
+    // A name no backend has is refused where --backend is read.
+    Status st = ParseBackendFlag(c.backend, &options.backend);
+    if (st.ok()) st = RunRecord(options, &result);
     EXPECT_FALSE(st.ok()) << c.workload;
     EXPECT_NE(st.message().find(c.expect), std::string::npos) << st.message();
     EXPECT_EQ(st.message().find('\n'), std::string::npos) << "one line";

@@ -4,6 +4,7 @@
 // table, one row per knob: a knob added to the table without a row here fails the test.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -212,6 +213,38 @@ TEST(KnobTable, ValidationNamesKnobValueAndRange) {
   k = Knobs();
   k.nccl_proto = "fast";
   EXPECT_EQ(k.Validate().message(), "knob nccl_proto = fast is out of range {simple, ll, ll128}");
+}
+
+// A proposed real value carries the digits its text carries: the double nearest the decimal.
+TEST(KnobTable, RealValuesRoundToTheSixDigitsOfTheirText) {
+  EXPECT_EQ(RoundToKnobPrecision(0.439251818493754), std::strtod("0.439252", nullptr));
+  EXPECT_EQ(RoundToKnobPrecision(123456789.0), 123457000.0);
+  EXPECT_EQ(RoundToKnobPrecision(511.9999999), 512.0);
+  EXPECT_EQ(RoundToKnobPrecision(0.000123456789), std::strtod("0.000123457", nullptr));
+  EXPECT_EQ(RoundToKnobPrecision(0.0), 0.0);
+  EXPECT_EQ(RoundToKnobPrecision(3.5), 3.5);
+}
+
+// One boolean parser: every spelling a YAML file or a flag may use, and nothing else.
+TEST(KnobTable, OneBooleanParser) {
+  for (const char* yes : {"1", "true", "True", "on", "yes"}) {
+    bool value = false;
+    EXPECT_TRUE(ParseBoolText(yes, &value) && value) << yes;
+  }
+  for (const char* no : {"0", "false", "False", "off", "no"}) {
+    bool value = true;
+    EXPECT_TRUE(ParseBoolText(no, &value) && !value) << no;
+  }
+  bool value = false;
+  EXPECT_FALSE(ParseBoolText("TRUE", &value));
+  EXPECT_FALSE(ParseBoolText("", &value));
+}
+
+TEST(KnobTable, ARowIsFoundByItsField) {
+  EXPECT_STREQ(KnobOfField(&Knobs::nccl_algo).name, "nccl_algo");
+  EXPECT_STREQ(KnobOfField(&Knobs::num_groups).name, "num_groups");
+  EXPECT_STREQ(KnobOfField(&Knobs::ddp_gradient_as_bucket_view).name,
+               "ddp_gradient_as_bucket_view");
 }
 
 }  // namespace

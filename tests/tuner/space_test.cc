@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "traces/knobs.h"
 #include "tuner/knob_space.h"
 
 namespace autotune::tuner {
@@ -130,6 +131,55 @@ TEST(KnobSpaceTest, MatchesTheDesignTable) {
   Space nccl = KnobSearchSpace(BackendKind::kNccl);
   EXPECT_GE(nccl.IndexOf("nccl_proto"), 0);
   EXPECT_LT(nccl.IndexOf("mpi_allreduce_algorithm"), 0);
+}
+
+TEST(SpaceTest, BooleansTakeTheKnobTablesSpellingsAndBoundsAreExact) {
+  Space space = MixedSpace();
+  ASSERT_TRUE(space.SetConstantText("hier", "True").ok());  // as a YAML file writes it
+  EXPECT_EQ(space.Default()[3], 1.0);
+  EXPECT_FALSE(space.ParseValue(3, "maybe").ok());
+  // No slack around the bounds: values travel as numbers, never printed and parsed back.
+  EXPECT_TRUE(space.CheckValue(0, 512.0).ok());
+  EXPECT_FALSE(space.CheckValue(0, 512.0 * (1 + 1e-12)).ok());
+  EXPECT_FALSE(space.CheckValue(1, 0.1 * (1 - 1e-12)).ok());
+}
+
+TEST(KnobSpaceTest, KnobValuesMoveAsNumbersAtTheirTextsPrecision) {
+  Space space = KnobSearchSpace(BackendKind::kNccl);
+  Point proposed = space.Default();
+  proposed[space.IndexOf("cycle_time_ms")] = 0.439251818493754;
+  proposed[space.IndexOf("fusion_threshold_mb")] = 511.9999999;
+  Knobs written;
+  for (int i = 0; i < space.num_dimensions(); ++i) SetKnobCoordinate(space, proposed, i, &written);
+  // Six significant digits, as HOROVOD_CYCLE_TIME and the config file carry them.
+  EXPECT_EQ(written.cycle_time_ms, 0.439252);
+  EXPECT_EQ(written.fusion_threshold_mb, 512.0);
+  Knobs knobs;
+  knobs.fusion_threshold_mb = 32.125;
+  knobs.cycle_time_ms = 0.1;  // the lower bound itself
+  knobs.hierarchical_allreduce = true;
+  knobs.nccl_algo = "tree";
+  Point point(space.num_dimensions());
+  for (int i = 0; i < space.num_dimensions(); ++i) {
+    StatusOr<double> value = KnobCoordinate(space, i, knobs);
+    ASSERT_TRUE(value.ok()) << value.status().message();
+    point[i] = *value;
+  }
+  EXPECT_EQ(point[space.IndexOf("fusion_threshold_mb")], 32.125);
+  EXPECT_EQ(point[space.IndexOf("hierarchical_allreduce")], 1.0);
+  EXPECT_EQ(point[space.IndexOf("nccl_algo")], 2.0);  // search choices "", ring, tree
+  Knobs back;
+  for (int i = 0; i < space.num_dimensions(); ++i) SetKnobCoordinate(space, point, i, &back);
+  EXPECT_EQ(back, knobs);
+  // A value with no place in the space is refused, naming the knob.
+  knobs.nccl_algo = "nvls";  // a valid NCCL_ALGO, but not among the searched choices
+  StatusOr<double> refused = KnobCoordinate(space, space.IndexOf("nccl_algo"), knobs);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("nccl_algo"), std::string::npos);
+  // Fixing a dimension at a knob's value.
+  ASSERT_TRUE(FixKnobAt(&space, "cycle_time_ms", knobs).ok());
+  EXPECT_TRUE(space.is_constant(space.IndexOf("cycle_time_ms")));
+  EXPECT_EQ(space.Default()[space.IndexOf("cycle_time_ms")], 0.1);
 }
 
 }  // namespace
