@@ -10,8 +10,25 @@
 #include "tools/search/live.h"
 #include "tools/search/offline.h"
 #include "tools/search/tuning_flags.h"
+#include "traces/knob_table.h"
 
 namespace autotune::cli {
+namespace {
+
+// The knobs searched only on request, as --tune-groups names them: "num_groups, an argument
+// of hvd.DistributedOptimizer".
+std::string OnRequestKnobsText() {
+  std::string out;
+  for (const KnobSpec& spec : KnobTable()) {
+    if (!KnobSearchedOnRequest(spec)) continue;
+    if (!out.empty()) out += "; ";
+    out += spec.name;
+    if (*spec.script_call != '\0') out += std::string(", an argument of ") + spec.script_call;
+  }
+  return out;
+}
+
+}  // namespace
 
 void AddSearchCommand(CLI::App& root, Action* action) {
   auto flags = std::make_shared<SearchFlags>();
@@ -57,9 +74,9 @@ void AddSearchCommand(CLI::App& root, Action* action) {
                   "Default: from the run (a Horovod timeline of an MPI job: cpu; backend nccl: "
                   "nccl; else executor)");
   app->add_flag("--tune-groups", flags->tune_groups,
-                "Also search num_groups, an argument of hvd.DistributedOptimizer in the "
-                "training script that `apply` cannot set (the files then say so). Default: it "
-                "keeps the run's value");
+                "Also search " + OnRequestKnobsText() +
+                    " in the training script that `apply` cannot set (the files then say so). "
+                    "Default: it keeps the run's value");
   app->add_flag("--tune-backend-knobs", flags->tune_backend_knobs,
                 "Also tune the per-launch backend knobs (MPI/NCCL algorithm settings). The "
                 "simulator does not model them, so only measured samples inform them. Default: "

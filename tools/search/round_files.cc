@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "formats/config_file.h"
+#include "traces/knob_table.h"
 
 namespace autotune::cli {
 namespace {
@@ -112,14 +113,23 @@ std::string VerdictLine(const RoundReport& report) {
 
 std::string GroupsNote(const RoundReport& report, const Knobs& knobs) {
   if (!report.scope.tune_on_request) return "";
-  if (knobs.num_groups == 0) {
-    return "# num_groups: 0 (greedy fusion, Horovod's default): the training script must not\n"
-           "# pass num_groups to hvd.DistributedOptimizer; `autotune apply` cannot set it.\n";
+  std::string note;
+  for (const KnobSpec& spec : KnobTable()) {
+    if (!KnobSearchedOnRequest(spec) || *spec.script_call == '\0') continue;
+    if (!KnobInFramework(spec, report.scope.framework)) continue;
+    const std::string value = KnobText(spec, knobs);
+    if (value == KnobText(spec, Knobs())) {
+      note += std::string("# ") + spec.name + ": " + value +
+              " (the default): the training script must not\n# pass " +
+              spec.script_keyword + " to " + spec.script_call +
+              "; `autotune apply` cannot set it.\n";
+    } else {
+      note += std::string("# ") + spec.name + ": " + value +
+              " must be passed in the training script:\n# " + spec.script_call + "(..., " +
+              spec.script_keyword + "=" + value + "); `autotune apply` cannot set it.\n";
+    }
   }
-  const std::string n = std::to_string(knobs.num_groups);
-  return "# num_groups: " + n + " must be passed in the training script:\n"
-         "# hvd.DistributedOptimizer(..., num_groups=" + n +
-         "); `autotune apply` cannot set it.\n";
+  return note;
 }
 
 std::string ProposalPath(const std::string& out, int index) {

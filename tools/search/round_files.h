@@ -47,8 +47,10 @@ std::string Evidence(const RoundReport& report, const tuner::Reported& setting);
 // larger coefficient of variation of step times, within samples or across repeats), or
 // "(noise not measured yet)" without measured step times.
 std::string VerdictLine(const RoundReport& report);
-// The comment that heads every file of a round that searched num_groups, "" otherwise: N must
-// be passed to hvd.DistributedOptimizer(num_groups=N) (0: not passed); `apply` cannot set it.
+// The comment that heads every file of a round that searched the knobs searched on request
+// (the knob table's `searched` column), "" otherwise: for each such knob that a training
+// script takes (its `script_call`), its value must be passed there (num_groups=N to
+// hvd.DistributedOptimizer; at the default: not passed); `apply` cannot set it.
 std::string GroupsNote(const RoundReport& report, const Knobs& knobs);
 // OUT.nextI.yaml for OUT.yaml (or OUT.yml, or OUT without either): proposal I's file (1-based).
 std::string ProposalPath(const std::string& out, int index);

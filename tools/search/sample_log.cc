@@ -1,6 +1,8 @@
 #include "tools/search/sample_log.h"
 
+
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 #include "traces/knob_table.h"
@@ -31,6 +33,23 @@ const std::vector<const KnobSpec*>& LogColumns(bool horovod) {
 }
 
 }  // namespace
+
+std::string HorovodLogColumnsText() {
+  std::string out;
+  for (const KnobSpec* spec : LogColumns(true)) {
+    if (!out.empty()) out += ", ";
+    const std::string name = spec->horovod_log_name;
+    std::string unit = spec->summary_unit;
+    for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string suffix = "_" + unit;
+    const bool named_in_unit = name.size() > suffix.size() &&
+                               name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    out += name;
+    // A column whose name does not say its unit ("tensor_fusion_threshold") gets it.
+    if (!unit.empty() && !named_in_unit) out += std::string(" in ") + spec->summary_unit;
+  }
+  return out;
+}
 
 Status SampleLog::Open(const std::string& path) {
   if (path.empty()) return Status::Ok();

@@ -24,6 +24,11 @@ class SampleLog {
   std::ofstream file_;
 };
 
+// Horovod's columns of the log as the help names them: "hierarchical_allreduce,
+// hierarchical_allgather, cycle_time_ms, tensor_fusion_threshold in MB" (the knob table's log
+// columns in order, each with its summary unit unless its name ends in it).
+std::string HorovodLogColumnsText();
+
 // A listener of the search that writes each sample it takes in to `log` (which must outlive
 // the search).
 tuner::SampleListener LogTo(SampleLog* log);

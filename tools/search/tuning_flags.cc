@@ -1,5 +1,6 @@
 #include "tools/search/tuning_flags.h"
 
+#include "tools/search/sample_log.h"
 #include "traces/framework.h"
 #include "tuner/knob_search.h"
 
@@ -39,10 +40,10 @@ void AddTuningFlag(CLI::App* app, TuningCommand command, TuningFlag flag, Tuning
       return;
     case TuningFlag::kLogFile:
       app->add_option("--autotune-log-file", f->log_file,
-                      search ? "CSV, one row per sample: Horovod's columns first "
-                               "(hierarchical_allreduce, hierarchical_allgather, cycle_time_ms, "
-                               "tensor_fusion_threshold in MB, score in bytes/us), then the other "
-                               "knobs, fidelity, score_bytes_per_s"
+                      search ? "CSV, one row per sample: Horovod's columns first (" +
+                                   HorovodLogColumnsText() +
+                                   ", score in bytes/us), then the other knobs, fidelity, "
+                                   "score_bytes_per_s"
                              : "--autotune: CSV, one row per sample (the same columns as `search "
                                "--autotune-log-file`: Horovod's first)");
       return;
