@@ -1,6 +1,5 @@
 #include "tools/search/sample_log.h"
 
-
 #include <algorithm>
 #include <cctype>
 #include <vector>
