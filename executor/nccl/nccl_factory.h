@@ -23,7 +23,7 @@
 namespace autotune::executor {
 
 // Creates the NCCL backend over the ranks of world (collective over world; every rank gets
-// the same verdict). In order: applies the knobs' NCCL environment (executor/nccl/nccl_env.h),
+// the same verdict). In order: applies the knobs' NCCL environment (executor/knob_environment.h),
 // picks this rank's GPU and, when ranks outnumber GPUs, a per-rank NCCL_HOSTID
 // (executor/nccl/placement.h), creates the world communicator and splits it into the
 // intra and cross communicators of layout. knobs.nccl_cross == "mpi" runs every cross-level
