@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "traces/status.h"
 #include "store/store.h"
+#include "traces/status.h"
 #include "traces/workload.h"
 
 namespace autotune::executor {

@@ -1,6 +1,5 @@
 #include "executor/record.h"
 
-
 #include <algorithm>
 #include <csignal>
 #include <memory>
@@ -21,10 +20,10 @@
 #include "executor/stall_inspector.h"
 #include "executor/step_player.h"
 #include "executor/stop_signal.h"
+#include "store/store.h"
 #include "traces/ddp_buckets.h"
 #include "traces/knob_table.h"
 #include "traces/score.h"
-#include "store/store.h"
 
 namespace autotune::executor {
 

@@ -1,13 +1,13 @@
 #include "formats/config_file.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "traces/knob_table.h"
 
@@ -346,8 +346,7 @@ void EmitTunerSettings(const TunerSettings& t, YAML::Emitter* out) {
   *out << YAML::Key << "warmup_samples" << YAML::Value << t.warmup_samples;
   *out << YAML::Key << "steps_per_sample" << YAML::Value << t.steps_per_sample;
   *out << YAML::Key << "bayes_opt_max_samples" << YAML::Value << t.bayes_opt_max_samples;
-  *out << YAML::Key << "gaussian_process_noise" << YAML::Value
-       << Number(t.gaussian_process_noise);
+  *out << YAML::Key << "gaussian_process_noise" << YAML::Value << Number(t.gaussian_process_noise);
   *out << YAML::EndMap;
 }
 

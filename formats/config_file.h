@@ -14,17 +14,17 @@ namespace autotune {
 
 struct TunerSettings {  // horovodrun's `autotune:` section, same keys
   bool enabled = false;
-  std::string log_file;                  // log_file
-  int warmup_samples = 3;                // warmup_samples
-  int steps_per_sample = 10;             // steps_per_sample
-  int bayes_opt_max_samples = 20;        // bayes_opt_max_samples
-  double gaussian_process_noise = 0.8;   // gaussian_process_noise
+  std::string log_file;                 // log_file
+  int warmup_samples = 3;               // warmup_samples
+  int steps_per_sample = 10;            // steps_per_sample
+  int bayes_opt_max_samples = 20;       // bayes_opt_max_samples
+  double gaussian_process_noise = 0.8;  // gaussian_process_noise
 };
 
 struct ConfigFile {
   // The framework the file is for: kDdp when it has a `ddp:` section (then no `params:`).
   Framework framework = Framework::kHorovod;
-  Knobs knobs;                  // defaults for knobs the file does not set
+  Knobs knobs;                      // defaults for knobs the file does not set
   std::set<std::string> set_knobs;  // names of the knobs the file sets (constants)
   TunerSettings autotune;
   StallCheckSection stall_check;  // horovodrun's stall_check section, as given

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "traces/score.h"
 
@@ -56,9 +55,8 @@ Status ReadParams(const Json& j, const std::string& where, std::vector<TensorSpe
     const std::string at = where + ": parameters[" + std::to_string(i) + "]";
     const Json& p = j[i];
     TensorSpec t;
-    if (!p.is_object() || !p.contains("name") || !p["name"].is_string() ||
-        !p.contains("shape") || !p["shape"].is_array() || !p.contains("dtype") ||
-        !p["dtype"].is_string()) {
+    if (!p.is_object() || !p.contains("name") || !p["name"].is_string() || !p.contains("shape") ||
+        !p["shape"].is_array() || !p.contains("dtype") || !p["dtype"].is_string()) {
       return Status::InvalidArgument(at + ": needs name, shape and dtype");
     }
     t.name = p["name"].get<std::string>();
@@ -93,8 +91,7 @@ Status ReadStep(const Json& s, size_t params, const std::string& where, RankStep
     AUTOTUNE_RETURN_IF_ERROR(Number(buckets[b], "start_us", at, &bucket.start_us));
     AUTOTUNE_RETURN_IF_ERROR(Number(buckets[b], "end_us", at, &bucket.end_us));
     for (const Json& p : buckets[b].value("parameters", Json::array())) {
-      if (!p.is_number_integer() || p.get<int64_t>() < 0 ||
-          p.get<size_t>() >= params) {
+      if (!p.is_number_integer() || p.get<int64_t>() < 0 || p.get<size_t>() >= params) {
         return Status::InvalidArgument(at + ": a parameter index is out of range");
       }
       bucket.params.push_back(p.get<int>());
@@ -152,7 +149,8 @@ Status ReadRanks(const std::string& dir, std::vector<RankFile>* ranks) {
     AUTOTUNE_RETURN_IF_ERROR(ReadRank(dir + "/rank" + std::to_string(r) + ".json", r, &f));
     const RankFile& zero = ranks->front();
     if (f.world != world || f.settings != zero.settings || f.params.size() != zero.params.size()) {
-      return Status::InvalidArgument(f.path + ": another job's file (world size, DDP settings "
+      return Status::InvalidArgument(f.path +
+                                     ": another job's file (world size, DDP settings "
                                      "or parameters differ from rank 0's)");
     }
     ranks->push_back(std::move(f));
@@ -229,8 +227,8 @@ Workload MakeDdpWorkload(const RankFile& zero, const TensorOrder& t, int first, 
 }
 
 // Step k of the files: every rank's tensor times, rank 0's buckets.
-StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t,
-                      const Workload& w, int k, int first, int64_t bytes) {
+StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t, const Workload& w,
+                      int k, int first, int64_t bytes) {
   const RankFile& zero = ranks.front();
   StepTrace st;
   st.step = k - first;
@@ -246,8 +244,8 @@ StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t,
     }
     for (size_t i = 0; i < t.order.size(); ++i) {
       const int p = t.order[i];
-      st.tensors.push_back({r, static_cast<int>(i), std::max(0.0, s.ready_us[p]),
-                            std::max(done[p], s.ready_us[p])});
+      st.tensors.push_back(
+          {r, static_cast<int>(i), std::max(0.0, s.ready_us[p]), std::max(done[p], s.ready_us[p])});
     }
   }
   const RankStep& s = zero.steps[k];
@@ -324,8 +322,7 @@ void Summarize(Trace* trace, ImportSummary* summary) {
 
 }  // namespace
 
-Status LoadDdpTrace(const ImportOptions& options, Trace* trace,
-                    ImportSummary* summary) {
+Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* summary) {
   std::vector<RankFile> ranks;
   try {
     AUTOTUNE_RETURN_IF_ERROR(ReadRanks(options.source, &ranks));

@@ -26,7 +26,6 @@ namespace autotune {
 // Errors (one line, trace untouched) name the file and the field at fault: a missing rank,
 // a malformed file, files of different jobs (world size, parameters, settings), too few
 // steps for the warm-up.
-Status LoadDdpTrace(const ImportOptions& options, Trace* trace,
-                    ImportSummary* summary);
+Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* summary);
 
 }  // namespace autotune

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "traces/fusion_policy.h"
 #include "formats/horovod_timeline_events.h"
+#include "traces/fusion_policy.h"
 #include "traces/score.h"
 
 namespace autotune {
@@ -70,8 +70,7 @@ Status SelectRecurring(Import* in) {
   if (in->tensors.size() > kMaxWorkloadTensors) {
     return Status::InvalidArgument(source + ": " + std::to_string(in->tensors.size()) +
                                    " recurring tensors, more than the " +
-                                   std::to_string(kMaxWorkloadTensors) +
-                                   " a workload may have");
+                                   std::to_string(kMaxWorkloadTensors) + " a workload may have");
   }
   std::sort(in->tensors.begin(), in->tensors.end(),
             [](const Process* a, const Process* b) { return a->order < b->order; });
@@ -377,8 +376,8 @@ void Describe(const Import& in, Trace* trace, ImportSummary* summary) {
 
 }  // namespace
 
-Status ParseHorovodTimeline(const std::string& text, const ImportOptions& options,
-                            Trace* trace, ImportSummary* summary) {
+Status ParseHorovodTimeline(const std::string& text, const ImportOptions& options, Trace* trace,
+                            ImportSummary* summary) {
   TimelineEvents events;
   AUTOTUNE_RETURN_IF_ERROR(timeline_internal::ReadTimelineEvents(text, options.source, &events));
   Import in;
@@ -394,10 +393,11 @@ Status ParseHorovodTimeline(const std::string& text, const ImportOptions& option
   }
   AUTOTUNE_RETURN_IF_ERROR(MakeWorkload(&in));
   Trace out;
-  const int end = options.max_steps > 0 ? std::min(in.steps, options.warmup_steps + options.max_steps)
-                                         : in.steps;
+  const int end = options.max_steps > 0
+                      ? std::min(in.steps, options.warmup_steps + options.max_steps)
+                      : in.steps;
   const int64_t cells = static_cast<int64_t>(in.tensors.size()) * in.topology.world_size() *
-                         (end - options.warmup_steps);
+                        (end - options.warmup_steps);
   if (cells > kMaxImportedTensorEvents) {
     return Status::InvalidArgument(
         options.source + ": " + std::to_string(in.tensors.size()) + " tensors x " +
@@ -420,8 +420,7 @@ Status ParseHorovodTimeline(const std::string& text, const ImportOptions& option
   return Status::Ok();
 }
 
-Status LoadHorovodTimeline(const ImportOptions& options, Trace* trace,
-                           ImportSummary* summary) {
+Status LoadHorovodTimeline(const ImportOptions& options, Trace* trace, ImportSummary* summary) {
   std::ifstream file(options.source, std::ios::binary | std::ios::ate);
   if (!file) return Status::IoError("cannot read " + options.source);
   std::string text(static_cast<size_t>(file.tellg()), '\0');

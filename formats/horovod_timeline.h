@@ -63,11 +63,10 @@ namespace autotune {
 // "SOURCE: no recurring allreduce/allgather tensors" when there is nothing to import, or
 // "SOURCE: ..." for what no one event shows (too few steps for the warm-up, no rank ticks to
 // count the ranks by). summary may be null.
-Status ParseHorovodTimeline(const std::string& text, const ImportOptions& options,
-                            Trace* trace, ImportSummary* summary);
+Status ParseHorovodTimeline(const std::string& text, const ImportOptions& options, Trace* trace,
+                            ImportSummary* summary);
 // Reads options.source and parses it; IoError naming the file when it cannot be read.
-Status LoadHorovodTimeline(const ImportOptions& options, Trace* trace,
-                           ImportSummary* summary);
+Status LoadHorovodTimeline(const ImportOptions& options, Trace* trace, ImportSummary* summary);
 
 // The trace (recorded, imported or simulated) as a Horovod timeline: one process per tensor
 // ("allreduce.NAME"), per step NEGOTIATE_ALLREDUCE (rank 0 ready -> the later of the latest

@@ -154,8 +154,7 @@ class EventFolder {
   Status Begin(const std::string& name, double ts, Process* p) {
     if (StartsWith(name, "NEGOTIATE_")) {
       if (!p->open.empty()) {
-        return Status::InvalidArgument(Quoted(name) +
-                                       " begins inside an open event of its tensor");
+        return Status::InvalidArgument(Quoted(name) + " begins inside an open event of its tensor");
       }
       p->occurrences.emplace_back().negotiate_start_us = ts;
       p->open.push_back(Frame::kNegotiate);

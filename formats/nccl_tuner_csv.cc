@@ -220,10 +220,9 @@ Status NcclTunerAlgorithm(const std::string& knob_algo, std::string* csv_name) {
 Status NcclTunerRulesFromKnobs(const Knobs& knobs, std::span<const std::string> collectives,
                                int nodes, int ranks, std::vector<NcclTunerRule>* rules) {
   if (knobs.nccl_algo.empty() || knobs.nccl_proto.empty()) {
-    return Status::InvalidArgument(std::string("a tuner CSV needs ") +
-                                   KnobOfField(&Knobs::nccl_algo).name + " and " +
-                                   KnobOfField(&Knobs::nccl_proto).name +
-                                   " set (they are NCCL's defaults here)");
+    return Status::InvalidArgument(
+        std::string("a tuner CSV needs ") + KnobOfField(&Knobs::nccl_algo).name + " and " +
+        KnobOfField(&Knobs::nccl_proto).name + " set (they are NCCL's defaults here)");
   }
   NcclTunerRule base;
   AUTOTUNE_RETURN_IF_ERROR(NcclTunerAlgorithm(knobs.nccl_algo, &base.algorithm));

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/sim_fixtures.h"
 #include "formats/config_file.h"
 #include "formats/horovod_timeline.h"
 #include "formats/nccl_tuner_csv.h"
 #include "store/store.h"
+#include "tests/support/sim_fixtures.h"
 #include "traces/workload.h"
 
 namespace autotune {

@@ -6,9 +6,9 @@
 #include <optional>
 
 #include "simulator/simulation.h"
+#include "store/store.h"
 #include "traces/calibration.h"
 #include "traces/status.h"
-#include "store/store.h"
 #include "traces/trace.h"
 
 namespace autotune::sim {

@@ -27,8 +27,8 @@ bool Statement::Step(Status* status) {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc != SQLITE_DONE) {
-    *status = SqliteError(db_, sqlite3_stmt_readonly(stmt_) ? "database query failed"
-                                                            : "database write failed");
+    *status = SqliteError(
+        db_, sqlite3_stmt_readonly(stmt_) ? "database query failed" : "database write failed");
   }
   return false;
 }

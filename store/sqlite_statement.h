@@ -21,20 +21,35 @@ class Statement {
   const Status& status() const { return status_; }
 
   // Bind by 1-based index; chainable.
-  Statement& Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); return *this; }
-  Statement& Bind(int i, int v) { sqlite3_bind_int64(stmt_, i, v); return *this; }
-  Statement& Bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); return *this; }
+  Statement& Bind(int i, int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Statement& Bind(int i, int v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Statement& Bind(int i, double v) {
+    sqlite3_bind_double(stmt_, i, v);
+    return *this;
+  }
   Statement& Bind(int i, const std::string& v) {
     sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     return *this;
   }
-  Statement& BindNull(int i) { sqlite3_bind_null(stmt_, i); return *this; }
+  Statement& BindNull(int i) {
+    sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
 
   // Advances: true with a row, false when done; errors go to *status.
   bool Step(Status* status);
   // Runs to completion (for writes). Resets afterwards so the statement can be reused.
   Status Run();
-  void Reset() { sqlite3_reset(stmt_); sqlite3_clear_bindings(stmt_); }
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
 
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
   double Double(int col) const { return sqlite3_column_double(stmt_, col); }

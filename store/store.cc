@@ -15,9 +15,9 @@
 #include <filesystem>
 
 #include "store/schema_sql.h"
-#include "traces/score.h"
 #include "store/sqlite_statement.h"
 #include "store/store_rows.h"
+#include "traces/score.h"
 
 namespace autotune {
 namespace {
@@ -61,8 +61,8 @@ Status InspectSchema(sqlite3* db, const std::string& path, int* table_count, int
   }
   if (*version > kSchemaVersion) {
     return Status::NotSupported(path + " has schema version " + std::to_string(*version) +
-                                ", newer than this autotune's " +
-                                std::to_string(kSchemaVersion) + "; upgrade autotune");
+                                ", newer than this autotune's " + std::to_string(kSchemaVersion) +
+                                "; upgrade autotune");
   }
   return Status::Ok();
 }
@@ -100,12 +100,10 @@ Status CreateSchemaOnce(sqlite3* db, const std::string& path, int* tables, int* 
     return s;
   }
   Statement meta(db, "INSERT INTO meta (key, value) VALUES (?, ?)");
-  AUTOTUNE_RETURN_IF_ERROR(meta.Bind(1, std::string("application"))
-                               .Bind(2, std::string("autotune"))
-                               .Run());
-  AUTOTUNE_RETURN_IF_ERROR(meta.Bind(1, std::string("schema_version"))
-                               .Bind(2, std::to_string(kSchemaVersion))
-                               .Run());
+  AUTOTUNE_RETURN_IF_ERROR(
+      meta.Bind(1, std::string("application")).Bind(2, std::string("autotune")).Run());
+  AUTOTUNE_RETURN_IF_ERROR(
+      meta.Bind(1, std::string("schema_version")).Bind(2, std::to_string(kSchemaVersion)).Run());
   return tx.Commit().WithPrefix(path);
 }
 
@@ -171,8 +169,8 @@ Status Store::Open(const std::string& path, Mode mode, std::unique_ptr<Store>* o
       return Status::IoError("cannot write database " + path + ": " + read_only);
     }
   }
-  int flags = mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
-                                      : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int flags =
+      mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   std::string target = path;
   if (mode == Mode::kReadOnly) AUTOTUNE_RETURN_IF_ERROR(ReadOnlyTarget(path, &target, &flags));
   sqlite3* db = nullptr;
@@ -230,16 +228,25 @@ Status Store::CreateRun(RunInfo* info) {
     VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
             ?, ?, ?, ?, ?, ?, ?))sql");
   const Knobs& k = info->knobs;
-  insert.Bind(1, std::string(RunKindName(info->kind))).Bind(2, info->command)
+  insert.Bind(1, std::string(RunKindName(info->kind)))
+      .Bind(2, info->command)
       .Bind(3, info->workload.name)
-      .Bind(4, WorkloadToJson(info->workload).dump()).Bind(5, info->scale)
-      .Bind(6, k.fusion_threshold_mb).Bind(7, k.cycle_time_ms).Bind(8, k.cache_capacity)
-      .Bind(9, k.hierarchical_allreduce ? 1 : 0).Bind(10, k.hierarchical_allgather ? 1 : 0)
-      .Bind(11, k.num_groups).Bind(12, KnobsToJson(k).dump())
-      .Bind(13, info->topology.nodes).Bind(14, info->topology.ranks_per_node)
+      .Bind(4, WorkloadToJson(info->workload).dump())
+      .Bind(5, info->scale)
+      .Bind(6, k.fusion_threshold_mb)
+      .Bind(7, k.cycle_time_ms)
+      .Bind(8, k.cache_capacity)
+      .Bind(9, k.hierarchical_allreduce ? 1 : 0)
+      .Bind(10, k.hierarchical_allgather ? 1 : 0)
+      .Bind(11, k.num_groups)
+      .Bind(12, KnobsToJson(k).dump())
+      .Bind(13, info->topology.nodes)
+      .Bind(14, info->topology.ranks_per_node)
       .Bind(15, nlohmann::json(info->topology.hosts).dump())
       .Bind(16, std::string(BackendName(info->backend)))
-      .Bind(17, info->hardware).Bind(18, info->steps_planned).Bind(19, info->warmup_steps);
+      .Bind(17, info->hardware)
+      .Bind(18, info->steps_planned)
+      .Bind(19, info->warmup_steps);
   if (info->source_run > 0) {
     insert.Bind(20, info->source_run);
   } else {
@@ -252,9 +259,14 @@ Status Store::CreateRun(RunInfo* info) {
                                 bytes, ready_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?))sql");
   for (size_t i = 0; i < info->workload.tensors.size(); ++i) {
     const TensorSpec& t = info->workload.tensors[i];
-    tensor.Bind(1, info->id).Bind(2, static_cast<int64_t>(i)).Bind(3, t.name)
-        .Bind(4, std::string(OpName(t.op))).Bind(5, std::string(DTypeName(t.dtype)))
-        .Bind(6, t.elements()).Bind(7, t.bytes()).Bind(8, t.ready_ms);
+    tensor.Bind(1, info->id)
+        .Bind(2, static_cast<int64_t>(i))
+        .Bind(3, t.name)
+        .Bind(4, std::string(OpName(t.op)))
+        .Bind(5, std::string(DTypeName(t.dtype)))
+        .Bind(6, t.elements())
+        .Bind(7, t.bytes())
+        .Bind(8, t.ready_ms);
     AUTOTUNE_RETURN_IF_ERROR(tensor.Run().WithPrefix(path_));
   }
   AUTOTUNE_RETURN_IF_ERROR(tx.Commit().WithPrefix(path_));
@@ -313,8 +325,12 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
   AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path_));
   Statement update(db_, R"sql(UPDATE runs SET complete = ?, steps_recorded = ?,
       score_bytes_per_s = ?, step_ms_median = ?, step_ms_p95 = ? WHERE id = ?)sql");
-  update.Bind(1, complete ? 1 : 0).Bind(2, info.steps_recorded).Bind(3, info.score_bytes_per_s)
-      .Bind(4, info.step_ms_median).Bind(5, info.step_ms_p95).Bind(6, run_id);
+  update.Bind(1, complete ? 1 : 0)
+      .Bind(2, info.steps_recorded)
+      .Bind(3, info.score_bytes_per_s)
+      .Bind(4, info.step_ms_median)
+      .Bind(5, info.step_ms_p95)
+      .Bind(6, run_id);
   AUTOTUNE_RETURN_IF_ERROR(update.Run().WithPrefix(path_));
   // A run tuned online (record --autotune) already holds one measured sample per setting it
   // played; a whole-run sample would mix them under the first setting's knobs.

@@ -47,11 +47,11 @@ struct Sample {
 // field matches every sample.
 struct SampleQuery {
   std::string workload;
-  Topology topology;                    // its shape: nodes and ranks per node
-  std::optional<Fidelity> fidelity;     // default: both
+  Topology topology;                 // its shape: nodes and ranks per node
+  std::optional<Fidelity> fidelity;  // default: both
   // Of the run in the sample's run_id; a sample without a run matches neither when set.
-  std::optional<double> scale;          // the run's --scale, exactly
-  std::optional<BackendKind> backend;   // the run's backend
+  std::optional<double> scale;         // the run's --scale, exactly
+  std::optional<BackendKind> backend;  // the run's backend
 };
 
 class Store {

@@ -1,11 +1,12 @@
 // Store: bringing a database of an older schema version up to kSchemaVersion.
 //
 // Version 1 -> 2: runs.kind's CHECK gained 'imported'. Version 2 -> 3: runs gained
-// end_reason (default ''). Version 3 -> 4: runs gained framework (default 'horovod'). SQLite cannot alter a CHECK, so the runs table is rebuilt the way
-// SQLite's documentation prescribes ("Making Other Kinds Of Table Schema Changes",
-// lang_altertable.html): foreign keys off outside the transaction, then in one transaction
-// create the new table, copy the rows by column name (ids kept), drop the old table, rename
-// the new one, check the foreign keys, commit, and restore the setting.
+// end_reason (default ''). Version 3 -> 4: runs gained framework (default 'horovod'). SQLite cannot
+// alter a CHECK, so the runs table is rebuilt the way SQLite's documentation prescribes ("Making
+// Other Kinds Of Table Schema Changes", lang_altertable.html): foreign keys off outside the
+// transaction, then in one transaction create the new table, copy the rows by column name (ids
+// kept), drop the old table, rename the new one, check the foreign keys, commit, and restore the
+// setting.
 #include <sqlite3.h>
 
 #include <string>
@@ -67,8 +68,8 @@ Status RebuildRuns(sqlite3* db, const std::string& path, bool check_foreign_keys
   // The old columns by name; columns the old schema lacks take their defaults.
   StatusOr<std::string> columns = OldRunColumns(db, path);
   if (!columns.ok()) return columns.status();
-  AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, "INSERT INTO runs_migrated (" + *columns +
-                                                 ") SELECT " + *columns + " FROM runs"));
+  AUTOTUNE_RETURN_IF_ERROR(ExecSql(
+      db, path, "INSERT INTO runs_migrated (" + *columns + ") SELECT " + *columns + " FROM runs"));
   AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, "DROP TABLE runs"));
   AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, "ALTER TABLE runs_migrated RENAME TO runs"));
   if (check_foreign_keys) {

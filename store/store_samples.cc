@@ -17,15 +17,16 @@ Status ReadCalibrationRow(const Statement& q, const std::string& path, Calibrati
   c->created_at = q.Text(1);
   Status s = ParseBackend(q.Text(2), &c->backend);
   if (!s.ok()) {
-    return Status::Corruption(path + ": calibration " + std::to_string(c->id) + " backend: " +
-                              s.message());
+    return Status::Corruption(path + ": calibration " + std::to_string(c->id) +
+                              " backend: " + s.message());
   }
   c->topology.nodes = static_cast<int>(q.Int(3));
   c->topology.ranks_per_node = static_cast<int>(q.Int(4));
   nlohmann::json hosts = nlohmann::json::parse(q.Text(5), nullptr, false);
   c->topology.hosts.clear();
   if (hosts.is_array()) {
-    for (const auto& h : hosts) c->topology.hosts.push_back(h.is_string() ? h.get<std::string>() : "");
+    for (const auto& h : hosts)
+      c->topology.hosts.push_back(h.is_string() ? h.get<std::string>() : "");
   }
   c->hardware = q.Text(6);
   return Status::Ok();
@@ -48,9 +49,12 @@ Status InsertSample(sqlite3* db, Sample* sample) {
   bind_id(2, sample->run_id);
   bind_id(3, sample->trace_run_id);
   bind_id(4, sample->calibration_id);
-  insert.Bind(5, sample->workload).Bind(6, sample->topology.nodes)
-      .Bind(7, sample->topology.ranks_per_node).Bind(8, KnobsToJson(sample->knobs).dump())
-      .Bind(9, sample->score_bytes_per_s).Bind(10, sample->step_ms);
+  insert.Bind(5, sample->workload)
+      .Bind(6, sample->topology.nodes)
+      .Bind(7, sample->topology.ranks_per_node)
+      .Bind(8, KnobsToJson(sample->knobs).dump())
+      .Bind(9, sample->score_bytes_per_s)
+      .Bind(10, sample->step_ms);
   AUTOTUNE_RETURN_IF_ERROR(insert.Run());
   sample->id = sqlite3_last_insert_rowid(db);
   return Status::Ok();
@@ -124,17 +128,25 @@ Status Store::SaveCalibration(Calibration* c) {
   Statement insert(db_, R"sql(INSERT INTO calibrations (created_at, backend, nodes,
       ranks_per_node, hosts_json, hardware)
       VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?))sql");
-  insert.Bind(1, std::string(BackendName(c->backend))).Bind(2, c->topology.nodes)
+  insert.Bind(1, std::string(BackendName(c->backend)))
+      .Bind(2, c->topology.nodes)
       .Bind(3, c->topology.ranks_per_node)
-      .Bind(4, nlohmann::json(c->topology.hosts).dump()).Bind(5, c->hardware);
+      .Bind(4, nlohmann::json(c->topology.hosts).dump())
+      .Bind(5, c->hardware);
   AUTOTUNE_RETURN_IF_ERROR(insert.Run().WithPrefix(path_));
   c->id = sqlite3_last_insert_rowid(db_);
   Statement point(db_, R"sql(INSERT INTO calibration_points (calibration_id, op, scope, ranks,
       bytes, repetitions, median_us, min_us, max_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   for (const CalibrationPoint& p : c->points) {
-    point.Bind(1, c->id).Bind(2, std::string(OpName(p.op))).Bind(3, std::string(ScopeName(p.scope)))
-        .Bind(4, p.ranks).Bind(5, p.bytes).Bind(6, p.repetitions).Bind(7, p.median_us)
-        .Bind(8, p.min_us).Bind(9, p.max_us);
+    point.Bind(1, c->id)
+        .Bind(2, std::string(OpName(p.op)))
+        .Bind(3, std::string(ScopeName(p.scope)))
+        .Bind(4, p.ranks)
+        .Bind(5, p.bytes)
+        .Bind(6, p.repetitions)
+        .Bind(7, p.median_us)
+        .Bind(8, p.min_us)
+        .Bind(9, p.max_us);
     AUTOTUNE_RETURN_IF_ERROR(point.Run().WithPrefix(path_));
   }
   AUTOTUNE_RETURN_IF_ERROR(tx.Commit().WithPrefix(path_));
@@ -195,8 +207,8 @@ Status Store::FindCalibration(const Topology& topology, BackendKind backend, Cal
   Status s;
   if (!q.Step(&s)) {
     AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
-    return Status::NotFound("no " + backend_name + " calibration for topology " +
-                            topology.key() + " in " + path_);
+    return Status::NotFound("no " + backend_name + " calibration for topology " + topology.key() +
+                            " in " + path_);
   }
   return GetCalibration(q.Int(0), out);
 }

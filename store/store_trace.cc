@@ -210,35 +210,59 @@ Status Store::AppendStep(int64_t run_id, const StepTrace& step) {
   AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path_));
   Statement insert_step(db_, R"sql(INSERT INTO steps (run_id, step, step_ms, backward_start_us,
       bytes, score_bytes_per_s) VALUES (?, ?, ?, ?, ?, ?))sql");
-  insert_step.Bind(1, run_id).Bind(2, step.step).Bind(3, step.step_ms)
-      .Bind(4, step.backward_start_us).Bind(5, step.bytes).Bind(6, step.score_bytes_per_s);
+  insert_step.Bind(1, run_id)
+      .Bind(2, step.step)
+      .Bind(3, step.step_ms)
+      .Bind(4, step.backward_start_us)
+      .Bind(5, step.bytes)
+      .Bind(6, step.score_bytes_per_s);
   AUTOTUNE_RETURN_IF_ERROR(insert_step.Run().WithPrefix(path_));
 
   Statement tensor(db_, R"sql(INSERT INTO tensor_events (run_id, step, rank, tensor, ready_us,
       done_us) VALUES (?, ?, ?, ?, ?, ?))sql");
   for (const TensorEvent& e : step.tensors) {
-    tensor.Bind(1, run_id).Bind(2, step.step).Bind(3, e.rank).Bind(4, e.tensor)
-        .Bind(5, e.ready_us).Bind(6, e.done_us);
+    tensor.Bind(1, run_id)
+        .Bind(2, step.step)
+        .Bind(3, e.rank)
+        .Bind(4, e.tensor)
+        .Bind(5, e.ready_us)
+        .Bind(6, e.done_us);
     AUTOTUNE_RETURN_IF_ERROR(tensor.Run().WithPrefix(path_));
   }
   Statement cycle(db_, R"sql(INSERT INTO cycles (run_id, step, rank, cycle, start_us,
       negotiate_end_us, submitted, cache_hits, responses, collectives)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   for (const CycleRecord& c : step.cycles) {
-    cycle.Bind(1, run_id).Bind(2, step.step).Bind(3, c.rank).Bind(4, c.cycle)
-        .Bind(5, c.start_us).Bind(6, c.negotiate_end_us).Bind(7, c.submitted)
-        .Bind(8, c.cache_hits).Bind(9, c.responses).Bind(10, c.collectives);
+    cycle.Bind(1, run_id)
+        .Bind(2, step.step)
+        .Bind(3, c.rank)
+        .Bind(4, c.cycle)
+        .Bind(5, c.start_us)
+        .Bind(6, c.negotiate_end_us)
+        .Bind(7, c.submitted)
+        .Bind(8, c.cache_hits)
+        .Bind(9, c.responses)
+        .Bind(10, c.collectives);
     AUTOTUNE_RETURN_IF_ERROR(cycle.Run().WithPrefix(path_));
   }
   Statement coll(db_, R"sql(INSERT INTO collectives (run_id, step, rank, seq, cycle, op,
       algorithm, bytes, tensor_count, tensors, start_us, copy_in_end_us, comm_end_us, end_us)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   for (const CollectiveRecord& c : step.collectives) {
-    coll.Bind(1, run_id).Bind(2, step.step).Bind(3, c.rank).Bind(4, c.seq).Bind(5, c.cycle)
-        .Bind(6, std::string(OpName(c.op))).Bind(7, std::string(AlgorithmName(c.algorithm)))
-        .Bind(8, c.bytes).Bind(9, static_cast<int64_t>(c.tensors.size()))
-        .Bind(10, JoinInts(c.tensors)).Bind(11, c.start_us).Bind(12, c.copy_in_end_us)
-        .Bind(13, c.comm_end_us).Bind(14, c.end_us);
+    coll.Bind(1, run_id)
+        .Bind(2, step.step)
+        .Bind(3, c.rank)
+        .Bind(4, c.seq)
+        .Bind(5, c.cycle)
+        .Bind(6, std::string(OpName(c.op)))
+        .Bind(7, std::string(AlgorithmName(c.algorithm)))
+        .Bind(8, c.bytes)
+        .Bind(9, static_cast<int64_t>(c.tensors.size()))
+        .Bind(10, JoinInts(c.tensors))
+        .Bind(11, c.start_us)
+        .Bind(12, c.copy_in_end_us)
+        .Bind(13, c.comm_end_us)
+        .Bind(14, c.end_us);
     AUTOTUNE_RETURN_IF_ERROR(coll.Run().WithPrefix(path_));
   }
   Statement count(db_, "UPDATE runs SET steps_recorded = steps_recorded + 1 WHERE id = ?");
@@ -264,8 +288,7 @@ Status Store::LoadTrace(int64_t run_id, Trace* trace) {
   ReadTransaction snapshot(db_);  // a step committed between two tables' reads stays unseen
   Trace t;
   AUTOTUNE_RETURN_IF_ERROR(GetRun(run_id, &t.run));
-  const TraceRowContext ctx{db_, path_, run_id,
-                            static_cast<int>(t.run.workload.tensors.size()),
+  const TraceRowContext ctx{db_, path_, run_id, static_cast<int>(t.run.workload.tensors.size()),
                             t.run.topology.world_size()};
   StepIndex index;
   AUTOTUNE_RETURN_IF_ERROR(ReadStepRows(ctx, &t, &index));

@@ -14,12 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "formats/config_file.h"
+#include "formats/nccl_tuner_csv.h"
 #include "tools/command.h"
 #include "tools/launch.h"
 #include "tools/torch_python.h"
-#include "formats/config_file.h"
 #include "traces/knob_table.h"
-#include "formats/nccl_tuner_csv.h"
 
 namespace autotune::cli {
 namespace {

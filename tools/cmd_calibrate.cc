@@ -11,12 +11,12 @@
 #include "executor/backend_choice.h"
 #include "executor/calibrate.h"
 #include "executor/mpi_runtime.h"
+#include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
 #include "tools/launch.h"
 #include "tools/progress.h"
 #include "tools/stall_flags.h"
-#include "store/store.h"
 
 namespace autotune::cli {
 namespace {

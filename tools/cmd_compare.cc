@@ -4,15 +4,14 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
 #include "traces/stats.h"
-#include "store/store.h"
 
 namespace autotune::cli {
 
@@ -188,8 +187,7 @@ void AddCompareCommand(CLI::App& root, Action* action) {
                   "Confidence level of the speedup interval, in (0, 1).")
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.999));
-  app->add_option("--resamples", opts->resamples,
-                  "Bootstrap resamples over steps.")
+  app->add_option("--resamples", opts->resamples, "Bootstrap resamples over steps.")
       ->capture_default_str()
       ->check(CLI::Range(100, 1000000));
   app->add_flag("--json", opts->json, "Print one JSON object on stdout");

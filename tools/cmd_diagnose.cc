@@ -8,9 +8,9 @@
 #include <string>
 
 #include "simulator/diagnosis.h"
+#include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
-#include "store/store.h"
 
 namespace autotune::cli {
 namespace {

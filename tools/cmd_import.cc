@@ -8,13 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "formats/ddp_trace.h"
+#include "formats/horovod_timeline.h"
+#include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
-#include "formats/ddp_trace.h"
-#include "formats/horovod_timeline.h"
-#include "store/store.h"
 
 namespace autotune::cli {
 namespace {
@@ -43,8 +43,7 @@ Status StoreTrace(const std::string& db, Trace* trace) {
   return store->FinishRun(run.id, true, &run);
 }
 
-void PrintSummary(const ImportFlags& flags, const RunInfo& run,
-                  const ImportSummary& summary) {
+void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSummary& summary) {
   if (flags.json) {
     nlohmann::json j = {{"run", run.id},
                         {"kind", RunKindName(run.kind)},

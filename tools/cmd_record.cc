@@ -4,8 +4,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <functional>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -19,6 +19,7 @@
 #include "executor/mpi_runtime.h"
 #include "executor/record.h"
 #include "executor/stop_signal.h"
+#include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
 #include "tools/knob_flags.h"
@@ -26,7 +27,6 @@
 #include "tools/progress.h"
 #include "tools/search/record_autotune.h"
 #include "tools/stall_flags.h"
-#include "store/store.h"
 #include "traces/backend_kind.h"
 #include "traces/workload.h"
 
@@ -183,8 +183,8 @@ int RunRecordCommand(RecordFlags& flags) {
     OnlineTuningFlags autotune = flags.autotune;
     autotune.steps_given = flags.steps_option->count() > 0;
     autotune.db = flags.record.db_path;
-    st = OnlineTuner::Create(autotune, knobs, constants, options.backend, options.framework,
-                             &tuner);
+    st =
+        OnlineTuner::Create(autotune, knobs, constants, options.backend, options.framework, &tuner);
   }
   st = executor::AgreeOnStatus(MPI_COMM_WORLD, st);
   executor::RecordResult result;
@@ -231,8 +231,7 @@ void AddRecordCommand(CLI::App& root, Action* action) {
   std::string builtin;
   for (const std::string& name : BuiltinWorkloadNames()) builtin += name + ", ";
   CLI::Option* workload =
-      app->add_option("--workload", r.workload,
-                      "Workload: " + builtin + "or a workload JSON file.")
+      app->add_option("--workload", r.workload, "Workload: " + builtin + "or a workload JSON file.")
           ->capture_default_str();
   app->add_option("--like-run", r.like_run,
                   "Instead of --workload, replay run N of --db (recorded or imported): its "

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
 #include "tools/report/data.h"
-#include "store/store.h"
 
 namespace autotune::cli {
 namespace {

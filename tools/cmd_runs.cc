@@ -2,12 +2,11 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
+#include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
-#include "store/store.h"
 
 namespace autotune::cli {
 

@@ -12,16 +12,16 @@
 #include <optional>
 #include <set>
 
+#include "formats/config_file.h"
 #include "simulator/grid.h"
 #include "simulator/simulation.h"
 #include "simulator/stored_simulation.h"
 #include "simulator/timeline_csv.h"
+#include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
 #include "tools/knob_flags.h"
-#include "formats/config_file.h"
 #include "traces/knob_table.h"
-#include "store/store.h"
 
 namespace autotune::cli {
 namespace {
@@ -355,8 +355,7 @@ void AddSimulateCommand(CLI::App& root, Action* action) {
   app->add_option("--timeline", opts->timeline,
                   "Write the predicted per-collective timeline (CSV, times in us from the step "
                   "start) to this file. Default: none");
-  app->add_option("--threads", opts->threads,
-                  "Threads evaluating settings; 0 = all cores.")
+  app->add_option("--threads", opts->threads, "Threads evaluating settings; 0 = all cores.")
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
   app->add_flag("--explain", opts->explain,

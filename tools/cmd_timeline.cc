@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "formats/horovod_timeline.h"
 #include "simulator/stored_simulation.h"
+#include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
-#include "formats/horovod_timeline.h"
-#include "store/store.h"
 
 namespace autotune::cli {
 namespace {

@@ -1,5 +1,7 @@
 // `autotune workloads [NAME]`: lists the built-in workloads or prints one as a file;
 // `--from-torch MODEL` measures a real PyTorch model's (autotune_torch.workload).
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -7,8 +9,6 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "tools/command.h"
 #include "tools/help_defaults.h"

@@ -4,10 +4,9 @@
 // always said it, instead of after the type ("INT=20").
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 namespace autotune::cli {
 

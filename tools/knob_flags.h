@@ -2,12 +2,11 @@
 // search): the same names, units and defaults everywhere.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "formats/config_file.h"
 #include "traces/knob_table.h"

@@ -3,21 +3,21 @@
 namespace autotune::cli {
 
 void StallFlags::Add(CLI::App* app) {
-  check_ = app->add_option(
-                  "--stall-check-s", values_.check_s,
-                  "Warn (one line on stderr, naming the ranks holding the job up and the first "
-                  "tensors they hold) when no rank has progressed for this many seconds; 0 = "
-                  "off. Without the flag: HOROVOD_STALL_CHECK_TIME_SECONDS / "
-                  "HOROVOD_STALL_CHECK_DISABLE=1, or the config file's stall_check section, "
-                  "else the default.")
-               ->capture_default_str();
-  shutdown_ = app->add_option(
-                     "--stall-shutdown-s", values_.shutdown_s,
-                     "End the whole job when a stall lasts this many seconds (>= "
-                     "--stall-check-s): the completed steps are kept, the run marked incomplete "
-                     "with the reason, exit status 3; 0 = never. Without the flag: "
-                     "HOROVOD_STALL_SHUTDOWN_TIME_SECONDS, or the config file, else the default.")
-                  ->capture_default_str();
+  check_ =
+      app->add_option("--stall-check-s", values_.check_s,
+                      "Warn (one line on stderr, naming the ranks holding the job up and the first "
+                      "tensors they hold) when no rank has progressed for this many seconds; 0 = "
+                      "off. Without the flag: HOROVOD_STALL_CHECK_TIME_SECONDS / "
+                      "HOROVOD_STALL_CHECK_DISABLE=1, or the config file's stall_check section, "
+                      "else the default.")
+          ->capture_default_str();
+  shutdown_ =
+      app->add_option("--stall-shutdown-s", values_.shutdown_s,
+                      "End the whole job when a stall lasts this many seconds (>= "
+                      "--stall-check-s): the completed steps are kept, the run marked incomplete "
+                      "with the reason, exit status 3; 0 = never. Without the flag: "
+                      "HOROVOD_STALL_SHUTDOWN_TIME_SECONDS, or the config file, else the default.")
+          ->capture_default_str();
 }
 
 Status StallFlags::Resolve(const ConfigFile* config, StallSettings* out) const {

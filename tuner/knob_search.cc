@@ -88,14 +88,12 @@ Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::str
   for (const std::string& name : constants) {
     // A knob of the other backend or framework: stays in base.
     if (space.IndexOf(name) < 0) continue;
-    AUTOTUNE_RETURN_IF_ERROR(
-        FixKnobAt(&space, name, base).WithPrefix("constant " + name));
+    AUTOTUNE_RETURN_IF_ERROR(FixKnobAt(&space, name, base).WithPrefix("constant " + name));
   }
   for (int i = 0; i < space.num_dimensions(); ++i) {
     if (space.is_constant(i) || !Fixed(free, scope, space.dimension(i))) continue;
     const std::string name = space.dimension(i).name;
-    AUTOTUNE_RETURN_IF_ERROR(
-        FixKnobAt(&space, name, base).WithPrefix("constant " + name));
+    AUTOTUNE_RETURN_IF_ERROR(FixKnobAt(&space, name, base).WithPrefix("constant " + name));
   }
   *out = std::move(space);
   return Status::Ok();

@@ -20,8 +20,8 @@
 #include "bench/common/result.h"
 #include "simulator/grid.h"
 #include "simulator/simulation.h"
-#include "tests/support/synthetic.h"
 #include "store/store.h"
+#include "tests/support/synthetic.h"
 
 namespace autotune::sim {
 namespace {

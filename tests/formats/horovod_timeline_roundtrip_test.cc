@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/timeline_roundtrip.h"
 #include "formats/horovod_timeline.h"
+#include "tests/support/timeline_roundtrip.h"
 
 namespace autotune {
 namespace {

@@ -18,8 +18,8 @@ std::string Tensor(const std::string& name) {
 }
 
 std::string WorkloadOf(const std::string& tensors) {
-  return R"({"name":"m","forward_ms":1,"backward_ms":1,"optimizer_ms":1,"tensors":[)" +
-         tensors + "]}";
+  return R"({"name":"m","forward_ms":1,"backward_ms":1,"optimizer_ms":1,"tensors":[)" + tensors +
+         "]}";
 }
 
 // n tensors named t0, t1, ...
@@ -55,8 +55,8 @@ TEST(InputLimits, TheLargestWorkloadAllowedWorks) {
 TEST(InputLimits, ALongNameIsRefusedWithoutBeingPrinted) {
   Workload w;
   const std::string long_name(10 * 1024, 'x');
-  const Status s = ParseWorkloadJson(WorkloadOf(Tensor("a") + "," + Tensor(long_name)),
-                                     "long.json", &w);
+  const Status s =
+      ParseWorkloadJson(WorkloadOf(Tensor("a") + "," + Tensor(long_name)), "long.json", &w);
   ExpectOneLine(s, "long.json: tensors[1]: \"name\": is 10240 bytes, more than 4096");
   EXPECT_EQ(s.message().find("xxxx"), std::string::npos);
   const std::string at_limit(kMaxTensorNameBytes, 'y');
@@ -95,12 +95,12 @@ TEST(InputLimits, TimesOutOfRangeNameTheFileAndField) {
 
 TEST(InputLimits, AListWhereAScalarBelongs) {
   Workload w;
-  ExpectOneLine(ParseWorkloadJson(WorkloadOf(R"({"name":["a"],"shape":[1],"ready_ms":0})"),
-                                  "l.json", &w),
-                "l.json: tensors[0]: \"name\" must be a string");
-  ExpectOneLine(ParseWorkloadJson(WorkloadOf(R"({"name":"a","shape":[1],"ready_ms":[0]})"),
-                                  "l.json", &w),
-                "l.json: tensors[0] (\"a\"): \"ready_ms\" must be a number");
+  ExpectOneLine(
+      ParseWorkloadJson(WorkloadOf(R"({"name":["a"],"shape":[1],"ready_ms":0})"), "l.json", &w),
+      "l.json: tensors[0]: \"name\" must be a string");
+  ExpectOneLine(
+      ParseWorkloadJson(WorkloadOf(R"({"name":"a","shape":[1],"ready_ms":[0]})"), "l.json", &w),
+      "l.json: tensors[0] (\"a\"): \"ready_ms\" must be a number");
   ConfigFile c;
   ExpectOneLine(ParseConfigYaml("params:\n  cycle_time_ms: [1, 2]\n", "l.yaml", &c),
                 "l.yaml: params.cycle_time_ms: expected a single value");
@@ -121,9 +121,9 @@ TEST(InputLimits, ABooleanGivenAsTwo) {
 TEST(InputLimits, NonFiniteNumbersInTheConfig) {
   ConfigFile c;
   for (const char* value : {".nan", ".inf", "-.inf", "1e400"}) {
-    ExpectOneLine(ParseConfigYaml(std::string("params:\n  cycle_time_ms: ") + value + "\n",
-                                  "n.yaml", &c),
-                  "n.yaml: params.cycle_time_ms: ");
+    ExpectOneLine(
+        ParseConfigYaml(std::string("params:\n  cycle_time_ms: ") + value + "\n", "n.yaml", &c),
+        "n.yaml: params.cycle_time_ms: ");
     ExpectOneLine(
         ParseConfigYaml(std::string("autotune:\n  gaussian_process_noise: ") + value + "\n",
                         "n.yaml", &c),
@@ -161,13 +161,13 @@ ImportOptions Import(const std::string& source) {
 
 TEST(InputLimits, TimelineRankTicksTakeMemoryInProportionToTheFile) {
   Trace trace;
-  ASSERT_TRUE(ParseHorovodTimeline(TimelineWithTick(3, 3), Import("ok.json"), &trace, nullptr)
-                  .ok());
+  ASSERT_TRUE(
+      ParseHorovodTimeline(TimelineWithTick(3, 3), Import("ok.json"), &trace, nullptr).ok());
   EXPECT_EQ(trace.run.topology.world_size(), 4);
   // 40 negotiations naming rank 65535 would hold 2.6 million per-rank times from 10 KB.
-  ExpectOneLine(ParseHorovodTimeline(TimelineWithTick(40, 65535), Import("tick.json"), &trace,
-                                     nullptr),
-                "tick.json: event ");
+  ExpectOneLine(
+      ParseHorovodTimeline(TimelineWithTick(40, 65535), Import("tick.json"), &trace, nullptr),
+      "tick.json: event ");
 }
 
 TEST(InputLimits, TimelineTopologyAndNamesHaveLimits) {
@@ -186,14 +186,14 @@ TEST(InputLimits, TimelineTopologyAndNamesHaveLimits) {
 TEST(InputLimits, TimelineNumbersOutOfRange) {
   Trace trace;
   std::string text = TimelineWithTick(3, 1);
-  ExpectOneLine(ParseHorovodTimeline(std::string(text).replace(text.find("\"pid\":1}"), 8,
-                                                               "\"pid\":1e300}"),
-                                     Import("pid.json"), &trace, nullptr),
-                "pid.json: event 1: \"pid\" is not an integer");
-  ExpectOneLine(ParseHorovodTimeline(std::string(text).replace(text.find("\"ts\":0"), 6,
-                                                               "\"ts\":1e400"),
-                                     Import("ts.json"), &trace, nullptr),
-                "ts.json: event 1: malformed JSON");
+  ExpectOneLine(
+      ParseHorovodTimeline(std::string(text).replace(text.find("\"pid\":1}"), 8, "\"pid\":1e300}"),
+                           Import("pid.json"), &trace, nullptr),
+      "pid.json: event 1: \"pid\" is not an integer");
+  ExpectOneLine(
+      ParseHorovodTimeline(std::string(text).replace(text.find("\"ts\":0"), 6, "\"ts\":1e400"),
+                           Import("ts.json"), &trace, nullptr),
+      "ts.json: event 1: malformed JSON");
 }
 
 }  // namespace

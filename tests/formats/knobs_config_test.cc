@@ -110,8 +110,8 @@ TEST(ConfigFile, WritesShortNumbers) {
 TEST(ConfigFile, BadInputNamesTheKey) {
   ConfigFile c;
   Status s = ParseConfigYaml("params:\n  fusion_treshold_mb: 4\n", "bad.yaml", &c);
-  EXPECT_NE(s.message().find("bad.yaml: params.fusion_treshold_mb: unknown key"),
-            std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("bad.yaml: params.fusion_treshold_mb: unknown key"), std::string::npos)
+      << s.message();
   s = ParseConfigYaml("params:\n  cycle_time_ms: fast\n", "bad.yaml", &c);
   EXPECT_NE(s.message().find("params.cycle_time_ms"), std::string::npos) << s.message();
   s = ParseConfigYaml("params:\n  fusion_threshold_mb: -4\n", "bad.yaml", &c);
@@ -124,15 +124,13 @@ TEST(ConfigFile, BadInputNamesTheKey) {
   EXPECT_NE(s.message().find("unknown section"), std::string::npos);
   // A key given twice is refused with its path and line, not silently resolved; the same key
   // in two different mappings is fine.
-  s = ParseConfigYaml("params:\n  fusion_threshold_mb: 4\n  fusion_threshold_mb: 8\n",
-                      "dup.yaml", &c);
+  s = ParseConfigYaml("params:\n  fusion_threshold_mb: 4\n  fusion_threshold_mb: 8\n", "dup.yaml",
+                      &c);
   EXPECT_EQ(s.message(), "dup.yaml: params.fusion_threshold_mb: given twice (line 3)");
-  s = ParseConfigYaml("params:\n  cycle_time_ms: 2\nparams:\n  cycle_time_ms: 3\n",
-                      "dup.yaml", &c);
+  s = ParseConfigYaml("params:\n  cycle_time_ms: 2\nparams:\n  cycle_time_ms: 3\n", "dup.yaml", &c);
   EXPECT_EQ(s.message(), "dup.yaml: params: given twice (line 3)");
-  s = ParseConfigYaml(
-      "autotune_extra:\n  nccl: {algo: ring}\n  mpi: {allreduce_algorithm: 2}\n",
-      "ok.yaml", &c);
+  s = ParseConfigYaml("autotune_extra:\n  nccl: {algo: ring}\n  mpi: {allreduce_algorithm: 2}\n",
+                      "ok.yaml", &c);
   EXPECT_TRUE(s.ok()) << s.message();
   // A boolean given as 2 and a list where a scalar belongs: one line naming the key.
   s = ParseConfigYaml("params:\n  hierarchical_allreduce: 2\n", "b.yaml", &c);
@@ -161,10 +159,13 @@ TEST(ConfigFile, LongProvenanceKeysReadBack) {
 // the JSON writer; they become U+FFFD.
 TEST(ConfigFile, ProvenanceBytesThatAreNotUtf8) {
   ConfigFile c;
-  const Status s =
-      ParseConfigYaml("autotune_extra:\n  provenance:\n    db: a\xFF" "b\n", "u.yaml", &c);
+  const Status s = ParseConfigYaml(
+      "autotune_extra:\n  provenance:\n    db: a\xFF"
+      "b\n",
+      "u.yaml", &c);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(nlohmann::json::parse(c.provenance_json)["db"], std::string("a\xEF\xBF\xBD" "b"));
+  EXPECT_EQ(nlohmann::json::parse(c.provenance_json)["db"], std::string("a\xEF\xBF\xBD"
+                                                                        "b"));
 }
 
 // A key or value holding a newline is named with the newline escaped: one error line.

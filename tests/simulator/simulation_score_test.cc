@@ -9,8 +9,8 @@
 #include <string>
 
 #include "simulator/simulation.h"
-#include "tests/support/sim_fixtures.h"
 #include "store/store.h"
+#include "tests/support/sim_fixtures.h"
 
 namespace autotune::sim {
 namespace {

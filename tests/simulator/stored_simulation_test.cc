@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
-#include "tests/support/synthetic.h"
-#include "tests/support/sim_fixtures.h"
 #include "store/store.h"
+#include "tests/support/sim_fixtures.h"
+#include "tests/support/synthetic.h"
 
 namespace autotune::sim {
 namespace {

@@ -160,8 +160,8 @@ TEST_F(StoreTest, UnknownRunIsNotFound) {
 TEST_F(StoreTest, ForeignSqliteDatabaseIsRefusedUntouched) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-  sqlite3_exec(db, "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('ada');",
-               nullptr, nullptr, nullptr);
+  sqlite3_exec(db, "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('ada');", nullptr,
+               nullptr, nullptr);
   sqlite3_close(db);
   std::string before = FileBytes();
   std::unique_ptr<Store> store;
@@ -189,8 +189,8 @@ TEST_F(StoreTest, NewerSchemaIsRefused) {
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-  sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr,
-               nullptr, nullptr);
+  sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr,
+               nullptr);
   sqlite3_close(db);
   std::unique_ptr<Store> store;
   Status s = Store::Open(path_, Store::Mode::kReadWrite, &store);
@@ -267,7 +267,8 @@ TEST_F(StoreTest, RunKindAndBackendAreStoredAsTheirNames) {
   };
   EXPECT_EQ(text("SELECT kind || ' ' || backend FROM runs"), "simulated nccl");
   EXPECT_EQ(text("SELECT group_concat(backend, ' ') FROM (SELECT backend FROM calibrations "
-                 "ORDER BY id)"), "mpi nccl");
+                 "ORDER BY id)"),
+            "mpi nccl");
   sqlite3_exec(db, "UPDATE runs SET backend = 'gloo'", nullptr, nullptr, nullptr);
   sqlite3_close(db);
 

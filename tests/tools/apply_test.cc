@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "tests/support/cli.h"
 #include "formats/nccl_tuner_csv.h"
+#include "tests/support/cli.h"
 
 namespace autotune::testing {
 namespace {

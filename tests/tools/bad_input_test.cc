@@ -1,8 +1,8 @@
 // Bad input: one clear line on stderr, a non-zero exit, and the database unchanged.
 #include <gtest/gtest.h>
 
-#include "tests/support/cli.h"
 #include "store/store.h"
+#include "tests/support/cli.h"
 
 namespace autotune::testing {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/support/cli.h"
 #include "store/store.h"
+#include "tests/support/cli.h"
 
 namespace autotune::testing {
 namespace {

@@ -138,16 +138,15 @@ TEST_F(DdpApplyTest, PrintEnvShowsTheDdpVariablesAndNoHorovods) {
 }
 
 TEST_F(DdpApplyTest, AMalformedVariableStopsTheJobWithOneLine) {
-  const CommandResult r = RunCommand(
-      {"env", "AUTOTUNE_DDP_BUCKET_CAP_MB=lots",
-       "PYTHONPATH=" AUTOTUNE_SOURCE_DIR "/python",
-       kPython, "-c",
-       "import torch, torch.distributed as d; "
-       "d.init_process_group('gloo', init_method='tcp://127.0.0.1:" +
-           std::to_string(40000 + getpid() % 20000) +
-           "', rank=0, world_size=1); "
-           "torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))"},
-      dir_);
+  const CommandResult r =
+      RunCommand({"env", "AUTOTUNE_DDP_BUCKET_CAP_MB=lots",
+                  "PYTHONPATH=" AUTOTUNE_SOURCE_DIR "/python", kPython, "-c",
+                  "import torch, torch.distributed as d; "
+                  "d.init_process_group('gloo', init_method='tcp://127.0.0.1:" +
+                      std::to_string(40000 + getpid() % 20000) +
+                      "', rank=0, world_size=1); "
+                      "torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))"},
+                 dir_);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("autotune: AUTOTUNE_DDP_BUCKET_CAP_MB='lots' is not a positive number"),
             std::string::npos)

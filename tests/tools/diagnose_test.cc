@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/store.h"
 #include "tests/support/cli.h"
 #include "tests/support/sim_fixtures.h"
-#include "store/store.h"
 
 namespace autotune::testing {
 namespace {

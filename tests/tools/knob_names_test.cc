@@ -41,8 +41,9 @@ std::vector<Literal> StringLiterals(const std::string& source) {
       const size_t end = source.find("*/", i + 2);
       advance(end == std::string::npos ? source.size() : end + 2);
     } else if (c == 'R' && source.compare(i + 1, 1, "\"") == 0 &&
-               (i == 0 || !(std::isalnum(static_cast<unsigned char>(source[i - 1])) ||
-                            source[i - 1] == '_') ||
+               (i == 0 ||
+                !(std::isalnum(static_cast<unsigned char>(source[i - 1])) ||
+                  source[i - 1] == '_') ||
                 source[i - 1] == '8' || source[i - 1] == 'u' || source[i - 1] == 'U' ||
                 source[i - 1] == 'L')) {
       const size_t open = source.find('(', i + 2);
@@ -157,8 +158,8 @@ TEST(KnobNames, NoSourceOutsideTheKnobTableSpellsAKnobName) {
   EXPECT_GT(scanned, 100) << "the source tree at " << root;
   std::string listing;
   for (const std::string& f : findings) listing += f + "\n";
-  EXPECT_TRUE(findings.empty()) << findings.size()
-                                << " knob names outside the knob table:\n" << listing;
+  EXPECT_TRUE(findings.empty()) << findings.size() << " knob names outside the knob table:\n"
+                                << listing;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // CLI flag, YAML, JSON, the environment, the tuning log's CSV, the tuner's search space and
 // the in-run broadcast. The expected spellings are written out here, independently of the
 // table, one row per knob: a knob added to the table without a row here fails the test.
+#include "traces/knob_table.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -12,11 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "formats/config_file.h"
 #include "tests/support/cli.h"
 #include "tools/knob_flags.h"
 #include "tools/search/sample_log.h"
-#include "formats/config_file.h"
-#include "traces/knob_table.h"
 #include "tuner/knob_search.h"
 #include "tuner/knob_space.h"
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/cli.h"
 #include "formats/config_file.h"
 #include "store/store.h"
+#include "tests/support/cli.h"
 
 namespace {
 

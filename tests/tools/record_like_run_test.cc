@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/cli.h"
 #include "store/store.h"
+#include "tests/support/cli.h"
 
 namespace {
 

@@ -1,13 +1,12 @@
 // The report's page writer and its printed statistics (tools/report/page.h,
 // tools/report/stats.h), on values worked out by hand.
-#include "tools/report/page.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tools/report/page.h"
 #include "tools/report/scripts.h"
 #include "tools/report/stats.h"
 

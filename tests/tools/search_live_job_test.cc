@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "formats/config_file.h"
+#include "store/store.h"
 #include "tests/support/cli.h"
 #include "tests/support/sim_fixtures.h"
 #include "tests/support/synthetic.h"
-#include "formats/config_file.h"
-#include "store/store.h"
 
 namespace autotune::testing {
 namespace {

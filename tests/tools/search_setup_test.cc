@@ -91,8 +91,8 @@ TEST(SearchSetupTest, TheTargetComesFromTheRunUnlessGiven) {
   SearchSetup setup;
   ASSERT_TRUE(SetUpSearch(run, SearchRequest(), &setup).ok());
   EXPECT_EQ(setup.scope.target, tuner::Target::kCpu);
-  EXPECT_EQ(FreeNames(setup.space), (Names{"fusion_threshold_mb", "cycle_time_ms",
-                                           "cache_capacity"}));
+  EXPECT_EQ(FreeNames(setup.space),
+            (Names{"fusion_threshold_mb", "cycle_time_ms", "cache_capacity"}));
   // --target executor.
   SearchRequest request;
   request.target = tuner::Target::kExecutor;

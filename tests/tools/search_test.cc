@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/cli.h"
-#include "tests/support/synthetic.h"
 #include "formats/config_file.h"
 #include "store/store.h"
+#include "tests/support/cli.h"
+#include "tests/support/synthetic.h"
 
 namespace autotune::testing {
 namespace {

@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/store.h"
 #include "tests/support/cli.h"
 #include "tests/support/sim_fixtures.h"
 #include "tests/support/synthetic.h"
-#include "store/store.h"
 
 namespace autotune::testing {
 namespace {

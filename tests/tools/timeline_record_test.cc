@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/cli.h"
-#include "tests/support/timeline_roundtrip.h"
 #include "formats/horovod_timeline.h"
 #include "store/store.h"
+#include "tests/support/cli.h"
+#include "tests/support/timeline_roundtrip.h"
 
 namespace {
 

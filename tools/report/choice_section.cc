@@ -1,5 +1,5 @@
-// ChoiceView (tools/report/search_section.h): the chosen setting against the default, decided by the
-// search's own code (tuner::KnobSearch) over the stored measured samples.
+// ChoiceView (tools/report/search_section.h): the chosen setting against the default, decided by
+// the search's own code (tuner::KnobSearch) over the stored measured samples.
 #include <cmath>
 #include <cstdio>
 #include <string>

@@ -1,5 +1,6 @@
 // The page of `autotune report`, built from a database: the runs table, the runs shown in
-// detail, every search (tools/report/search_section.h) and one comparison (tools/report/runs_section.h).
+// detail, every search (tools/report/search_section.h) and one comparison
+// (tools/report/runs_section.h).
 #pragma once
 
 #include <cstdint>
@@ -8,9 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "store/store.h"
 #include "tools/report/page.h"
 #include "traces/status.h"
-#include "store/store.h"
 
 namespace autotune::cli {
 

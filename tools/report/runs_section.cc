@@ -195,11 +195,11 @@ ReportSection RunsSection(const std::vector<RunInfo>& runs) {
     const std::string complete = r.complete ? "yes"
                                             : "no (" + std::to_string(r.steps_recorded) + "/" +
                                                   std::to_string(r.steps_planned) + ")";
-    section.table.rows.push_back({r.id, r.created_at, RunKindName(r.kind), r.workload.name, r.scale,
-                                  r.topology.key(), BackendName(r.backend), KnobsShort(r.knobs, r.framework),
-                                  std::round(r.score_bytes_per_s / 1e6) / 1e3,
-                                  std::round(r.step_ms_median * 1e3) / 1e3,
-                                  std::round(r.step_ms_p95 * 1e3) / 1e3, complete});
+    section.table.rows.push_back(
+        {r.id, r.created_at, RunKindName(r.kind), r.workload.name, r.scale, r.topology.key(),
+         BackendName(r.backend), KnobsShort(r.knobs, r.framework),
+         std::round(r.score_bytes_per_s / 1e6) / 1e3, std::round(r.step_ms_median * 1e3) / 1e3,
+         std::round(r.step_ms_p95 * 1e3) / 1e3, complete});
   }
   if (runs.empty()) section.notes.push_back("(no runs)");
   return section;

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "store/store.h"
 #include "tools/report/page.h"
 #include "traces/status.h"
-#include "store/store.h"
 #include "traces/trace.h"
 
 namespace autotune::cli {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "store/store.h"
 #include "tools/report/page.h"
 #include "traces/status.h"
-#include "store/store.h"
 
 namespace autotune::cli {
 

@@ -9,10 +9,10 @@
 #include <iostream>
 #include <memory>
 
+#include "store/store.h"
 #include "tools/command.h"
 #include "tools/launch.h"
 #include "tools/search/live_job.h"
-#include "store/store.h"
 #include "traces/workload.h"
 
 namespace autotune::cli {

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <vector>
-#include <iostream>
 
 #include "tools/command.h"
 #include "tools/launch.h"
@@ -25,17 +25,25 @@ namespace {
 std::string JobUnderProposal(const SearchFlags& flags, const std::string& proposal,
                              const std::string& self, const std::string& trace_env) {
   return trace_env + " " +
-         JoinCommandLine({self, "apply", "--config-file", proposal, "--", "sh", "-c",
-                          flags.launcher}) +
+         JoinCommandLine(
+             {self, "apply", "--config-file", proposal, "--", "sh", "-c", flags.launcher}) +
          " >&2";
 }
 
 // The import's flags shared by both frameworks: base's workload and topology, the warm-up
 // left out and the steps kept.
 std::vector<std::string> ImportFlags(const SearchFlags& flags, const RunInfo& base) {
-  return {"--db", flags.db, "--nodes", std::to_string(base.topology.nodes), "--ranks-per-node",
-          std::to_string(base.topology.ranks_per_node), "--workload", base.workload.name,
-          "--warmup-steps", std::to_string(flags.tuning.warmup_samples), "--max-steps",
+  return {"--db",
+          flags.db,
+          "--nodes",
+          std::to_string(base.topology.nodes),
+          "--ranks-per-node",
+          std::to_string(base.topology.ranks_per_node),
+          "--workload",
+          base.workload.name,
+          "--warmup-steps",
+          std::to_string(flags.tuning.warmup_samples),
+          "--max-steps",
           std::to_string(flags.tuning.steps_per_sample)};
 }
 
@@ -69,8 +77,8 @@ int MeasureOnRealJob(const SearchFlags& flags, const RunInfo& base, const std::s
   if (int code = RunLiveStep("running the job under " + proposal, job, flags.db); code != 0) {
     return code;
   }
-  std::vector<std::string> import = {self, "import", "--horovod-timeline", timeline,
-                                     "--config-file", proposal};
+  std::vector<std::string> import = {self,     "import",        "--horovod-timeline",
+                                     timeline, "--config-file", proposal};
   for (std::string& flag : ImportFlags(flags, base)) import.push_back(std::move(flag));
   return RunLiveStep("importing its timeline", JoinCommandLine(import) + " >&2", flags.db);
 }

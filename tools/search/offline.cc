@@ -65,12 +65,11 @@ Status SimulatePrior(const SearchFlags& flags, const Inputs& in, tuner::KnobSear
       flags.sim_budget,
       [&](int picked) {
         StatusOr<tuner::Incumbent> best = search->Best(Fidelity::kSimulated);
-        progress.Update("search: simulated " + std::to_string(picked) + "/" +
-                            std::to_string(flags.sim_budget) + " settings, " +
-                            std::to_string(in.stored.measured.size()) +
-                            " measured, best predicted " +
-                            (best.ok() ? Gbps(best->prediction.mean) : "?"),
-                        picked == flags.sim_budget);
+        progress.Update(
+            "search: simulated " + std::to_string(picked) + "/" + std::to_string(flags.sim_budget) +
+                " settings, " + std::to_string(in.stored.measured.size()) +
+                " measured, best predicted " + (best.ok() ? Gbps(best->prediction.mean) : "?"),
+            picked == flags.sim_budget);
       });
 }
 

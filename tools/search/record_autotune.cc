@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "simulator/stored_simulation.h"
 #include "formats/config_file.h"
+#include "simulator/stored_simulation.h"
 #include "store/store.h"
 
 namespace autotune::cli {
@@ -50,9 +50,8 @@ void OnlineTuner::MapTimeFlags(const executor::TuningSample& probe,
   const double step_s = probe.steps > 0 ? probe.seconds / probe.steps : 0.0;
   int steps_per_sample = flags_.tuning.steps_per_sample;
   if (flags_.tuning.sampling_confidence_time_s > 0 && step_s > 0) {
-    steps_per_sample =
-        std::max(1, static_cast<int>(
-                        std::ceil(flags_.tuning.sampling_confidence_time_s / step_s - 1e-9)));
+    steps_per_sample = std::max(
+        1, static_cast<int>(std::ceil(flags_.tuning.sampling_confidence_time_s / step_s - 1e-9)));
   }
   int warmup = std::max(0, flags_.tuning.warmup_samples - 1);
   if (flags_.tuning.warmup_time_s >= 0 && step_s > 0) {
@@ -99,7 +98,8 @@ void OnlineTuner::AddSimulatorPrior(int64_t run_id) {
                "record --autotune: simulator prior: %d settings simulated on this run's %zu "
                "steps (calibration %lld); predicted best %s at %.4g GB/s\n",
                search_.simulated(), simulation.trace().steps().size(),
-               static_cast<long long>(loaded.calibration.id), KnobsShort(best_knobs, framework_).c_str(),
+               static_cast<long long>(loaded.calibration.id),
+               KnobsShort(best_knobs, framework_).c_str(),
                best.ok() ? best->prediction.mean / 1e9 : 0.0);
 }
 
@@ -157,8 +157,8 @@ Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) 
   std::fprintf(json ? stderr : stdout,
                "autotune: best of %d samples: %s, measured %.4g GB/s (starting setting %.4g "
                "GB/s)%s\n",
-               observed(), KnobsShort(config.knobs, framework_).c_str(), measured / 1e9, default_score_ / 1e9,
-               target.c_str());
+               observed(), KnobsShort(config.knobs, framework_).c_str(), measured / 1e9,
+               default_score_ / 1e9, target.c_str());
   std::fflush(json ? stderr : stdout);
   if (flags_.out.empty()) return Status::Ok();
   nlohmann::json provenance = {{"db", db},

@@ -78,7 +78,7 @@ class OnlineTuner {
 
   OnlineTuningFlags flags_;
   Framework framework_ = Framework::kHorovod;  // whose knobs are tuned and written
-  SampleLog log_;  // before search_, which writes to it
+  SampleLog log_;                              // before search_, which writes to it
   tuner::KnobSearch search_;
   int warmup_samples_ = 0;      // samples discarded before the first observed one
   double default_score_ = 0.0;  // the first observed sample: the run's starting setting

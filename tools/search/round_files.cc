@@ -106,9 +106,9 @@ std::string VerdictLine(const RoundReport& report) {
   char interval[160];
   std::snprintf(interval, sizeof(interval), "speedup %.3f, %g%% interval [%.3f, %.3f]",
                 d.speedup.speedup, d.speedup.confidence * 100, d.speedup.low, d.speedup.high);
-  return "best: " + KnobsShort(report.best_knobs, report.scope.framework) + " beats the default: steps " +
-         Percent(1.0 - 1.0 / d.speedup.speedup) + " shorter (" + interval + "; noise " + noise +
-         ")";
+  return "best: " + KnobsShort(report.best_knobs, report.scope.framework) +
+         " beats the default: steps " + Percent(1.0 - 1.0 / d.speedup.speedup) + " shorter (" +
+         interval + "; noise " + noise + ")";
 }
 
 std::string GroupsNote(const RoundReport& report, const Knobs& knobs) {
@@ -120,9 +120,8 @@ std::string GroupsNote(const RoundReport& report, const Knobs& knobs) {
     const std::string value = KnobText(spec, knobs);
     if (value == KnobText(spec, Knobs())) {
       note += std::string("# ") + spec.name + ": " + value +
-              " (the default): the training script must not\n# pass " +
-              spec.script_keyword + " to " + spec.script_call +
-              "; `autotune apply` cannot set it.\n";
+              " (the default): the training script must not\n# pass " + spec.script_keyword +
+              " to " + spec.script_call + "; `autotune apply` cannot set it.\n";
     } else {
       note += std::string("# ") + spec.name + ": " + value +
               " must be passed in the training script:\n# " + spec.script_call + "(..., " +

@@ -18,9 +18,9 @@ namespace autotune::cli {
 
 // One round of the search, as the presenters need it.
 struct RoundReport {
-  std::string db;   // --db
-  std::string out;  // --out: the best setting's file
-  RunInfo run;      // the run searched from
+  std::string db;           // --db
+  std::string out;          // --out: the best setting's file
+  RunInfo run;              // the run searched from
   tuner::SpaceScope scope;  // the target, and whether the on-request knobs were searched
   int measured = 0;
   int simulated = 0;

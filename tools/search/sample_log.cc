@@ -41,8 +41,9 @@ std::string HorovodLogColumnsText() {
     std::string unit = spec->summary_unit;
     for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const std::string suffix = "_" + unit;
-    const bool named_in_unit = name.size() > suffix.size() &&
-                               name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    const bool named_in_unit =
+        name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
     out += name;
     // A column whose name does not say its unit ("tensor_fusion_threshold") gets it.
     if (!unit.empty() && !named_in_unit) out += std::string(" in ") + spec->summary_unit;

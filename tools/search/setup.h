@@ -40,12 +40,12 @@ enum class SearchMode {
 // What the caller asks of a search beyond the run. The defaults are `search`'s.
 struct SearchRequest {
   SearchMode mode = SearchMode::kOffline;
-  Knobs knobs;                       // the knobs' defaults with the constants given
-  std::set<std::string> constants;   // names of the knobs given (flags, --config-file)
+  Knobs knobs;                          // the knobs' defaults with the constants given
+  std::set<std::string> constants;      // names of the knobs given (flags, --config-file)
   std::optional<tuner::Target> target;  // what the measurements run on; empty: TargetOf(run)
-  bool tune_on_request = false;      // also search the knobs searched only on request
-  bool tune_backend_knobs = false;   // kOffline: also search the backend's algorithm knobs
-  TuningFlags tuning;                // sample budget, noise, seed
+  bool tune_on_request = false;         // also search the knobs searched only on request
+  bool tune_backend_knobs = false;      // kOffline: also search the backend's algorithm knobs
+  TuningFlags tuning;                   // sample budget, noise, seed
   // kOffline: stop proposing below this fraction of the best predicted score.
   double min_expected_improvement_ratio = kDefaultMinExpectedImprovementRatio;
 };
