@@ -62,12 +62,20 @@ double RankZeroComputeEndUs(const StepTrace& step, double backward_us, double fa
   return std::max(step.backward_start_us + backward_us, latest);
 }
 
-// The parts of one step; prepared is step's PreparedStep, backward_us the workload's.
+// The parts of one step; prepared is step's PreparedStep, backward_us the workload's backward
+// compute (0 for an imported run: its backward ends with its last gradient, see Diagnose).
 StepDiagnosis DiagnoseStep(const PreparedStep& prepared, const StepTrace& step,
                            double backward_us) {
   const double step_us = prepared.measured_step_ms * 1000.0;
-  const double c = std::clamp(prepared.compute_end_us, 0.0, step_us);
-  const double e = std::clamp(step_us - prepared.tail_us, c, step_us);
+  const double last_ready_us =
+      prepared.ready_order.empty() ? 0.0 : prepared.ready_us[prepared.ready_order.back()];
+  const double compute_end_us =
+      std::max(prepared.backward_start_us + backward_us, last_ready_us);
+  double last_done_us = 0.0;
+  for (const TensorEvent& t : step.tensors) last_done_us = std::max(last_done_us, t.done_us);
+  const double c = std::clamp(compute_end_us, 0.0, step_us);
+  // The gradients' end, as PreparedTrace cuts the tail: after the compute and every result.
+  const double e = std::clamp(std::max(compute_end_us, last_done_us), c, step_us);
 
   std::vector<Interval> by_activity[kActivities];
   double last_collective_end_us = -1.0;
@@ -79,8 +87,6 @@ StepDiagnosis DiagnoseStep(const PreparedStep& prepared, const StepTrace& step,
   }
   // After rank 0's last collective, until the last result is out on every rank, the other
   // ranks are still finishing theirs.
-  double last_done_us = 0.0;
-  for (const TensorEvent& t : step.tensors) last_done_us = std::max(last_done_us, t.done_us);
   if (last_collective_end_us >= 0.0) {
     by_activity[kCollective].push_back({last_collective_end_us, last_done_us});
   }
@@ -102,6 +108,14 @@ StepDiagnosis DiagnoseStep(const PreparedStep& prepared, const StepTrace& step,
   d.cycle_wait_ms = ((e - c) - exposed[kNegotiation]) * 1e-3;
   d.total_comm_ms = whole[kNegotiation] * 1e-3;
   return d;
+}
+
+// The median of values (the mean of the two middle ones for an even count); 0 when empty.
+double MedianOf(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 // Percent of part in whole, 0 when whole is not positive.
@@ -145,10 +159,11 @@ DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, st
     return DiagnosisVerdict::kKeepDefaults;
   }
   std::snprintf(buf, sizeof buf,
-                "exposed communication is %.1f%% of the step (largest part: %s): tuning can "
-                "gain up to %.1f%%; run autotune search",
-                Percent(median.exposed_comm_ms(), median.step_ms), LargestExposedPart(median),
-                gain_pct);
+                "exposed communication is %.1f%% of the step (the median over the steps; "
+                "%.1f%% of the median step, largest part: %s): tuning can gain up to %.1f%%; "
+                "run autotune search",
+                gain_pct, Percent(median.exposed_comm_ms(), median.step_ms),
+                LargestExposedPart(median), gain_pct);
   *line = buf;
   return DiagnosisVerdict::kTune;
 }
@@ -156,10 +171,18 @@ DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, st
 Status Diagnose(const Trace& trace, Diagnosis* out) {
   PreparedTrace prepared;
   AUTOTUNE_RETURN_IF_ERROR(PreparedTrace::Prepare(trace, &prepared));
-  const double backward_us = trace.run.workload.backward_ms * 1000.0;
+  // A recorded run's backward compute lasts the workload's backward_ms whatever its gradients
+  // do. An imported run's workload is derived from the steps kept (medians over them), so
+  // that floor would move every step's cut with the warm-up; its backward ends with the
+  // slowest rank's last gradient, which each step records itself.
+  const double backward_us =
+      trace.run.kind == RunKind::kImported ? 0.0 : trace.run.workload.backward_ms * 1000.0;
   Diagnosis d;
+  std::vector<double> gains;
   for (size_t i = 0; i < trace.steps.size(); ++i) {
     d.steps.push_back(DiagnoseStep(prepared.steps()[i], trace.steps[i], backward_us));
+    const StepDiagnosis& s = d.steps.back();
+    gains.push_back(s.step_ms > 0.0 ? 1.0 - s.ideal_step_ms() / s.step_ms : 0.0);
   }
   std::vector<int> order(d.steps.size());
   std::iota(order.begin(), order.end(), 0);
@@ -167,7 +190,7 @@ Status Diagnose(const Trace& trace, Diagnosis* out) {
                    [&](int a, int b) { return d.steps[a].step_ms < d.steps[b].step_ms; });
   d.median_index = order[(order.size() - 1) / 2];
   const StepDiagnosis& m = d.median();
-  d.max_gain_fraction = m.step_ms > 0.0 ? 1.0 - m.ideal_step_ms() / m.step_ms : 0.0;
+  d.max_gain_fraction = MedianOf(gains);
   d.verdict = Judge(m, d.max_gain_fraction, &d.verdict_line);
   // On CPUs the communication hidden behind compute runs on the same cores and slows it (seen
   // on real Horovod: bench/horovod), which a bound from the exposed part alone cannot see.

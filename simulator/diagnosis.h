@@ -6,9 +6,9 @@
 //   step = compute + negotiation + cycle wait + copies + collectives
 //
 // with, in microseconds from the step start (PreparedStep, simulator/prepared_trace.h):
-// - the exposed window [C, E]: C = min(compute_end_us, step) is when the slowest rank's
-//   last gradient was ready (or backward compute ended, if later); E = step - tail_us is
-//   when the last tensor's result was copied out on any rank (never before C);
+// - the exposed window [C, E]: C (at most the step) is when the slowest rank's last
+//   gradient was ready (or, for a recorded run, backward compute ended, if later: below);
+//   E = max(C, the last tensor's result copied out on any rank), at most the step;
 // - compute = C + tail_us: the time until the last gradient was ready on the slowest rank,
 //   plus the measured tail after the gradients (optimizer, step-end barrier). No knob
 //   changes it. Of it, rank skew = C - (rank 0's own compute end, the same max over rank
@@ -29,9 +29,16 @@
 //
 // A run's diagnosis reports the parts of its median step (the step whose measured time is
 // the median; the lower middle one for an even count), so they add up to a step that
-// really happened. The most any setting could gain is that step's 1 - ideal / measured,
-// where the ideal step is the replay with zero negotiation, zero copies and zero collective
-// time (each step ends at compute end + tail): exposed / step.
+// really happened. The most any setting could gain is the median over the steps of each
+// step's 1 - ideal / measured (exposed / step), where the ideal step is the replay with zero
+// negotiation, zero copies and zero collective time (each step ends at compute end + tail):
+// a median of the steps' own shares, so that neither one odd step nor which step happens
+// to sit in the middle decides it.
+//
+// The compute end C of a recorded run is the later of the backward's end (backward start +
+// the workload's backward_ms) and the slowest rank's last gradient. An imported run's
+// workload is derived from the steps kept (medians over them), so its backward_ms would move
+// every step's cut with --warmup-steps; there C is the step's own last gradient.
 #pragma once
 
 #include <string>

@@ -82,9 +82,9 @@ void PrintTable(const RunInfo& run, const sim::Diagnosis& d) {
   std::printf("communication: %.3f ms in all, %.3f ms hidden behind compute, %.3f ms exposed\n",
               m.total_comm_ms, m.hidden_comm_ms(), m.exposed_comm_ms());
   std::printf(
-      "most any setting could gain: %.1f%% (the step without communication overhead: "
-      "%.3f ms)\n",
-      100.0 * d.max_gain_fraction, m.ideal_step_ms());
+      "most any setting could gain: %.1f%% (the median over the %zu steps of each step's "
+      "exposed share; the median step without communication overhead: %.3f ms)\n",
+      100.0 * d.max_gain_fraction, d.steps.size(), m.ideal_step_ms());
   std::printf("verdict: %s\n", d.verdict_line.c_str());
 }
 

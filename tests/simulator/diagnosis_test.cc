@@ -177,10 +177,52 @@ TEST(DiagnosisTest, ReportsTheMedianStep) {
   // Sorted: 145 (step 0), 150 (2), 160 (3), 200 (1); the lower middle is step 2.
   EXPECT_EQ(d.median().step, 2);
   EXPECT_NEAR(d.median().compute_ms, 112.0, 1e-9);  // the longer tail is compute
-  EXPECT_NEAR(d.max_gain_fraction, 38.0 / 150.0, 1e-12);
+  // The bound is the median of the steps' own gains (38 ms exposed in each): of 38/145,
+  // 38/150, 38/160 and 38/200 the mean of the middle two.
+  EXPECT_NEAR(d.max_gain_fraction, (38.0 / 150.0 + 38.0 / 160.0) / 2.0, 1e-12);
   trace.steps.pop_back();
   ASSERT_TRUE(Diagnose(trace, &d).ok());
   EXPECT_EQ(d.median().step, 2);  // 145, 150, 200: the middle one
+  EXPECT_NEAR(d.max_gain_fraction, 38.0 / 150.0, 1e-12);
+}
+
+TEST(DiagnosisTest, TheBoundIsTheMedianOfTheStepsGainsNotTheMedianStepsGain) {
+  // A: the hand-made step, 38 of 145 ms exposed (26.2%). B: its tail 50 ms longer, 38 of 195
+  // (19.5%). C: its collective reduces 50 ms longer, 88 of 195 exposed (45.1%). The median
+  // step by time is B (A 145, B 195, C 195), but the median of the gains is A's 38/145.
+  Trace trace = HandMadeTrace();
+  trace.steps.push_back(trace.steps[0]);
+  trace.steps.back().step = 1;
+  trace.steps.back().step_ms = 195.0;
+  trace.steps.push_back(trace.steps[0]);
+  StepTrace& c = trace.steps.back();
+  c.step = 2;
+  c.step_ms = 195.0;
+  c.collectives[1] = Collective(1, 1, 1, 108, 2, 76, 2);
+  c.tensors[2].done_us = c.tensors[3].done_us = 188 * kMs;
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  EXPECT_EQ(d.median().step, 1);
+  EXPECT_NEAR(d.steps[2].exposed_comm_ms(), 88.0, 1e-9);
+  EXPECT_NEAR(d.max_gain_fraction, 38.0 / 145.0, 1e-12);
+}
+
+TEST(DiagnosisTest, AnImportedRunsBackwardEndsWithItsLastGradient) {
+  // The workload says backward runs 120 ms (10..130), past the last gradient at 100 ms. A
+  // recorded run computes until 130: exposed is only the collective's end 130..136 and the
+  // copy-out 136..138. An imported run's workload is a median of the steps kept, so its
+  // backward ends with the step's own last gradient: the parts of the hand-made step.
+  Trace trace = HandMadeTrace();
+  trace.run.workload.backward_ms = 120.0;
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  EXPECT_NEAR(d.median().compute_ms, 130.0 + 7.0, 1e-9);
+  EXPECT_NEAR(d.median().exposed_comm_ms(), 8.0, 1e-9);
+  trace.run.kind = RunKind::kImported;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  EXPECT_NEAR(d.median().compute_ms, 107.0, 1e-9);
+  EXPECT_NEAR(d.median().exposed_comm_ms(), 38.0, 1e-9);
+  EXPECT_NEAR(d.median().rank_skew_ms, 4.0, 1e-9);
 }
 
 TEST(DiagnosisTest, VerdictThresholdIsTheNoiseFraction) {
