@@ -29,8 +29,9 @@ using Environment = std::vector<std::pair<std::string, std::string>>;
 // The variables for a config, in knob-table order: every variable that has a value of the
 // knobs of the config's framework and the backend knobs
 // (Horovod's knobs always do, so the run gets exactly the validated setting; a backend knob
-// at its library default has none), then horovodrun's own autotune section.
-Environment EnvironmentFor(const ConfigFile& config) {
+// at its library default has none), then horovodrun's own autotune section. Fails when a DDP
+// config's Python side cannot be found (PythonPathWithSite).
+Status EnvironmentFor(const ConfigFile& config, Environment* out) {
   Environment env;
   for (const KnobSpec& spec : KnobTable()) {
     if (spec.environment == nullptr || !KnobInFramework(spec, config.framework)) continue;
@@ -39,7 +40,11 @@ Environment EnvironmentFor(const ConfigFile& config) {
     }
   }
   // A DDP job reads its variables through autotune's sitecustomize, first on PYTHONPATH.
-  if (config.framework == Framework::kDdp) env.emplace_back("PYTHONPATH", PythonPathWithSite());
+  if (config.framework == Framework::kDdp) {
+    StatusOr<std::string> python_path = PythonPathWithSite();
+    if (!python_path.ok()) return python_path.status().WithPrefix("apply");
+    env.emplace_back("PYTHONPATH", *python_path);
+  }
   const TunerSettings& t = config.autotune;
   // horovodrun's own autotune section, passed on as horovodrun would.
   if (config.framework == Framework::kHorovod && t.enabled) {
@@ -53,7 +58,8 @@ Environment EnvironmentFor(const ConfigFile& config) {
     std::snprintf(noise, sizeof(noise), "%g", t.gaussian_process_noise);
     env.emplace_back("HOROVOD_AUTOTUNE_GAUSSIAN_PROCESS_NOISE", noise);
   }
-  return env;
+  *out = std::move(env);
+  return Status::Ok();
 }
 
 // The knob's value as a Python literal, as a training script passes it ("True", "25").
@@ -184,7 +190,9 @@ void AddApplyCommand(CLI::App& root, Action* action) {
       ConfigFile config;
       Status status = LoadConfigFile(opts->config_file, &config);
       if (!status.ok()) return Fail(status);
-      Environment env = EnvironmentFor(config);
+      Environment env;
+      status = EnvironmentFor(config, &env);
+      if (!status.ok()) return Fail(status);
       if (!opts->tuner_csv.empty()) {
         status = WriteTunerCsv(config, opts->tuner_csv, &env);
         if (!status.ok()) return Fail(status);

@@ -39,10 +39,12 @@ std::string LastLine(const std::string& text) {
 // Runs the helper under TorchPython() and parses what it prints as a workload.
 int RunFromTorch(const FromTorch& f) {
   const std::string python = TorchPython();
+  const StatusOr<std::string> python_path = PythonPathWithSite();
+  if (!python_path.ok()) return Fail(python_path.status().WithPrefix("workloads --from-torch"));
   const std::filesystem::path err =
       std::filesystem::temp_directory_path() / ("autotune-from-torch-" + std::to_string(getpid()));
   const std::string command =
-      "PYTHONPATH=" + ShellQuote(PythonPathWithSite()) + " " +
+      "PYTHONPATH=" + ShellQuote(*python_path) + " " +
       JoinCommandLine({python, "-m", "autotune_torch.workload", "--model", f.model, "--batch",
                        std::to_string(f.batch), "--input", f.input, "--steps",
                        std::to_string(f.steps)}) +

@@ -8,12 +8,15 @@
 
 namespace autotune::cli {
 
-std::string TorchSiteDir() {
+StatusOr<std::string> TorchSiteDir() {
   const char* dir = std::getenv("AUTOTUNE_TORCH_DIR");
-  if (dir != nullptr && *dir != '\0') return dir;
+  if (dir != nullptr && *dir != '\0') return std::string(dir);
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
+  if (ec) {
+    return Status::NotFound("autotune's Python side: cannot read /proc/self/exe (" +
+                            ec.message() + "); set AUTOTUNE_TORCH_DIR to its python/ folder");
+  }
   const std::filesystem::path bin = exe.parent_path();
   for (const std::filesystem::path& candidate :
        {bin / "python", bin / ".." / "share" / "autotune" / "python", bin / ".." / "python"}) {
@@ -21,7 +24,9 @@ std::string TorchSiteDir() {
       return std::filesystem::weakly_canonical(candidate, ec).string();
     }
   }
-  return "";
+  return Status::NotFound("autotune's Python side (sitecustomize.py) is not beside " +
+                          exe.string() + " (python/, ../share/autotune/python, ../python); " +
+                          "set AUTOTUNE_TORCH_DIR to the repository's python/ folder");
 }
 
 std::string TorchPython() {
@@ -30,9 +35,11 @@ std::string TorchPython() {
   return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 }
 
-std::string PythonPathWithSite() {
+StatusOr<std::string> PythonPathWithSite() {
+  StatusOr<std::string> site = TorchSiteDir();
+  if (!site.ok()) return site.status();
   const char* current = std::getenv("PYTHONPATH");
-  std::string out = TorchSiteDir();
+  std::string out = *site;
   if (current != nullptr && *current != '\0') out += std::string(":") + current;
   return out;
 }

@@ -203,5 +203,35 @@ TEST(ApplyTest, UnreadableFileIsNamed) {
   EXPECT_NE(r.err.find("missing.yaml"), std::string::npos) << r.err;
 }
 
+// A DDP config's variables reach the job through autotune's Python side, which the build copies
+// beside the binary (build/python). A binary copied where no python/ is beside it refuses with
+// one line instead of exporting a PYTHONPATH without the sitecustomize.
+TEST(ApplyTest, DdpConfigFindsThePythonSideBesideTheBinaryOrSaysItIsMissing) {
+  TempDir dir;
+  const std::string config = dir.File("ddp.yaml", "ddp:\n  bucket_cap_mb: 1\n");
+  CommandResult r = RunCommand({"env", "-u", "AUTOTUNE_TORCH_DIR", AutotuneBinary(), "apply",
+                                "--config-file", config, "--print-env"},
+                               dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string site =
+      std::filesystem::canonical(std::filesystem::path(AutotuneBinary()).parent_path() /
+                                 "python")
+          .string();
+  EXPECT_NE(r.out.find("export PYTHONPATH=" + site), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::is_regular_file(site + "/sitecustomize.py"));
+
+  const std::filesystem::path bin = std::filesystem::path(dir.path()) / "bin";
+  std::filesystem::create_directories(bin);
+  std::filesystem::copy_file(AutotuneBinary(), bin / "autotune");
+  r = RunCommand({"env", "-u", "AUTOTUNE_TORCH_DIR", (bin / "autotune").string(), "apply",
+                  "--config-file", config, "--print-env"},
+                 dir.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("sitecustomize.py"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("AUTOTUNE_TORCH_DIR"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace autotune::testing
