@@ -1,6 +1,7 @@
 #include "executor/fusion_engine.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include "traces/fusion_policy.h"
@@ -79,6 +80,7 @@ void FusionEngine::BeginStep(SteadyClock::time_point origin) {
     schedule_->Reset();
     ready_order_.clear();
     step_status_ = Status::Ok();
+    ready_copy_status_ = Status::Ok();
     step_finished_ = false;
   }
   if (progress_ != nullptr) progress_->BeginStep();
@@ -87,11 +89,15 @@ void FusionEngine::BeginStep(SteadyClock::time_point origin) {
 
 void FusionEngine::MarkReady(int tensor) {
   const double ready_us = MicrosSince(origin_);
-  if (gradient_copies_.copy_in_when_ready) {
-    (void)area_->CopyIn(tensor);  // on the caller's thread, as DDP's autograd hook copies
-  }
+  // On the caller's thread, as DDP's autograd hook copies; a failure ends the step's status.
+  const Status copied =
+      gradient_copies_.copy_in_when_ready ? area_->CopyIn(tensor) : Status::Ok();
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!copied.ok() && ready_copy_status_.ok()) {
+      ready_copy_status_ = copied.WithPrefix("copying gradient " + std::to_string(tensor) +
+                                             " into its bucket");
+    }
     ready_us_[tensor] = ready_us;
     ready_queue_.push_back(tensor);
     if (progress_ != nullptr) progress_->Submitted(tensor);
@@ -105,7 +111,7 @@ Status FusionEngine::WaitStepFinished(EngineStepRecord* record) {
   for (TensorEvent& e : record_.tensors) e.ready_us = ready_us_[e.tensor];
   *record = std::move(record_);
   record_ = EngineStepRecord();
-  return step_status_;
+  return step_status_.ok() ? ready_copy_status_ : step_status_;
 }
 
 void FusionEngine::Loop() {

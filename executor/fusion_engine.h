@@ -79,7 +79,8 @@ class FusionEngine {
   // Starts a step whose times count from origin. REQUIRES: the previous step finished.
   void BeginStep(SteadyClock::time_point origin);
   // Hands a gradient to the background thread (ready now). Thread-safe. With a bucket area
-  // that copies gradients in when ready, also copies it into its place, on the caller's thread.
+  // that copies gradients in when ready, also copies it into its place, on the caller's thread;
+  // a failed copy is what WaitStepFinished returns (when the step itself succeeded).
   void MarkReady(int tensor);
   // Outside the timed step, before it / after it: with a bucket area, lays out rebuilt buckets,
   // and where the gradients are produced in the area stages them there / hands the results to
@@ -130,6 +131,7 @@ class FusionEngine {
   std::vector<int> ready_queue_;
   std::vector<double> ready_us_;  // per tensor, set by MarkReady
   Status step_status_;
+  Status ready_copy_status_;  // the first failed copy into the bucket area this step (MarkReady)
   SteadyClock::time_point origin_;
 
   // Owned by the background thread during a step; read by the player after it finished.
