@@ -243,7 +243,12 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
     timeline->step = step.step;
     timeline->backward_start_us = step.backward_start_us;
   }
-  schedule_ = setting.schedule->Clone();
+  if (schedule_source_ != setting.schedule) {
+    schedule_ = setting.schedule->Clone();
+    schedule_source_ = setting.schedule;
+  } else {
+    schedule_->Reset();
+  }
   CommStream stream(network_, options_, world_size_, *schedule_, step, timeline);
   StepPrediction out;
   switch (schedule_->pacing()) {

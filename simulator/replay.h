@@ -77,8 +77,8 @@ struct ReplaySetting {
   double cycle_us = 0.0;
   bool cache_on = false;    // capacity > 0: the bit-vector allreduce runs
   bool all_cached = false;  // capacity >= tensors: in steady state every tensor hits
-  // The run's step schedule for these knobs at the start of a stored step; each step replays a
-  // clone.
+  // The run's step schedule for these knobs at the start of a stored step; every step is
+  // replayed from this state (the replayer's own copy of it, Reset between steps).
   std::shared_ptr<const StepSchedule> schedule;
 };
 
@@ -118,7 +118,10 @@ class Replayer {
   double bytes_scale_;  // predicted topology's step bytes over the recorded one's
   // Scratch reused across steps.
   std::vector<int> newly_ready_;
-  std::unique_ptr<StepSchedule> schedule_;  // the step's clone of the setting's
+  // The step's copy of the setting's schedule, cloned once per setting (schedule_source_) and
+  // Reset at every other step start: a step starts from the state the setting holds.
+  std::unique_ptr<StepSchedule> schedule_;
+  std::shared_ptr<const StepSchedule> schedule_source_;  // kept so its address is not reused
 };
 
 }  // namespace autotune::sim
