@@ -45,7 +45,9 @@ Status FusionEngine::Create(Backend* backend, const NodeLayout* layout, const Wo
                                                    &e->executor_));
   }
   const int n = static_cast<int>(workload->tensors.size());
-  e->negotiator_ = std::make_unique<Negotiator>(n, knobs.cache_capacity, control);
+  if (e->schedule_->pacing() == Pacing::kNegotiatedCycle) {
+    e->negotiator_ = std::make_unique<Negotiator>(n, knobs.cache_capacity, control);
+  }
   e->ready_us_.assign(n, 0.0);
   e->thread_ = std::thread([raw = e.get()] { raw->Loop(); });
   *out = std::move(e);
@@ -76,7 +78,7 @@ void FusionEngine::BeginStep(SteadyClock::time_point origin) {
     }
     done_count_ = 0;
     collective_seq_ = 0;
-    negotiator_->BeginStep();
+    if (negotiator_) negotiator_->BeginStep();
     schedule_->Reset();
     ready_order_.clear();
     step_status_ = Status::Ok();

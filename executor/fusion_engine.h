@@ -119,7 +119,7 @@ class FusionEngine {
   GradientCopies gradient_copies_;           // the schedule's
   std::unique_ptr<FusedExecutor> executor_;  // without a bucket area
   std::unique_ptr<BucketArea> area_;         // with one
-  std::unique_ptr<Negotiator> negotiator_;   // used by negotiated pacing
+  std::unique_ptr<Negotiator> negotiator_;   // negotiated pacing only; null on ready
   std::vector<int> ready_order_;             // this step's MarkReady order
   bool relayout_ = false;                    // changed buckets not yet laid out in the area
 
