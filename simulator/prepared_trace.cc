@@ -5,6 +5,8 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "traces/fusion_policy.h"
 
@@ -78,6 +80,29 @@ Status ReduceCycleRows(const std::string& where, const StepTrace& st, PreparedSt
   return Status::Ok();
 }
 
+// The time rank 0's collectives and their copies ran: the union of their [start, end].
+double BusyUs(const StepTrace& st) {
+  std::vector<std::pair<double, double>> spans;
+  for (const CollectiveRecord& c : st.collectives) {
+    if (std::isfinite(c.start_us) && std::isfinite(c.end_us) && c.end_us > c.start_us) {
+      spans.emplace_back(c.start_us, c.end_us);
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  double busy = 0.0, open_start = 0.0, open_end = -1.0;
+  for (const auto& [start, end] : spans) {
+    if (start > open_end) {
+      if (open_end > open_start) busy += open_end - open_start;
+      open_start = start;
+      open_end = end;
+    } else {
+      open_end = std::max(open_end, end);
+    }
+  }
+  if (open_end > open_start) busy += open_end - open_start;
+  return busy;
+}
+
 // Checks the rows of one recorded step of run (named `name` in errors) and reduces them to
 // *ps: InvalidArgument for a step without tensor rows, Corruption for inconsistent rows.
 // REQUIRES: run has at least one tensor.
@@ -100,6 +125,8 @@ Status PrepareStep(const RunInfo& run, const std::string& name, const StepTrace&
   AUTOTUNE_RETURN_IF_ERROR(ReduceTensorRows(run, where, st, ps, &last_done_us));
   AUTOTUNE_RETURN_IF_ERROR(CheckCollectiveRows(where, st, num_tensors));
   AUTOTUNE_RETURN_IF_ERROR(ReduceCycleRows(where, st, ps));
+  ps->work_cycles = static_cast<int>(st.cycles.size());
+  ps->comm_busy_us = BusyUs(st);
   ps->ready_order.resize(num_tensors);
   std::iota(ps->ready_order.begin(), ps->ready_order.end(), 0);
   std::stable_sort(ps->ready_order.begin(), ps->ready_order.end(),

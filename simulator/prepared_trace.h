@@ -25,6 +25,10 @@ struct PreparedStep {
   std::vector<double> ready_us;  // per tensor: max over ranks of TensorEvent::ready_us
   std::vector<int> ready_order;  // tensor indices by ready_us, ties in index order
   double first_cycle_us = -1.0;  // start of the step's first recorded cycle, -1 if none
+  // The recorded communication load (CpuShare): time some collective or its copies ran on
+  // rank 0 (the union of their [start, end]) and the recorded cycles that had work.
+  double comm_busy_us = 0.0;
+  int work_cycles = 0;
 };
 
 class PreparedTrace {

@@ -125,6 +125,7 @@ class CommStream {
     p.comm_end_us = t;
     if (copy_out) t += options_.copy_scale * network_.CopyUs(c.bytes);
     p.end_us = t;
+    busy_us_ += t - p.start_us;
     free_us_ = t;
     bytes_ += c.bytes;
     if (timeline_ != nullptr) {
@@ -140,6 +141,7 @@ class CommStream {
   double free_us() const { return free_us_; }
   int collectives() const { return collectives_; }
   int64_t bytes() const { return bytes_; }  // of the collectives run so far
+  double busy_us() const { return busy_us_; }  // the stream ran collectives and copies
 
  private:
   const NetworkModel& network_;
@@ -149,6 +151,7 @@ class CommStream {
   const PreparedStep& step_;
   StepTrace* timeline_;
   double free_us_ = 0.0;
+  double busy_us_ = 0.0;
   int collectives_ = 0;
   int64_t bytes_ = 0;
 };
@@ -205,7 +208,47 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
   const int64_t predicted = trace.FusionBytesPerStep(world_size_);
   bytes_scale_ = recorded > 0 ? static_cast<double>(predicted) / recorded : 1.0;
   newly_ready_.reserve(trace.num_tensors());
+  recorded_stretch_.assign(trace.steps().size(), 1.0);
+  if (options_.cpu.enabled()) {
+    for (size_t i = 0; i < trace.steps().size(); ++i) {
+      const PreparedStep& s = trace.steps()[i];
+      const CommLoad load =
+          LoadOf(trace.run().knobs, s.measured_step_ms * 1000.0, s.comm_busy_us, s.work_cycles);
+      recorded_stretch_[i] = ComputeStretch(options_.cpu, CommThreadShare(options_.cpu, load),
+                                            options_.cpu.recorded_tau);
+    }
+  }
 }
+
+double Replayer::IdlePeriodUs(const Knobs& knobs) const {
+  const double cycle_us = knobs.cycle_time_ms * 1000.0;
+  const double idle_us = negotiation_.CycleUs(knobs.cache_capacity > 0, 0, 0);
+  return std::max(idle_us >= cycle_us ? idle_us : cycle_us + options_.wake_delay_us, 1.0);
+}
+
+CommLoad Replayer::LoadOf(const Knobs& knobs, double step_us, double busy_us,
+                          int work_cycles) const {
+  CommLoad load;
+  load.busy_us = busy_us;
+  load.step_us = step_us;
+  if (trace_.run().framework == Framework::kHorovod) {
+    load.cycles = work_cycles + std::max(0.0, step_us - busy_us) / IdlePeriodUs(knobs);
+  }
+  return load;
+}
+
+namespace {
+
+// step with its compute (ready times, backward start, compute end, tail) dilated by factor.
+void Dilate(const PreparedStep& step, double factor, PreparedStep* out) {
+  *out = step;
+  for (double& t : out->ready_us) t *= factor;
+  out->backward_start_us *= factor;
+  out->compute_end_us *= factor;
+  out->tail_us *= factor;
+}
+
+}  // namespace
 
 ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
   std::shared_ptr<StepSchedule> schedule =
@@ -238,6 +281,28 @@ double Replayer::FirstNegotiationUs(int index) const {
 
 StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline) {
   const PreparedStep& step = trace_.steps()[index];
+  if (!options_.cpu.enabled()) return ReplayPrepared(step, index, setting, timeline);
+  // Fixed point: the dilation sets the step time and the communication load, which set the
+  // communication thread's share and so the dilation.
+  constexpr int kIterations = 4;
+  double dilation =
+      ComputeStretch(options_.cpu, 0.0, options_.cpu.predicted_tau) / recorded_stretch_[index];
+  for (int i = 0; i < kIterations; ++i) {
+    Dilate(step, dilation, &dilated_);
+    const StepPrediction p = ReplayPrepared(dilated_, index, setting, nullptr);
+    const CommLoad load = LoadOf(setting.knobs, p.step_ms * 1000.0, p.busy_us, p.cycles);
+    dilation = ComputeStretch(options_.cpu, CommThreadShare(options_.cpu, load),
+                              options_.cpu.predicted_tau) /
+               recorded_stretch_[index];
+  }
+  Dilate(step, dilation, &dilated_);
+  StepPrediction out = ReplayPrepared(dilated_, index, setting, timeline);
+  out.compute_dilation = dilation;
+  return out;
+}
+
+StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
+                                        const ReplaySetting& setting, StepTrace* timeline) {
   if (timeline != nullptr) {
     *timeline = StepTrace();
     timeline->step = step.step;
@@ -264,6 +329,7 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
   }
   out.collectives = stream.collectives();
   out.last_done_us = stream.free_us();
+  out.busy_us = stream.busy_us();
   if (schedule_->gradient_copies().copy_back_at_step_end && out.collectives > 0) {
     out.last_done_us += options_.copy_scale * network_.CopyUs(stream.bytes());
     if (timeline != nullptr) {
@@ -277,7 +343,8 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
 void Replayer::FinishStep(const PreparedStep& step, StepTrace* timeline,
                           StepPrediction* prediction) const {
   StepPrediction& out = *prediction;
-  out.step_ms = (std::max(step.compute_end_us, out.last_done_us) + step.tail_us) * 1e-3;
+  out.step_ms = options_.production_scale *
+                (std::max(step.compute_end_us, out.last_done_us) + step.tail_us) * 1e-3;
   out.bytes = static_cast<int64_t>(std::llround(step.bytes * bytes_scale_));
   if (timeline != nullptr) {
     std::sort(timeline->tensors.begin(), timeline->tensors.end(),

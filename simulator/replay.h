@@ -23,6 +23,7 @@
 #include <memory>
 #include <vector>
 
+#include "simulator/cpu_share.h"
 #include "simulator/negotiation_model.h"
 #include "simulator/network_model.h"
 #include "simulator/prepared_trace.h"
@@ -58,6 +59,11 @@ struct ReplayOptions {
   // the trace's recorded phases; 1 = the network model as is).
   double comm_scale = 1.0;
   double copy_scale = 1.0;
+  // Compute slowed by communication (cpu_share.h); disabled (no slowdown) without the cores.
+  CpuShareParams cpu;
+  // Every predicted step time times this: the production job's over the traced one's, where
+  // the tracing cost is known only as that ratio (an untraced step time given, the cores not).
+  double production_scale = 1.0;
 };
 
 // The prediction for one step.
@@ -67,6 +73,8 @@ struct StepPrediction {
   int cycles = 0;             // cycles that had work
   int collectives = 0;
   int64_t bytes = 0;  // score numerator for the predicted topology
+  double busy_us = 0.0;          // the communication stream ran collectives and copies
+  double compute_dilation = 1.0;  // compute time over the recorded (CpuShare)
   double score_bytes_per_s() const { return ScoreBytesPerSecond(bytes, step_ms * 1e-3); }
 };
 
@@ -105,6 +113,14 @@ class Replayer {
 
  private:
   double Phase(int index) const;
+  // The replay of one prepared step (the recorded one, or its compute dilated).
+  StepPrediction ReplayPrepared(const PreparedStep& step, int index, const ReplaySetting& setting,
+                                StepTrace* timeline);
+  // The background thread's idle cycle period under knobs, microseconds.
+  double IdlePeriodUs(const Knobs& knobs) const;
+  // The communication load of a step of step_us with busy_us of collectives and work_cycles
+  // cycles with work, idle cycles filling the rest at the knobs' idle period.
+  CommLoad LoadOf(const Knobs& knobs, double step_us, double busy_us, int work_cycles) const;
   // Step time, bytes and the timeline's summary from last_done_us.
   void FinishStep(const PreparedStep& step, StepTrace* timeline, StepPrediction* out) const;
   // No negotiation of step index completes before this time (ReplayOptions).
@@ -118,6 +134,9 @@ class Replayer {
   double bytes_scale_;  // predicted topology's step bytes over the recorded one's
   // Scratch reused across steps.
   std::vector<int> newly_ready_;
+  PreparedStep dilated_;  // a step with its compute dilated (CpuShare)
+  // Per recorded step: compute's stretch at the recorded setting (CpuShare), 1 when disabled.
+  std::vector<double> recorded_stretch_;
   // The step's copy of the setting's schedule, cloned once per setting (schedule_source_) and
   // Reset at every other step start: a step starts from the state the setting holds.
   std::unique_ptr<StepSchedule> schedule_;

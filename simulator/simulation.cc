@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <thread>
 
@@ -26,6 +27,72 @@ SettingResult Summarize(const Knobs& knobs, const std::vector<StepPrediction>& s
   return r;
 }
 
+namespace {
+
+double MedianStepMs(const PreparedTrace& trace, const NetworkModel& network,
+                    const NegotiationModel& negotiation, const ReplayOptions& options,
+                    const Knobs& knobs) {
+  Replayer replayer(trace, network, negotiation, options);
+  return Summarize(knobs, replayer.ReplayAll(replayer.MakeSetting(knobs))).step_ms_median;
+}
+
+// The compute-slowdown model of run (cpu_share.h) and what its predictions are of: the
+// production job. An imported Horovod run was traced (its timeline writer spins on one core)
+// and an untraced step time, when given, fixes the tracing cost: the tracer's cores when the
+// host's cores are known (bisection: the predicted production step at the recorded setting
+// equals the given one), else the ratio of the two step times.
+void SetProductionModel(const RunInfo& run, const PreparedTrace& trace, const NetworkModel& network,
+                        const NegotiationModel& negotiation, ReplayOptions* options,
+                        std::string* predicts) {
+  CpuShareParams& cpu = options->cpu;
+  cpu = CpuShareOf(run);
+  cpu.cycle_cpu_us = negotiation.CycleUs(run.knobs.cache_capacity > 0, 0, 0);
+  const bool traced_horovod = run.kind == RunKind::kImported && run.framework == Framework::kHorovod;
+  if (traced_horovod) {
+    cpu.recorded_tau = 1.0;
+    cpu.tau_source = "estimated: Horovod's timeline writer spins on one core";
+  }
+  const bool untraced_known = run.kind == RunKind::kImported && run.untraced_step_ms > 0.0;
+  if (!untraced_known) {
+    if (run.kind != RunKind::kImported) {
+      *predicts = "the job as recorded (autotune's executor; its tracing costs little)";
+    } else if (traced_horovod && cpu.enabled()) {
+      *predicts = "the production job (untraced), the timeline's cost estimated as one core "
+                  "of " + std::to_string(cpu.cores) + " taken by Horovod's timeline writer";
+    } else {
+      *predicts = "the traced job: no untraced step time given (import --untraced-step-ms)" +
+                  std::string(cpu.enabled() ? "" : " and the host's cores not known");
+    }
+    return;
+  }
+  if (!cpu.enabled()) {
+    options->production_scale = run.untraced_step_ms / run.step_ms_median;
+    char line[200];
+    std::snprintf(line, sizeof(line),
+                  "the production job (untraced): the traced prediction times %.3f, the given "
+                  "untraced step time over the traced one",
+                  options->production_scale);
+    *predicts = line;
+    return;
+  }
+  // Bisection on the recorded tracer's cores: more of them, a faster production job.
+  double lo = 0.0, hi = 4.0 * cpu.cores;
+  for (int i = 0; i < 30; ++i) {
+    cpu.recorded_tau = 0.5 * (lo + hi);
+    const double ms = MedianStepMs(trace, network, negotiation, *options, run.knobs);
+    (ms > run.untraced_step_ms ? lo : hi) = cpu.recorded_tau;
+  }
+  cpu.recorded_tau = 0.5 * (lo + hi);
+  char line[240];
+  std::snprintf(line, sizeof(line), "fitted: %.2f cores, from the untraced step time %.1f ms",
+                cpu.recorded_tau, run.untraced_step_ms);
+  cpu.tau_source = line;
+  *predicts = "the production job (untraced): the tracing cost fitted to the given untraced "
+              "step time";
+}
+
+}  // namespace
+
 Status Simulation::Build(const Trace& trace, const Calibration& calibration,
                          const std::optional<Topology>& target, Simulation* out) {
   const Topology& recorded = trace.run.topology;
@@ -49,6 +116,8 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   // The latency part of every collective is the calibration's, unscaled (simulator/README.md
   // says why an in-run latency scale was removed).
   sim.options_ = CalibrateOptions(trace, recorded_network, recorded_negotiation);
+  SetProductionModel(trace.run, sim.trace_, recorded_network, recorded_negotiation, &sim.options_,
+                     &sim.predicts_);
   const Topology to = target.value_or(recorded);
   AUTOTUNE_RETURN_IF_ERROR(recorded_network.Retarget(to, &sim.network_));
   sim.negotiation_ = recorded_negotiation.Retarget(recorded_network, sim.network_);
@@ -96,6 +165,40 @@ std::vector<SettingResult> Simulation::EvaluateAll(std::span<const Knobs> settin
   return results;
 }
 
+int Simulation::FitCommSpin(std::span<const RunInfo> others) {
+  if (!options_.cpu.enabled()) return 0;
+  std::vector<const RunInfo*> used;
+  for (const RunInfo& r : others) {
+    if (r.step_ms_median > 0.0 && !(r.knobs == trace_.run().knobs)) used.push_back(&r);
+  }
+  if (used.empty()) return 0;
+  ReplayOptions traced = options_;
+  traced.cpu.predicted_tau = traced.cpu.recorded_tau;  // the other runs were traced too
+  traced.production_scale = 1.0;
+  double best_sigma = options_.cpu.sigma, best_error = -1.0;
+  for (int i = 0; i <= 12; ++i) {
+    traced.cpu.sigma = 0.125 * i;
+    double error = 0.0;
+    for (const RunInfo* r : used) {
+      const double ms = MedianStepMs(trace_, network_, negotiation_, traced, r->knobs);
+      error += std::pow(std::log(ms / r->step_ms_median), 2);
+    }
+    if (best_error < 0.0 || error < best_error) {
+      best_error = error;
+      best_sigma = traced.cpu.sigma;
+    }
+  }
+  options_.cpu.sigma = best_sigma;
+  std::string runs;
+  for (const RunInfo* r : used) runs += (runs.empty() ? "" : ", ") + std::to_string(r->id);
+  char line[200];
+  std::snprintf(line, sizeof(line), "fitted to the traced step times of run%s %s (rms log error %.3f)",
+                used.size() == 1 ? "" : "s", runs.c_str(),
+                std::sqrt(best_error / used.size()));
+  options_.cpu.sigma_source = line;
+  return static_cast<int>(used.size());
+}
+
 std::string Simulation::Describe() const {
   char line[512];
   const NegotiationParams& n = negotiation_.params();
@@ -113,7 +216,21 @@ std::string Simulation::Describe() const {
                 options_.first_negotiation_us, options_.wake_delay_us,
                 options_.single_tensor_copy_out ? "yes" : "no",
                 options_.cycle_waits_for_collectives ? "blocking" : "streamed");
-  return line + network_.Describe();
+  return line + DescribeCpuShare() + "\n" + "predicts: " + predicts_ + "\n" +
+         network_.Describe();
+}
+
+std::string Simulation::DescribeCpuShare() const {
+  const CpuShareParams& c = options_.cpu;
+  if (!c.enabled()) return "compute slowed by communication: not modelled (host cores not known)";
+  char line[768];
+  std::snprintf(line, sizeof(line),
+                "compute slowed by communication: %d ranks share %d cores; communication "
+                "thread spins %.3f of each collective (%s), %.1f us per cycle; tracer %.2f "
+                "cores (%s)",
+                c.ranks, c.cores, c.sigma, c.sigma_source.c_str(), c.cycle_cpu_us, c.recorded_tau,
+                c.tau_source.c_str());
+  return line;
 }
 
 }  // namespace autotune::sim

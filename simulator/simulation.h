@@ -56,12 +56,26 @@ class Simulation {
 
   // A few lines on what the models were fitted to (for --verbose output and reports).
   std::string Describe() const;
+  // What the predictions are of, one line: the production job (and how its tracing cost was
+  // found) or the traced one.
+  const std::string& predicts() const { return predicts_; }
+  // The compute-slowdown model's parameters and their sources, one line.
+  std::string DescribeCpuShare() const;
+  // Sets the compute-slowdown parameters (FitCommSpin).
+  void set_cpu_share(const CpuShareParams& cpu) { options_.cpu = cpu; }
+
+  // Fits the communication thread's spin share (CpuShareParams::sigma) so that this
+  // simulation, predicting its own topology, best predicts the traced step times (median)
+  // of other runs of the job at other settings (the least squared log error over a grid of
+  // sigma in [0, 1.5]); returns the number of runs used (0: nothing fitted, params kept).
+  int FitCommSpin(std::span<const RunInfo> others);
 
  private:
   PreparedTrace trace_;
   NetworkModel network_;
   NegotiationModel negotiation_;
   ReplayOptions options_;
+  std::string predicts_ = "the job as recorded";
 };
 
 // Summary of per-step predictions: median/p95 of step time; the score is ScoreBytesPerSecond

@@ -1,6 +1,9 @@
 #include "simulator/stored_simulation.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
+#include <vector>
 #include <utility>
 
 namespace autotune::sim {
@@ -15,6 +18,34 @@ std::string CalibrateHint(const RunInfo& run, const std::string& db) {
            " nodes x " + std::to_string(t.ranks_per_node) + " ranks)";
   }
   return "autotune calibrate --np " + std::to_string(t.world_size()) + " --db " + db;
+}
+
+// "run 5" or "runs 5, 7".
+std::string RunList(const std::vector<int64_t>& runs) {
+  std::string out = runs.size() == 1 ? "run " : "runs ";
+  for (size_t i = 0; i < runs.size(); ++i) out += (i ? ", " : "") + std::to_string(runs[i]);
+  return out;
+}
+
+// The traces of the other complete imported runs of run's job (same workload name, topology
+// shape, backend and framework), newest first, at most kMaxSelfCalibrationRuns - 1.
+Status LoadSameJobTraces(Store& store, const RunInfo& run, std::vector<Trace>* out) {
+  std::vector<RunInfo> runs;
+  AUTOTUNE_RETURN_IF_ERROR(store.ListRuns(&runs));
+  std::sort(runs.begin(), runs.end(),
+            [](const RunInfo& a, const RunInfo& b) { return a.id > b.id; });
+  for (const RunInfo& r : runs) {
+    if (static_cast<int>(out->size()) + 1 >= kMaxSelfCalibrationRuns) break;
+    if (r.id == run.id || r.kind != RunKind::kImported || !r.complete ||
+        r.workload.name != run.workload.name || !r.topology.SameShape(run.topology) ||
+        r.backend != run.backend || r.framework != run.framework) {
+      continue;
+    }
+    Trace t;
+    AUTOTUNE_RETURN_IF_ERROR(store.LoadTrace(r.id, &t));
+    out->push_back(std::move(t));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -36,8 +67,23 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
   }
   StoredSimulation loaded;
   loaded.run = run;
-  Status found = store.FindCalibration(run.topology, run.backend, &loaded.calibration);
-  if (found.code() == Status::Code::kNotFound) {
+  Calibration measured;
+  Status found = store.FindCalibration(run.topology, run.backend, &measured);
+  if (!found.ok() && found.code() != Status::Code::kNotFound) return found;
+  loaded.measured_calibration = found.ok();
+  std::optional<Calibration> self;
+  std::vector<Trace> others;
+  if (run.kind == RunKind::kImported) {
+    AUTOTUNE_RETURN_IF_ERROR(LoadSameJobTraces(store, run, &others));
+    std::vector<const Trace*> traces = {&trace};
+    for (const Trace& t : others) traces.push_back(&t);
+    StatusOr<Calibration> own = CalibrationFromTraces(traces);
+    if (own.ok()) {
+      self = std::move(*own);
+      for (const Trace* t : traces) loaded.self_calibration_runs.push_back(t->run.id);
+    }
+  }
+  if (!loaded.measured_calibration && !self) {
     loaded.missing = Status::NotFound("no calibration for topology " + run.topology.key() + " (" +
                                       BackendName(run.backend) + ") in " + store.path() +
                                       "; make one with: " + CalibrateHint(run, store.path()));
@@ -45,13 +91,49 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
     *out = std::move(loaded);
     return Status::Ok();
   }
-  AUTOTUNE_RETURN_IF_ERROR(found);
+  const std::string own_runs = self ? RunList(loaded.self_calibration_runs) : "";
+  if (self && loaded.measured_calibration) {
+    NetworkModel measured_model;
+    AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(measured, &measured_model));
+    loaded.agreement = CompareCalibrations(*self, measured_model);
+    loaded.calibration = MergeCalibrations(measured, *self);
+    char line[320];
+    std::snprintf(line, sizeof(line),
+                  "the own collectives of %s where they measured (%zu points), calibration "
+                  "%lld elsewhere; the job's collectives took %.2fx the calibration's model "
+                  "(median of %d sizes, %.2f-%.2fx)",
+                  own_runs.c_str(), self->points.size(), static_cast<long long>(measured.id),
+                  loaded.agreement.median_ratio, loaded.agreement.points,
+                  loaded.agreement.min_ratio, loaded.agreement.max_ratio);
+    loaded.network_source = line;
+  } else if (self) {
+    loaded.calibration = std::move(*self);
+    loaded.network_source = "the own collectives of " + own_runs + " (self-calibrated: no " +
+                            std::string(BackendName(run.backend)) + " calibrate of " +
+                            run.topology.key() + " in the database)";
+  } else {
+    loaded.calibration = std::move(measured);
+    loaded.network_source = "calibration " + std::to_string(loaded.calibration.id);
+  }
   Topology to = run.topology;
   if (target.nodes > 0) to.nodes = target.nodes;
   if (target.ranks_per_node > 0) to.ranks_per_node = target.ranks_per_node;
   if (!to.SameShape(run.topology)) to.hosts.clear();
   loaded.simulation.emplace();
   AUTOTUNE_RETURN_IF_ERROR(Simulation::Build(trace, loaded.calibration, to, &*loaded.simulation));
+  // The other imported runs of the job, at other settings, fit the communication thread's
+  // spin share, on the recorded topology.
+  if (!others.empty() && loaded.simulation->options().cpu.enabled()) {
+    std::vector<RunInfo> other_runs;
+    for (const Trace& t : others) other_runs.push_back(t.run);
+    if (to.SameShape(run.topology)) {
+      loaded.simulation->FitCommSpin(other_runs);
+    } else {
+      Simulation own;
+      AUTOTUNE_RETURN_IF_ERROR(Simulation::Build(trace, loaded.calibration, std::nullopt, &own));
+      if (own.FitCommSpin(other_runs) > 0) loaded.simulation->set_cpu_share(own.options().cpu);
+    }
+  }
   *out = std::move(loaded);
   return Status::Ok();
 }

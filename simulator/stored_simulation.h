@@ -4,7 +4,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "simulator/self_calibration.h"
 #include "simulator/simulation.h"
 #include "store/store.h"
 #include "traces/calibration.h"
@@ -28,16 +31,28 @@ enum class IfUncalibrated {
 
 struct StoredSimulation {
   RunInfo run;                           // the recorded or imported run replayed
-  Calibration calibration;               // its network model's source (with a simulation)
+  Calibration calibration;               // what its network model was fitted to
+  // One line naming that source: "calibration 3", "the own collectives of run 5 (self-
+  // calibrated; no calibrate of 2x2)" or both with how they disagree.
+  std::string network_source;
+  std::vector<int64_t> self_calibration_runs;  // imported runs whose collectives were used
+  bool measured_calibration = false;           // an `autotune calibrate` was used
+  CalibrationAgreement agreement;              // self vs calibrate, when both were used
   std::optional<Simulation> simulation;  // empty only under kNoSimulation
   Status missing;  // NotFound "no calibration for topology T (B) in DB; make one with: CMD"
 };
 
 // Loads run `run_id`'s trace and the newest calibration of its topology shape and backend from
-// `store`, and builds their simulation predicting `target`. Errors, each one line: the
-// store's NotFound naming the run when there is none; InvalidArgument when the run is not a
-// measured or imported run (IsMeasuredKind) or has no recorded steps; the missing
-// calibration (see IfUncalibrated); Simulation::Build's errors.
+// `store`, and builds their simulation predicting `target`. An imported run is also its own
+// calibration: its collectives, pooled with those of the other imported runs of the same job
+// (workload name, topology shape, backend, framework; the newest kMaxSelfCalibrationRuns),
+// give the network model's points (CalibrationFromTraces); with a calibrate of the topology
+// too, the job's own points replace the calibrate's where both measured
+// (MergeCalibrations), and without one they stand alone. Errors, each one line: the store's
+// NotFound naming the run when there is none; InvalidArgument when the run is not a measured
+// or imported run (IsMeasuredKind) or has no recorded steps; the missing calibration (see
+// IfUncalibrated); Simulation::Build's errors.
+inline constexpr int kMaxSelfCalibrationRuns = 8;
 Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
                       IfUncalibrated if_uncalibrated, StoredSimulation* out);
 

@@ -224,9 +224,10 @@ Status Store::CreateRun(RunInfo* info) {
     INSERT INTO runs (created_at, kind, command, workload_name, workload_json, scale,
       fusion_threshold_mb, cycle_time_ms, cache_capacity, hierarchical_allreduce,
       hierarchical_allgather, num_groups, knobs_json, nodes, ranks_per_node, hosts_json,
-      backend, hardware, steps_planned, warmup_steps, source_run, framework)
+      backend, hardware, steps_planned, warmup_steps, source_run, framework, host_cores,
+      nodes_per_host, untraced_step_ms)
     VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-            ?, ?, ?, ?, ?, ?, ?))sql");
+            ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   const Knobs& k = info->knobs;
   insert.Bind(1, std::string(RunKindName(info->kind)))
       .Bind(2, info->command)
@@ -252,7 +253,10 @@ Status Store::CreateRun(RunInfo* info) {
   } else {
     insert.BindNull(20);
   }
-  insert.Bind(21, std::string(FrameworkName(info->framework)));
+  insert.Bind(21, std::string(FrameworkName(info->framework)))
+      .Bind(22, info->host.cores)
+      .Bind(23, info->host.nodes_per_host)
+      .Bind(24, info->untraced_step_ms);
   AUTOTUNE_RETURN_IF_ERROR(insert.Run().WithPrefix(path_));
   info->id = sqlite3_last_insert_rowid(db_);
   Statement tensor(db_, R"sql(INSERT INTO tensors (run_id, tensor, name, op, dtype, elements,

@@ -25,7 +25,7 @@ struct sqlite3;
 
 namespace autotune {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // A scored point in knob space, measured (a complete measured or imported run) or simulated
 // (a replay).

@@ -201,6 +201,9 @@ Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info) {
   r.end_reason = q.Text(20);
   s = ParseFramework(q.Text(21), &r.framework);
   if (!s.ok()) return Status::Corruption(where + " framework: " + s.message());
+  r.host.cores = static_cast<int>(q.Int(22));
+  r.host.nodes_per_host = std::max(1, static_cast<int>(q.Int(23)));
+  r.untraced_step_ms = q.Double(24);
   *info = std::move(r);
   return Status::Ok();
 }

@@ -2,11 +2,14 @@
 // kind imported (formats/horovod_timeline.h) that simulate, search, compare and runs use like
 // a recorded one. The file is read and checked before the database is opened, so a bad file
 // leaves no database behind and an existing one as it was.
+#include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "formats/ddp_trace.h"
 #include "formats/horovod_timeline.h"
@@ -30,7 +33,47 @@ struct ImportFlags {
   std::string workload;
   KnobFlags knobs;
   bool json = false;
+  double untraced_step_ms = 0.0;
+  std::string step_log;
+  int host_cores = 0;
+  int nodes_per_host = 1;
 };
+
+// The median of the "step_ms" list of the last JSON object line of a step log (one JSON
+// object per line, such as bench/horovod/train.py prints); errors name the file and line.
+Status ReadStepLog(const std::string& path, double* median_ms) {
+  std::ifstream in(path);
+  if (!in) return Status::IoError("--step-log " + path + ": cannot open");
+  std::string line, last;
+  int number = 0, last_number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line[0] == '{') {
+      last = line;
+      last_number = number;
+    }
+  }
+  if (last.empty()) {
+    return Status::InvalidArgument("--step-log " + path +
+                                   ": no line holds a JSON object with \"step_ms\"");
+  }
+  const std::string where = "--step-log " + path + " line " + std::to_string(last_number);
+  nlohmann::json j = nlohmann::json::parse(last, nullptr, false);
+  if (!j.is_object() || !j.contains("step_ms") || !j["step_ms"].is_array() ||
+      j["step_ms"].empty()) {
+    return Status::InvalidArgument(where + ": needs \"step_ms\": a non-empty list of numbers");
+  }
+  std::vector<double> steps;
+  for (const auto& v : j["step_ms"]) {
+    if (!v.is_number() || !(v.get<double>() > 0.0) || !std::isfinite(v.get<double>())) {
+      return Status::InvalidArgument(where + ": \"step_ms\" holds a value that is not a "
+                                     "positive number");
+    }
+    steps.push_back(v.get<double>());
+  }
+  *median_ms = Median(std::move(steps));
+  return Status::Ok();
+}
 
 Status StoreTrace(const std::string& db, Trace* trace) {
   std::unique_ptr<Store> store;
@@ -60,6 +103,9 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                         {"collectives_per_step", summary.collectives_per_step},
                         {"truncated", summary.truncated},
                         {"knobs", KnobsToJson(run.knobs)},
+                        {"untraced_step_ms", run.untraced_step_ms},
+                        {"host_cores", run.host.cores},
+                        {"nodes_per_host", run.host.nodes_per_host},
                         {"db", flags.db}};
     std::cout << j.dump() << "\n";
     return;
@@ -79,6 +125,23 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                   ? "  knobs (the job's DDP settings, from the trace): %s\n"
                   : "  knobs (as given; the timeline does not carry them): %s\n",
               KnobsShort(run.knobs, run.framework).c_str());
+  if (run.untraced_step_ms > 0.0) {
+    std::printf("  production (untraced) step time %.1f ms: tracing cost this job %+.1f%%; "
+                "predictions are of the production job\n",
+                run.untraced_step_ms, 100.0 * (run.step_ms_median / run.untraced_step_ms - 1.0));
+  } else {
+    std::printf("  no production step time given (--untraced-step-ms or --step-log): the "
+                "tracing cost is estimated from the trace\n");
+  }
+  if (run.host.cores > 0) {
+    std::printf("  %d ranks share %d cores per host: compute slowed by communication is "
+                "modelled; one import fits it from its own trace, two or more at different "
+                "settings of the same --workload fit it better\n",
+                run.topology.ranks_per_node * run.host.nodes_per_host, run.host.cores);
+  } else {
+    std::printf("  cores per host not given (--host-cores): compute is taken as unaffected by "
+                "communication\n");
+  }
 }
 
 int RunImport(const ImportFlags& flags) {
@@ -96,12 +159,21 @@ int RunImport(const ImportFlags& flags) {
   options.command = JoinCommandLine(SelfArgv());
   Status s = flags.knobs.Resolve(&options.knobs);
   if (!s.ok()) return Fail(s);
+  double untraced_ms = flags.untraced_step_ms;
+  if (!flags.step_log.empty()) {
+    if (untraced_ms > 0.0) return Fail("import: give --untraced-step-ms or --step-log, not both");
+    s = ReadStepLog(flags.step_log, &untraced_ms);
+    if (!s.ok()) return Fail(s);
+  }
   Trace trace;
   ImportSummary summary;
   // Read before the database is touched.
   s = ddp ? LoadDdpTrace(options, &trace, &summary)
           : LoadHorovodTimeline(options, &trace, &summary);
   if (!s.ok()) return Fail(s);
+  trace.run.untraced_step_ms = untraced_ms;
+  trace.run.host.cores = flags.host_cores;
+  trace.run.host.nodes_per_host = flags.nodes_per_host;
   s = StoreTrace(flags.db, &trace);
   if (!s.ok()) return Fail(s);
   PrintSummary(flags, trace.run, summary);
@@ -143,6 +215,24 @@ void AddImportCommand(CLI::App& root, Action* action) {
                   "Name of the imported workload (runs of one job share it so that search "
                   "blends their measurements). Default: the file's name without extension");
   app->add_flag("--json", flags->json, "Print one JSON object on stdout instead of a summary");
+  app->add_option("--untraced-step-ms", flags->untraced_step_ms,
+                  "The job's production step time (ms) at the same setting, measured without "
+                  "its timeline or trace (writing one slows the job); predictions are then of "
+                  "the production job. Default: estimated from the trace")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--step-log", flags->step_log,
+                  "A log of the untraced job whose last JSON line holds \"step_ms\": [...] "
+                  "(as bench/horovod/train.py prints); its median is the production step time");
+  app->add_option("--host-cores", flags->host_cores,
+                  "CPU cores of one host of the job, shared by its ranks and their "
+                  "communication threads (compute slowed by communication is modelled when "
+                  "given). Default: not known")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--nodes-per-host", flags->nodes_per_host,
+                  "Nodes of --nodes that share one host's cores (an emulated cluster on one "
+                  "machine: all of them).")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   flags->knobs.Add(app);
   app->footer(
       "Give the knobs the job ran under (flags or --config-file): the timeline does not carry "

@@ -44,6 +44,7 @@ struct SimulateOptions {
 struct Plan {
   RunInfo run;
   Calibration calibration;
+  std::string network_source;  // StoredSimulation::network_source
   sim::Simulation simulation;
   std::vector<Knobs> settings;
   std::vector<sim::SettingResult> results;
@@ -101,6 +102,7 @@ Status MakePlan(const SimulateOptions& o, Store* store, Plan* plan) {
                                                sim::IfUncalibrated::kFail, &loaded));
   plan->run = loaded.run;
   plan->calibration = loaded.calibration;
+  plan->network_source = loaded.network_source;
   plan->simulation = std::move(*loaded.simulation);
   AUTOTUNE_RETURN_IF_ERROR(
       ResolveSettings(o, plan->run, plan->simulation.topology(), &plan->settings));
@@ -138,8 +140,8 @@ Status WriteResults(const Plan& plan, const std::string& command, Store* store,
     info.knobs = plan.settings[i];
     info.topology = plan.simulation.topology();
     info.source_run = plan.run.id;
-    info.hardware = "simulated from run " + std::to_string(plan.run.id) + " with calibration " +
-                    std::to_string(plan.calibration.id);
+    info.hardware =
+        "simulated from run " + std::to_string(plan.run.id) + " with " + plan.network_source;
     info.steps_planned = static_cast<int>(plan.timelines[k].size());
     info.warmup_steps = 0;
     AUTOTUNE_RETURN_IF_ERROR(store->CreateRun(&info));
@@ -173,11 +175,12 @@ void PrintHuman(const SimulateOptions& o, const Plan& plan, const std::vector<in
   const RunInfo& run = plan.run;
   const sim::Simulation& sim = plan.simulation;
   std::printf(
-      "run %lld: %s on %s, %zu recorded steps, recorded median %.3f ms; calibration "
-      "%lld; predicting %s (%d ranks)\n",
+      "run %lld: %s on %s, %zu recorded steps, recorded median %.3f ms; predicting %s (%d "
+      "ranks)\nnetwork: %s\npredicts: %s\n%s\n",
       static_cast<long long>(run.id), run.workload.name.c_str(), run.topology.key().c_str(),
-      sim.trace().steps().size(), run.step_ms_median, static_cast<long long>(plan.calibration.id),
-      sim.topology().key().c_str(), sim.topology().world_size());
+      sim.trace().steps().size(), run.step_ms_median, sim.topology().key().c_str(),
+      sim.topology().world_size(), plan.network_source.c_str(), sim.predicts().c_str(),
+      sim.DescribeCpuShare().c_str());
   if (o.explain) std::printf("%s", sim.Describe().c_str());
   std::vector<size_t> order(plan.results.size());
   std::iota(order.begin(), order.end(), 0);
@@ -223,6 +226,14 @@ void PrintHuman(const SimulateOptions& o, const Plan& plan, const std::vector<in
   if (!o.timeline.empty()) std::printf("timeline: %s\n", o.timeline.c_str());
 }
 
+nlohmann::json CpuShareJson(const sim::CpuShareParams& c) {
+  if (!c.enabled()) return nullptr;
+  return {{"cores", c.cores},          {"ranks", c.ranks},
+          {"sigma", c.sigma},          {"sigma_source", c.sigma_source},
+          {"cycle_cpu_us", c.cycle_cpu_us}, {"tracer_cores", c.recorded_tau},
+          {"tracer_source", c.tau_source}};
+}
+
 void PrintJson(const Plan& plan, const std::vector<int64_t>& run_ids,
                const std::vector<int64_t>& sample_ids) {
   nlohmann::json settings = nlohmann::json::array();
@@ -241,6 +252,9 @@ void PrintJson(const Plan& plan, const std::vector<int64_t>& run_ids,
   const sim::SettingResult& first = plan.results[0];
   nlohmann::json out = {{"source_run", plan.run.id},
                         {"calibration", plan.calibration.id},
+                        {"network", plan.network_source},
+                        {"predicts", plan.simulation.predicts()},
+                        {"cpu_share", CpuShareJson(plan.simulation.options().cpu)},
                         {"workload", plan.run.workload.name},
                         {"recorded_topology", plan.run.topology.key()},
                         {"topology", plan.simulation.topology().key()},

@@ -77,6 +77,15 @@ bool IsMeasuredKind(RunKind kind);
 // Inverse of RunKindName; InvalidArgument naming the value otherwise.
 Status ParseRunKind(const std::string& name, RunKind* out);
 
+// The machine the ranks of a run shared: CPU cores of one host (0 = not known) and how many
+// nodes of the topology one host holds (an emulated cluster puts several on one machine), so
+// ranks_per_node * nodes_per_host ranks share `cores` cores.
+struct HostShape {
+  int cores = 0;
+  int nodes_per_host = 1;
+  bool operator==(const HostShape&) const = default;
+};
+
 struct RunInfo {
   int64_t id = 0;
   std::string created_at;     // UTC, ISO 8601
@@ -89,6 +98,7 @@ struct RunInfo {
   BackendKind backend = BackendKind::kMpi;
   Framework framework = Framework::kHorovod;  // whose fusion policy and knobs the run has
   std::string hardware;            // CPU / GPU model, library versions
+  HostShape host;                  // the cores the ranks shared (compute slowed by comm)
   int steps_planned = 0;
   int warmup_steps = 0;
   // Summary, filled when the run finishes (or is found incomplete).
@@ -99,6 +109,9 @@ struct RunInfo {
   double step_ms_p95 = 0.0;
   int64_t source_run = 0;     // simulated runs: the trace they replayed, else 0
   std::string end_reason;     // why an incomplete run ended (one line); "" otherwise
+  // Imported runs: the job's production step time (without its timeline or trace) at the
+  // same setting, ms, when the user gave it; 0 = not known.
+  double untraced_step_ms = 0.0;
 };
 
 struct Trace {

@@ -25,6 +25,7 @@ struct Inputs {
   SearchSetup setup;
   std::optional<sim::Simulation> simulation;  // empty when no calibration exists
   Status uncalibrated;                        // then: why
+  std::string network_source;                 // else: what the network model was fitted to
   StoredSamples stored;
 };
 
@@ -39,6 +40,7 @@ Status LoadInputs(const SearchFlags& flags, Inputs* in) {
   in->run = loaded.run;
   in->simulation = std::move(loaded.simulation);
   in->uncalibrated = loaded.missing;
+  in->network_source = loaded.network_source;
   if (!flags.target.empty()) {
     tuner::Target target = tuner::Target::kExecutor;
     AUTOTUNE_RETURN_IF_ERROR(tuner::ParseTarget(flags.target, &target).WithPrefix("--target"));
@@ -58,6 +60,7 @@ Status SimulatePrior(const SearchFlags& flags, const Inputs& in, tuner::KnobSear
     std::cerr << "search: note: measured samples only: " << in.uncalibrated.message() << "\n";
     return Status::Ok();
   }
+  std::cerr << "search: network model: " << in.network_source << "\n";
   const sim::Simulation& simulation = *in.simulation;
   ProgressLine progress(flags.quiet);
   return search->SimulatePrior(

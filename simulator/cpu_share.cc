@@ -1,0 +1,26 @@
+#include "simulator/cpu_share.h"
+
+#include <algorithm>
+
+namespace autotune::sim {
+
+double CommThreadShare(const CpuShareParams& params, const CommLoad& load) {
+  if (!(load.step_us > 0.0)) return 0.0;
+  const double cpu_us = params.sigma * load.busy_us + load.cycles * params.cycle_cpu_us;
+  return std::clamp(cpu_us / load.step_us, 0.0, 1.0);
+}
+
+double ComputeStretch(const CpuShareParams& params, double d, double tau) {
+  if (!params.enabled()) return 1.0;
+  const double wanted = params.ranks * (1.0 + d) + tau;
+  return std::max(1.0, wanted / params.cores);
+}
+
+CpuShareParams CpuShareOf(const RunInfo& run) {
+  CpuShareParams p;
+  p.cores = std::max(0, run.host.cores);
+  p.ranks = std::max(1, run.topology.ranks_per_node * std::max(1, run.host.nodes_per_host));
+  return p;
+}
+
+}  // namespace autotune::sim

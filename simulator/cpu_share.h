@@ -1,0 +1,62 @@
+// CpuShare: compute slowed by communication. The ranks of one host share its cores with their
+// communication threads: Horovod's background thread busy-polls MPI while a collective is in
+// flight and wakes every cycle to negotiate; Horovod's timeline writer spins on rank 0
+// (std::this_thread::yield in a loop) while the timeline is on. Where those threads and the
+// compute threads together want more cores than the host has, every thread runs slower, so a
+// knob setting that keeps the communication threads busier slows the compute too: the part of
+// a setting's effect that a replay holding compute fixed cannot see.
+//
+// Model, per host of C cores shared by R ranks (HostShape): each rank's compute thread wants a
+// core throughout; its communication thread wants one for a share
+//   d = min(1, (sigma * comm_busy_us + cycles * cycle_cpu_us) / step_us)
+// of the step; a tracer wants tau cores (1 for Horovod's spinning writer; 0 untraced). Compute
+// runs at the rate min(1, C / (R * (1 + d) + tau)); its time stretches by the inverse. A replay
+// of a recorded step at another setting dilates the recorded compute (ready times, compute end,
+// tail) by stretch(setting) / stretch(recorded), solving for d by fixed-point iteration (d
+// depends on the step time it changes).
+#pragma once
+
+#include <string>
+
+#include "traces/trace.h"
+
+namespace autotune::sim {
+
+struct CpuShareParams {
+  // Cores of one host and ranks sharing them; 0 cores = not known: no slowdown modelled.
+  int cores = 0;
+  int ranks = 1;
+  // Share of the time a collective is in flight that the communication thread burns CPU
+  // (1 = MPI's busy-polling progress; fitted where two or more runs of the job exist).
+  double sigma = 1.0;
+  // CPU time one background cycle costs (negotiation), microseconds.
+  double cycle_cpu_us = 0.0;
+  // Cores the recorded run's tracer took (1: Horovod's timeline writer; fitted from an
+  // untraced step time when one was given), and the tracer of the predicted job (0: the
+  // production job).
+  double recorded_tau = 0.0;
+  double predicted_tau = 0.0;
+  // Where sigma and tau came from, one line each (for --explain, --json and diagnose).
+  std::string sigma_source = "prior (MPI busy-polls while a collective is in flight)";
+  std::string tau_source = "none (the recorded run was not traced)";
+
+  bool enabled() const { return cores > 0; }
+};
+
+// The communication thread's CPU demand over one step: comm busy time (the stream's
+// collectives and copies), the cycles the background thread ran, the step's length.
+struct CommLoad {
+  double busy_us = 0.0;
+  double cycles = 0.0;
+  double step_us = 0.0;
+};
+
+// The communication thread's CPU share d for load under params (see the file comment).
+double CommThreadShare(const CpuShareParams& params, const CommLoad& load);
+// Compute's time stretch (>= 1) for a communication-thread share d and a tracer of tau cores.
+double ComputeStretch(const CpuShareParams& params, double d, double tau);
+
+// The host shape of a run: ranks_per_node * nodes_per_host ranks on host.cores cores.
+CpuShareParams CpuShareOf(const RunInfo& run);
+
+}  // namespace autotune::sim

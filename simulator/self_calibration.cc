@@ -1,0 +1,142 @@
+#include "simulator/self_calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace autotune::sim {
+namespace {
+
+// Copies smaller than this are dominated by per-tensor overheads, not bandwidth (as in
+// trace_calibration.cc).
+constexpr int64_t kMinCopyBytes = 64 * 1024;
+
+// (op, scope, size bin): a bin spans a factor of sqrt(2) in bytes.
+using BinKey = std::tuple<int, int, int>;
+struct Bin {
+  std::vector<double> times_us;
+  std::vector<double> bytes;
+};
+
+int SizeBin(int64_t bytes) {
+  return static_cast<int>(std::floor(2.0 * std::log2(static_cast<double>(bytes))));
+}
+
+bool SameJobShape(const RunInfo& a, const RunInfo& b) {
+  return a.topology.SameShape(b.topology) && a.backend == b.backend && a.framework == b.framework;
+}
+
+// Adds one trace's collectives and copies to bins.
+void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives) {
+  const int world = trace.run.topology.world_size();
+  const bool ddp = trace.run.framework == Framework::kDdp;
+  for (const StepTrace& step : trace.steps) {
+    double previous_end_us = 0.0;
+    for (const CollectiveRecord& c : step.collectives) {
+      const double from_us = ddp ? std::max(c.copy_in_end_us, previous_end_us) : c.copy_in_end_us;
+      const double comm_us = c.comm_end_us - from_us;
+      previous_end_us = std::max(previous_end_us, c.comm_end_us);
+      // The calibration counts an allgather by the bytes each rank sends.
+      const int64_t message = c.op == Op::kAllgather ? c.bytes / std::max(1, world) : c.bytes;
+      if (message > 0 && std::isfinite(comm_us) && comm_us > 0.0) {
+        const Scope scope =
+            c.algorithm == Algorithm::kHierarchical ? Scope::kHierarchical : Scope::kWorld;
+        Bin& bin = (*bins)[{static_cast<int>(c.op), static_cast<int>(scope), SizeBin(message)}];
+        bin.times_us.push_back(comm_us);
+        bin.bytes.push_back(static_cast<double>(message));
+        ++*collectives;
+      }
+      const double copy_us = c.copy_in_end_us - c.start_us;
+      if (message >= kMinCopyBytes && std::isfinite(copy_us) && copy_us > 0.0) {
+        Bin& bin = (*bins)[{static_cast<int>(Op::kAllreduce), static_cast<int>(Scope::kCopy),
+                            SizeBin(message)}];
+        bin.times_us.push_back(copy_us);
+        bin.bytes.push_back(static_cast<double>(message));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces) {
+  if (traces.empty()) return Status::NotFound("no trace to calibrate from");
+  const RunInfo& first = traces.front()->run;
+  std::map<BinKey, Bin> bins;
+  int collectives = 0;
+  std::string runs;
+  for (const Trace* trace : traces) {
+    if (!SameJobShape(first, trace->run)) continue;
+    AddTrace(*trace, &bins, &collectives);
+    runs += (runs.empty() ? "" : ", ") + std::to_string(trace->run.id);
+  }
+  if (collectives < kMinSelfCalibrationCollectives) {
+    return Status::NotFound("run " + runs + " shows " + std::to_string(collectives) +
+                            " timed collectives, too few to calibrate from (needs " +
+                            std::to_string(kMinSelfCalibrationCollectives) + ")");
+  }
+  Calibration c;
+  c.topology = first.topology;
+  c.backend = first.backend;
+  c.hardware = "the own collectives of run " + runs + (first.hardware.empty() ? "" : "; ") +
+               first.hardware;
+  const int world = first.topology.world_size();
+  for (auto& [key, bin] : bins) {
+    CalibrationPoint p;
+    p.op = static_cast<Op>(std::get<0>(key));
+    p.scope = static_cast<Scope>(std::get<1>(key));
+    p.ranks = p.scope == Scope::kCopy ? 1 : world;
+    p.bytes = std::max<int64_t>(1, std::llround(Median(bin.bytes)));
+    p.repetitions = static_cast<int>(bin.times_us.size());
+    p.min_us = *std::min_element(bin.times_us.begin(), bin.times_us.end());
+    p.max_us = *std::max_element(bin.times_us.begin(), bin.times_us.end());
+    p.median_us = Median(std::move(bin.times_us));
+    c.points.push_back(p);
+  }
+  return c;
+}
+
+Calibration MergeCalibrations(const Calibration& measured, const Calibration& self) {
+  // The byte range the self-calibration covers per curve, widened by one bin.
+  std::map<std::tuple<int, int, int>, std::pair<int64_t, int64_t>> covered;
+  for (const CalibrationPoint& p : self.points) {
+    auto key = std::make_tuple(static_cast<int>(p.op), static_cast<int>(p.scope), p.ranks);
+    auto [it, inserted] = covered.emplace(key, std::make_pair(p.bytes, p.bytes));
+    if (!inserted) {
+      it->second.first = std::min(it->second.first, p.bytes);
+      it->second.second = std::max(it->second.second, p.bytes);
+    }
+  }
+  Calibration merged = measured;
+  merged.points.clear();
+  for (const CalibrationPoint& p : measured.points) {
+    auto it = covered.find({static_cast<int>(p.op), static_cast<int>(p.scope), p.ranks});
+    const bool inside = it != covered.end() &&
+                        p.bytes >= it->second.first / std::sqrt(2.0) &&
+                        p.bytes <= it->second.second * std::sqrt(2.0);
+    if (!inside) merged.points.push_back(p);
+  }
+  merged.points.insert(merged.points.end(), self.points.begin(), self.points.end());
+  return merged;
+}
+
+CalibrationAgreement CompareCalibrations(const Calibration& self, const NetworkModel& measured) {
+  std::vector<double> ratios;
+  const int world = measured.topology().world_size();
+  for (const CalibrationPoint& p : self.points) {
+    if (p.scope != Scope::kWorld) continue;
+    const int64_t fusion_bytes = p.op == Op::kAllgather ? p.bytes * world : p.bytes;
+    const double model_us = measured.FlatUs(p.op, fusion_bytes);
+    if (model_us > 0.0) ratios.push_back(p.median_us / model_us);
+  }
+  CalibrationAgreement a;
+  if (ratios.empty()) return a;
+  a.points = static_cast<int>(ratios.size());
+  a.min_ratio = *std::min_element(ratios.begin(), ratios.end());
+  a.max_ratio = *std::max_element(ratios.begin(), ratios.end());
+  a.median_ratio = Median(std::move(ratios));
+  return a;
+}
+
+}  // namespace autotune::sim

@@ -1,0 +1,49 @@
+// Self-calibration: the measurements of a network model taken from real jobs' own traces (each
+// collective's bytes and duration, each fusion-buffer copy, on the very cluster and under the
+// very load the job ran with), as a Calibration the NetworkModel fits like any other. It is
+// derived from the stored traces when a simulation is built, not stored a second time: the
+// trace is the one fact.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "simulator/network_model.h"
+#include "traces/calibration.h"
+#include "traces/status.h"
+#include "traces/trace.h"
+
+namespace autotune::sim {
+
+// Collective times a trace must show before it can stand in for a calibration.
+inline constexpr int kMinSelfCalibrationCollectives = 3;
+
+// The calibration points of traces (all of one topology shape, backend and framework; the
+// first one's are taken): per op, scope (flat -> world, hierarchical) and size bin (a factor
+// of sqrt(2)), the median duration of the collectives in the bin; copies of 64 KiB and more
+// give copy points. A collective's duration is its comm phase (for a DDP run, counted from the
+// later of its start and the previous bucket's end, as MeasuredCommRatio counts it). Traces of
+// another shape, backend or framework than the first are skipped. NotFound when fewer than
+// kMinSelfCalibrationCollectives collectives have a positive duration. The result has id 0,
+// the first trace's topology, backend and hardware, and `hardware` prefixed with the source.
+StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces);
+
+// A measured calibration (autotune calibrate) with the self-calibration's points in place of
+// its own where both measured the same curve (op, scope, communicator size) at sizes within
+// the self-calibration's range: the job's own times where it has them, the calibration's
+// elsewhere. Keeps measured's id, topology, backend and hardware.
+Calibration MergeCalibrations(const Calibration& measured, const Calibration& self);
+
+// How the job's own collective times compare to a measured calibration's model: per
+// self-calibration point of a flat world collective, its median over the model's time.
+struct CalibrationAgreement {
+  int points = 0;
+  double median_ratio = 1.0;  // self / calibrate
+  double min_ratio = 1.0;
+  double max_ratio = 1.0;
+};
+CalibrationAgreement CompareCalibrations(const Calibration& self, const NetworkModel& measured);
+
+}  // namespace autotune::sim

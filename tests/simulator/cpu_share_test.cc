@@ -1,0 +1,113 @@
+// Compute slowed by communication (simulator/cpu_share.h): the share and stretch formulas on
+// hand-computed cases, a replay whose fixed point is solved by hand, and the fit recovering
+// a known spin share from a run at another setting.
+#include "simulator/cpu_share.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/support/sim_fixtures.h"
+
+namespace autotune::sim {
+namespace {
+
+using testing::MakeSimulation;
+using testing::MakeTrace;
+using testing::MakeWorkload;
+using testing::PlainKnobs;
+using testing::Topo;
+
+CpuShareParams TwoCoresFourRanks() {
+  CpuShareParams p;
+  p.cores = 2;
+  p.ranks = 4;
+  return p;
+}
+
+TEST(CpuShareTest, TheCommunicationThreadsShareIsItsCpuTimeOverTheStep) {
+  CpuShareParams p = TwoCoresFourRanks();
+  p.sigma = 0.5;
+  p.cycle_cpu_us = 5.0;
+  // 0.5 * 300 us + 10 cycles * 5 us = 200 us of 1000.
+  EXPECT_DOUBLE_EQ(CommThreadShare(p, {300.0, 10.0, 1000.0}), 0.2);
+  // Never more than the whole step.
+  EXPECT_DOUBLE_EQ(CommThreadShare(p, {5000.0, 0.0, 1000.0}), 1.0);
+}
+
+TEST(CpuShareTest, ComputeStretchesByTheThreadsWantingCoresOverTheCores) {
+  const CpuShareParams p = TwoCoresFourRanks();
+  // 4 compute threads + 4 * 0.5 communication + 1 tracer = 7 threads on 2 cores.
+  EXPECT_DOUBLE_EQ(ComputeStretch(p, 0.5, 1.0), 3.5);
+  // Enough cores: no stretch.
+  CpuShareParams roomy = p;
+  roomy.cores = 16;
+  EXPECT_DOUBLE_EQ(ComputeStretch(roomy, 0.5, 1.0), 1.0);
+  // Not known: no stretch.
+  EXPECT_DOUBLE_EQ(ComputeStretch(CpuShareParams(), 1.0, 1.0), 1.0);
+}
+
+TEST(CpuShareTest, CpuShareOfARunCountsTheRanksOfEveryNodeOnTheHost) {
+  RunInfo run;
+  run.topology = Topo(2, 2);
+  run.host.cores = 2;
+  run.host.nodes_per_host = 2;
+  const CpuShareParams p = CpuShareOf(run);
+  EXPECT_EQ(p.cores, 2);
+  EXPECT_EQ(p.ranks, 4);
+}
+
+// One 1 MiB tensor ready 10 ms into the step (no forward), backward ends then, the step took
+// 20 ms: a 10 ms tail. No collective was recorded, so the recorded stretch is 4/2 = 2. The
+// network runs the allreduce in exactly 10 ms (2 * 3/4 * B / bandwidth), copies are free.
+Simulation OneTensorSimulation(double sigma) {
+  Trace trace = MakeTrace(MakeWorkload({1 << 20}, {10.0}, 0.0, 10.0, 0.0), Topo(2, 2),
+                          PlainKnobs(64, 0.001), 0.0, 20.0);
+  trace.run.host.cores = 2;
+  trace.run.host.nodes_per_host = 2;
+  NetworkParams params = NetworkParams::Uniform(0.0, 1.5 * (1 << 20) / 10000.0);
+  params.copy = {0.0, 1e12};
+  const NetworkModel network = NetworkModel::FromParams(params, Topo(2, 2));
+  ReplayOptions options = testing::ExactOptions();
+  options.cpu = CpuShareOf(trace.run);
+  options.cpu.sigma = sigma;
+  return MakeSimulation(trace, network, NegotiationModel(), options);
+}
+
+TEST(CpuShareTest, TheReplaySolvesTheFixedPointOfStepTimeAndCommunicationShare) {
+  // Compute dilates by u = stretch / recorded stretch = 2 (1 + d) / 2 = 1 + d, with
+  // d = 10 ms / step and step = 10u (backward) + 10 (allreduce) + 10u (tail) = 20u + 10:
+  // u = 1 + 10 / (20u + 10), i.e. 2u^2 - u - 2 = 0, u = (1 + sqrt(17)) / 4.
+  const Simulation sim = OneTensorSimulation(1.0);
+  const double u = (1.0 + std::sqrt(17.0)) / 4.0;
+  const SettingResult r = sim.Evaluate(PlainKnobs(64, 0.001));
+  EXPECT_NEAR(r.step_ms_median, 20.0 * u + 10.0, 0.002 * (20.0 * u + 10.0));
+  // Without the model the same replay holds compute as recorded: 10 + 10 + 10 ms.
+  Simulation fixed = OneTensorSimulation(1.0);
+  fixed.set_cpu_share(CpuShareParams());
+  EXPECT_NEAR(fixed.Evaluate(PlainKnobs(64, 0.001)).step_ms_median, 30.0, 0.01);
+}
+
+TEST(CpuShareTest, TheFitRecoversTheSpinShareThatMadeAnotherRunsStepTime) {
+  // The "other run" at another cycle time took what the model with sigma = 0.5 predicts.
+  const Knobs other_knobs = PlainKnobs(64, 0.002);
+  RunInfo other;
+  other.id = 9;
+  other.knobs = other_knobs;
+  other.step_ms_median = OneTensorSimulation(0.5).Evaluate(other_knobs).step_ms_median;
+  Simulation sim = OneTensorSimulation(1.0);
+  const RunInfo others[] = {other};
+  EXPECT_EQ(sim.FitCommSpin(others), 1);
+  EXPECT_DOUBLE_EQ(sim.options().cpu.sigma, 0.5);
+  EXPECT_NE(sim.options().cpu.sigma_source.find("run 9"), std::string::npos);
+  // A run at the recorded setting tells nothing about a change: not used.
+  RunInfo same = other;
+  same.knobs = PlainKnobs(64, 0.001);
+  Simulation untouched = OneTensorSimulation(1.0);
+  const RunInfo only_same[] = {same};
+  EXPECT_EQ(untouched.FitCommSpin(only_same), 0);
+  EXPECT_DOUBLE_EQ(untouched.options().cpu.sigma, 1.0);
+}
+
+}  // namespace
+}  // namespace autotune::sim

@@ -1,0 +1,134 @@
+// Self-calibration: a hand-made trace whose collectives took known times gives a network
+// model that predicts those times; merging with a calibrate keeps the job's own points where
+// they measured and the calibrate's elsewhere.
+#include "simulator/self_calibration.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "tests/support/sim_fixtures.h"
+
+namespace autotune::sim {
+namespace {
+
+using testing::MakeTrace;
+using testing::MakeWorkload;
+using testing::PlainKnobs;
+using testing::Topo;
+
+// Known cost on the world of 4 ranks: 250 us + 8 ns per byte (the allreduce's bytes).
+double KnownUs(int64_t bytes) { return 250.0 + 0.008 * static_cast<double>(bytes); }
+
+// A trace of `steps` steps, each with one allreduce per size in `sizes` that took exactly
+// KnownUs(size) (copy-in 1 us per KiB before it).
+Trace TraceWithCollectives(const std::vector<int64_t>& sizes, int steps) {
+  Trace trace = MakeTrace(MakeWorkload({1 << 20}, {1.0}, 1.0, 2.0, 1.0), Topo(2, 2),
+                          PlainKnobs(64, 1), 4000.0, 10.0, steps);
+  trace.run.kind = RunKind::kImported;
+  for (StepTrace& st : trace.steps) {
+    double t = 0.0;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      CollectiveRecord c;
+      c.seq = static_cast<int>(i);
+      c.bytes = sizes[i];
+      c.tensors = {0};
+      c.start_us = t;
+      c.copy_in_end_us = t + sizes[i] / 1024.0;
+      c.comm_end_us = c.copy_in_end_us + KnownUs(sizes[i]);
+      c.end_us = c.comm_end_us;
+      t = c.end_us;
+      st.collectives.push_back(c);
+    }
+  }
+  return trace;
+}
+
+TEST(SelfCalibrationTest, TheJobsOwnCollectiveTimesComeBackFromTheModelFittedToThem) {
+  const std::vector<int64_t> sizes = {64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20};
+  const Trace trace = TraceWithCollectives(sizes, 3);
+  const Trace* traces[] = {&trace};
+  StatusOr<Calibration> self = CalibrationFromTraces(traces);
+  ASSERT_TRUE(self.ok()) << self.status().message();
+  EXPECT_EQ(self->topology.key(), "2x2");
+  NetworkModel model;
+  ASSERT_TRUE(NetworkModel::Fit(*self, &model).ok());
+  for (int64_t bytes : sizes) {
+    EXPECT_NEAR(model.FlatUs(Op::kAllreduce, bytes) / KnownUs(bytes), 1.0, 0.02) << bytes;
+  }
+  // Between the measured sizes too (2 MiB was never measured).
+  EXPECT_NEAR(model.FlatUs(Op::kAllreduce, 2 << 20) / KnownUs(2 << 20), 1.0, 0.02);
+  // The copies: 1 us per KiB, from the copy points (64 KiB and larger).
+  EXPECT_NEAR(model.CopyUs(4 << 20) / 4096.0, 1.0, 0.02);
+}
+
+TEST(SelfCalibrationTest, TracesOfOneJobArePooledAndEachBinTakesTheMedian) {
+  Trace a = TraceWithCollectives({1 << 20}, 2);
+  Trace b = TraceWithCollectives({1 << 20}, 1);
+  // b's one collective took twice as long: the median of 2, 2 and 1 units is the known time.
+  b.steps[0].collectives[0].comm_end_us =
+      b.steps[0].collectives[0].copy_in_end_us + 2.0 * KnownUs(1 << 20);
+  b.run.id = 8;
+  const Trace* traces[] = {&a, &b};
+  StatusOr<Calibration> self = CalibrationFromTraces(traces);
+  ASSERT_TRUE(self.ok()) << self.status().message();
+  const CalibrationPoint* world = nullptr;
+  for (const CalibrationPoint& p : self->points) {
+    if (p.scope == Scope::kWorld) world = &p;
+  }
+  ASSERT_NE(world, nullptr);
+  EXPECT_EQ(world->repetitions, 3);
+  EXPECT_DOUBLE_EQ(world->median_us, KnownUs(1 << 20));
+  EXPECT_DOUBLE_EQ(world->max_us, 2.0 * KnownUs(1 << 20));
+  EXPECT_NE(self->hardware.find("run 7, 8"), std::string::npos) << self->hardware;
+}
+
+TEST(SelfCalibrationTest, TooFewCollectivesIsNotFound) {
+  const Trace trace = TraceWithCollectives({1 << 20}, 2);
+  const Trace* traces[] = {&trace};
+  StatusOr<Calibration> self = CalibrationFromTraces(traces);
+  EXPECT_EQ(self.status().code(), Status::Code::kNotFound);
+}
+
+TEST(SelfCalibrationTest, MergeKeepsTheCalibratesPointsOutsideTheJobsRange) {
+  Calibration measured;
+  measured.id = 3;
+  measured.topology = Topo(2, 2);
+  for (int64_t bytes : {1 << 10, 64 << 10, 1 << 20, 4 << 20, 64 << 20}) {
+    measured.points.push_back({Op::kAllreduce, Scope::kWorld, 4, bytes, 5, 999.0, 999.0, 999.0});
+  }
+  Calibration self;
+  for (int64_t bytes : {1 << 20, 4 << 20}) {
+    self.points.push_back({Op::kAllreduce, Scope::kWorld, 4, bytes, 5, 111.0, 111.0, 111.0});
+  }
+  const Calibration merged = MergeCalibrations(measured, self);
+  EXPECT_EQ(merged.id, 3);
+  std::vector<std::pair<int64_t, double>> points;
+  for (const CalibrationPoint& p : merged.points) points.push_back({p.bytes, p.median_us});
+  std::sort(points.begin(), points.end());
+  const std::vector<std::pair<int64_t, double>> want = {
+      {1 << 10, 999.0}, {64 << 10, 999.0}, {1 << 20, 111.0}, {4 << 20, 111.0}, {64 << 20, 999.0}};
+  EXPECT_EQ(points, want);
+}
+
+TEST(SelfCalibrationTest, AgreementIsTheJobsTimeOverTheCalibratesModel) {
+  // A calibrate model of 100 us + 4 ns/byte on the world level; the job took twice that at
+  // 1 MiB and three times at 4 MiB: median of two ratios = their mean.
+  NetworkParams params = NetworkParams::Uniform(0.0, 1.0);
+  const NetworkModel uniform = NetworkModel::FromParams(params, Topo(2, 2));
+  Calibration self;
+  for (int64_t bytes : {1 << 20, 4 << 20}) {
+    const double factor = bytes == (1 << 20) ? 2.0 : 3.0;
+    const double us = factor * uniform.FlatUs(Op::kAllreduce, bytes);
+    self.points.push_back({Op::kAllreduce, Scope::kWorld, 4, bytes, 5, us, us, us});
+  }
+  const CalibrationAgreement a = CompareCalibrations(self, uniform);
+  EXPECT_EQ(a.points, 2);
+  EXPECT_NEAR(a.min_ratio, 2.0, 1e-9);
+  EXPECT_NEAR(a.max_ratio, 3.0, 1e-9);
+  EXPECT_NEAR(a.median_ratio, 2.5, 1e-9);
+}
+
+}  // namespace
+}  // namespace autotune::sim
