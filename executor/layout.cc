@@ -1,6 +1,8 @@
 #include "executor/layout.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 namespace autotune::executor {
@@ -122,6 +124,20 @@ Status DetectLayout(MPI_Comm world, NodeLayout* layout, LayoutComms* comms) {
     int root = l.world_rank_of[n * l.local_size];
     l.hosts.emplace_back(names.data() + sizeof(name) * root);
   }
+  // Which nodes share node 0's machine: the kernel's boot id is the same in every network
+  // and UTS namespace of one machine.
+  char boot[64] = {};
+  std::ifstream("/proc/sys/kernel/random/boot_id").read(boot, sizeof(boot) - 1);
+  std::vector<char> boots(sizeof(boot) * l.size);
+  MPI_Allgather(boot, sizeof(boot), MPI_CHAR, boots.data(), sizeof(boot), MPI_CHAR, world);
+  l.nodes_per_host = 0;
+  for (int n = 0; n < l.nodes; ++n) {
+    const int root = l.world_rank_of[n * l.local_size];
+    if (std::string(boots.data() + sizeof(boot) * root) == std::string(boots.data())) {
+      ++l.nodes_per_host;
+    }
+  }
+  l.nodes_per_host = std::max(1, l.nodes_per_host);
   comms->intra = intra;
   comms->cross = cross;
   *layout = std::move(l);

@@ -37,6 +37,9 @@ struct NodeLayout {
   // World rank of (node, local_rank) at index node * local_size + local_rank.
   std::vector<int> world_rank_of;
   std::vector<std::string> hosts;  // host name of each node, node order
+  // Nodes on node 0's machine (same kernel boot id; an emulated cluster's network namespaces
+  // or pseudo-nodes share one machine's cores), at least 1.
+  int nodes_per_host = 1;
 
   // True when world rank == node * local_size + local_rank for every rank (ranks placed
   // by node, mpirun's default --map-by slot).

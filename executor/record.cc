@@ -6,6 +6,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "executor/backend_choice.h"
@@ -194,6 +195,12 @@ Status CreateRun(Session* s, RunInfo* run) {
   run->backend = s->backend->kind();
   run->hardware = s->backend->hardware() + "; compute " + ComputeModeName(s->compute.mode);
   run->framework = s->options.framework;
+  // Spinning compute shares the host's cores with the communication threads (the simulator's
+  // CpuShare); sleeping compute (and the GPU's) takes none.
+  if (s->compute.mode == ComputeMode::kSpin && run->backend == BackendKind::kMpi) {
+    run->host.cores = static_cast<int>(std::thread::hardware_concurrency());
+  }
+  run->host.nodes_per_host = s->layout.nodes_per_host;
   run->steps_planned = s->options.steps;
   run->warmup_steps = s->options.warmup_steps;
   Status st;
