@@ -158,17 +158,22 @@ DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, st
     *line = buf;
     return DiagnosisVerdict::kKeepDefaults;
   }
+  char cpu[160] = "";
+  if (median.comm_cpu_ms > 0.0) {
+    std::snprintf(cpu, sizeof cpu, ", and %.1f%% of the median step is compute slowed by the "
+                  "communication's CPU", Percent(median.comm_cpu_ms, median.step_ms));
+  }
   std::snprintf(buf, sizeof buf,
                 "exposed communication is %.1f%% of the step (the median over the steps; "
-                "%.1f%% of the median step, largest part: %s): tuning can gain up to %.1f%%; "
+                "%.1f%% of the median step, largest part: %s%s): tuning can gain up to %.1f%%; "
                 "run autotune search",
                 gain_pct, Percent(median.exposed_comm_ms(), median.step_ms),
-                LargestExposedPart(median), gain_pct);
+                LargestExposedPart(median), cpu, gain_pct);
   *line = buf;
   return DiagnosisVerdict::kTune;
 }
 
-Status Diagnose(const Trace& trace, Diagnosis* out) {
+Status Diagnose(const Trace& trace, Diagnosis* out, const CpuShareParams& cpu) {
   PreparedTrace prepared;
   AUTOTUNE_RETURN_IF_ERROR(PreparedTrace::Prepare(trace, &prepared));
   // A recorded run's backward compute lasts the workload's backward_ms whatever its gradients
@@ -181,7 +186,19 @@ Status Diagnose(const Trace& trace, Diagnosis* out) {
   std::vector<double> gains;
   for (size_t i = 0; i < trace.steps.size(); ++i) {
     d.steps.push_back(DiagnoseStep(prepared.steps()[i], trace.steps[i], backward_us));
-    const StepDiagnosis& s = d.steps.back();
+    StepDiagnosis& s = d.steps.back();
+    if (cpu.enabled()) {
+      const PreparedStep& ps = prepared.steps()[i];
+      const double step_us = ps.measured_step_ms * 1000.0;
+      const double idle_period_us = std::max(1.0, trace.run.knobs.cycle_time_ms * 1000.0);
+      CommLoad load{ps.comm_busy_us, 0.0, step_us};
+      if (trace.run.framework == Framework::kHorovod) {
+        load.cycles = ps.work_cycles + std::max(0.0, step_us - ps.comm_busy_us) / idle_period_us;
+      }
+      const double with = ComputeStretch(cpu, CommThreadShare(cpu, load), cpu.recorded_tau);
+      const double without = ComputeStretch(cpu, 0.0, cpu.recorded_tau);
+      s.comm_cpu_ms = s.compute_ms * (1.0 - without / with);
+    }
     gains.push_back(s.step_ms > 0.0 ? 1.0 - s.ideal_step_ms() / s.step_ms : 0.0);
   }
   std::vector<int> order(d.steps.size());
@@ -195,6 +212,7 @@ Status Diagnose(const Trace& trace, Diagnosis* out) {
   // On CPUs the communication hidden behind compute runs on the same cores and slows it (seen
   // on real Horovod: bench/horovod), which a bound from the exposed part alone cannot see.
   if (d.verdict == DiagnosisVerdict::kKeepDefaults && trace.run.backend == BackendKind::kMpi &&
+      !cpu.enabled() &&
       m.step_ms > 0.0 && m.hidden_comm_ms() / m.step_ms >= kTuningNoiseFraction) {
     d.verdict_line +=
         " (on CPUs the hidden communication also competes with compute for the cores, which "

@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/cpu_share.h"
 #include "simulator/prepared_trace.h"
 #include "traces/status.h"
 #include "traces/trace.h"
@@ -66,12 +67,16 @@ struct StepDiagnosis {
   double copy_ms = 0.0;         // exposed: fusion-buffer copy-in / copy-out
   double collective_ms = 0.0;   // exposed: the collectives themselves
   double total_comm_ms = 0.0;   // negotiation + copies + collectives over the whole step
+  // Part of compute_ms: the compute time the communication thread's CPU took from it where
+  // the host's cores are oversubscribed (CpuShare; 0 when the cores are not known).
+  double comm_cpu_ms = 0.0;
   // negotiation + cycle wait + copies + collectives.
   double exposed_comm_ms() const;
   // Communication that overlapped compute: total_comm_ms minus its exposed busy time.
   double hidden_comm_ms() const;
-  // The step with communication overhead removed (compute end + tail): compute_ms.
-  double ideal_step_ms() const { return compute_ms; }
+  // The step with communication overhead removed (compute end + tail, less the compute the
+  // communication's CPU took).
+  double ideal_step_ms() const { return compute_ms - comm_cpu_ms; }
 };
 
 enum class DiagnosisVerdict {
@@ -91,11 +96,15 @@ struct Diagnosis {
 };
 
 // Diagnoses every step of trace. On an mpi run whose median step hides at least
-// kTuningNoiseFraction of communication behind compute, a keep-the-defaults verdict line says
-// that the bound does not count the CPU that hidden communication takes from compute. Errors
+// kTuningNoiseFraction of communication behind compute and whose host cores are not known, a
+// keep-the-defaults verdict line says that the bound does not count the CPU that hidden
+// communication takes from compute. Errors
 // are PreparedTrace::Prepare's (a run without steps or tensor rows, inconsistent rows),
 // naming the run, step and row.
-Status Diagnose(const Trace& trace, Diagnosis* out);
+// With cpu enabled (the host's cores known), each step's comm_cpu_ms is the compute time its
+// communication thread's CPU share took: compute_ms * (1 - stretch(0) / stretch(d)), d from
+// the step's own collectives and cycles (cpu_share.h), and the bound counts it.
+Status Diagnose(const Trace& trace, Diagnosis* out, const CpuShareParams& cpu = {});
 
 // The verdict for a median step's parts: kTune when max_gain_fraction >= kTuningNoiseFraction;
 // *line says how much of the step communication is, how much is hidden, the most tuning

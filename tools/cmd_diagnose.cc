@@ -8,6 +8,7 @@
 #include <string>
 
 #include "simulator/diagnosis.h"
+#include "simulator/stored_simulation.h"
 #include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
@@ -34,12 +35,13 @@ nlohmann::json PartsToJson(const sim::StepDiagnosis& d) {
                         {"collective_ms", d.collective_ms},
                         {"total_comm_ms", d.total_comm_ms},
                         {"hidden_comm_ms", d.hidden_comm_ms()},
+                        {"comm_cpu_ms", d.comm_cpu_ms},
                         {"ideal_step_ms", d.ideal_step_ms()}};
 }
 
 // The diagnosis as one JSON object: the median step's parts at the top level, every step's
 // under "per_step".
-void PrintJson(const RunInfo& run, const sim::Diagnosis& d) {
+void PrintJson(const RunInfo& run, const sim::Diagnosis& d, const std::string& cpu_share) {
   nlohmann::json out = PartsToJson(d.median());
   out["median_step"] = out["step"];
   out.erase("step");
@@ -52,6 +54,7 @@ void PrintJson(const RunInfo& run, const sim::Diagnosis& d) {
   out["noise_fraction"] = sim::kTuningNoiseFraction;
   out["verdict"] = d.verdict_line;
   out["verdict_kind"] = sim::DiagnosisVerdictName(d.verdict);
+  out["cpu_share"] = cpu_share;
   nlohmann::json steps = nlohmann::json::array();
   for (const sim::StepDiagnosis& s : d.steps) steps.push_back(PartsToJson(s));
   out["per_step"] = std::move(steps);
@@ -65,7 +68,7 @@ void PrintRow(const char* name, double ms, double step_ms, const std::string& no
 }
 
 // The diagnosis as a small table of the median step's parts, the totals and the verdict.
-void PrintTable(const RunInfo& run, const sim::Diagnosis& d) {
+void PrintTable(const RunInfo& run, const sim::Diagnosis& d, const std::string& cpu_share) {
   const sim::StepDiagnosis& m = d.median();
   std::printf("run %lld (%s, %s, %s): median of %zu steps is step %d\n",
               static_cast<long long>(run.id), RunKindName(run.kind), run.workload.name.c_str(),
@@ -74,6 +77,9 @@ void PrintTable(const RunInfo& run, const sim::Diagnosis& d) {
   char skew[64];
   std::snprintf(skew, sizeof skew, "  (rank skew %.3f ms)", m.rank_skew_ms);
   PrintRow("compute", m.compute_ms, m.step_ms, m.rank_skew_ms > 0 ? skew : "");
+  if (m.comm_cpu_ms > 0.0) {
+    PrintRow("  of it, slowed", m.comm_cpu_ms, m.step_ms, "  (by the communication's CPU)");
+  }
   PrintRow("negotiation", m.negotiation_ms, m.step_ms);
   PrintRow("cycle wait", m.cycle_wait_ms, m.step_ms);
   PrintRow("fusion copies", m.copy_ms, m.step_ms);
@@ -83,8 +89,10 @@ void PrintTable(const RunInfo& run, const sim::Diagnosis& d) {
               m.total_comm_ms, m.hidden_comm_ms(), m.exposed_comm_ms());
   std::printf(
       "most any setting could gain: %.1f%% (the median over the %zu steps of each step's "
-      "exposed share; the median step without communication overhead: %.3f ms)\n",
-      100.0 * d.max_gain_fraction, d.steps.size(), m.ideal_step_ms());
+      "exposed share%s; the median step without communication overhead: %.3f ms)\n",
+      100.0 * d.max_gain_fraction, d.steps.size(),
+      m.comm_cpu_ms > 0.0 ? " and compute slowed by communication" : "", m.ideal_step_ms());
+  std::printf("%s\n", cpu_share.c_str());
   std::printf("verdict: %s\n", d.verdict_line.c_str());
 }
 
@@ -94,12 +102,22 @@ int RunDiagnose(const DiagnoseOptions& opts) {
   if (!s.ok()) return Fail(s);
   Trace trace;
   if (!(s = store->LoadTrace(opts.run, &trace)).ok()) return Fail(s);
+  // The compute-slowdown parameters as a simulation of the run fits them (a calibration or
+  // the run's own collectives; other imported runs of the job); else the run's host alone.
+  sim::CpuShareParams cpu = sim::CpuShareOf(trace.run);
+  std::string cpu_share = "compute slowed by communication: not modelled (host cores not known)";
+  sim::StoredSimulation loaded;
+  if (sim::LoadSimulation(*store, opts.run, {}, sim::IfUncalibrated::kNoSimulation, &loaded).ok() &&
+      loaded.simulation) {
+    cpu = loaded.simulation->options().cpu;
+    cpu_share = loaded.simulation->DescribeCpuShare();
+  }
   sim::Diagnosis diagnosis;
-  if (!(s = sim::Diagnose(trace, &diagnosis)).ok()) return Fail(s);
+  if (!(s = sim::Diagnose(trace, &diagnosis, cpu)).ok()) return Fail(s);
   if (opts.json) {
-    PrintJson(trace.run, diagnosis);
+    PrintJson(trace.run, diagnosis, cpu_share);
   } else {
-    PrintTable(trace.run, diagnosis);
+    PrintTable(trace.run, diagnosis, cpu_share);
   }
   return 0;
 }
