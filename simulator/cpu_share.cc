@@ -10,9 +10,9 @@ double CommThreadShare(const CpuShareParams& params, const CommLoad& load) {
   return std::clamp(cpu_us / load.step_us, 0.0, 1.0);
 }
 
-double ComputeStretch(const CpuShareParams& params, double d, double tau) {
+double ComputeStretch(const CpuShareParams& params, double d, double tau, int ranks) {
   if (!params.enabled()) return 1.0;
-  const double wanted = params.ranks * (1.0 + d) + tau;
+  const double wanted = (ranks > 0 ? ranks : params.ranks) * (1.0 + d) + tau;
   return std::max(1.0, wanted / params.cores);
 }
 
@@ -20,6 +20,7 @@ CpuShareParams CpuShareOf(const RunInfo& run) {
   CpuShareParams p;
   p.cores = std::max(0, run.host.cores);
   p.ranks = std::max(1, run.topology.ranks_per_node * std::max(1, run.host.nodes_per_host));
+  p.recorded_ranks = p.ranks;
   return p;
 }
 

@@ -25,7 +25,8 @@ namespace autotune::sim {
 struct CpuShareParams {
   // Cores of one host and ranks sharing them; 0 cores = not known: no slowdown modelled.
   int cores = 0;
-  int ranks = 1;
+  int ranks = 1;           // on the predicted topology
+  int recorded_ranks = 1;  // on the recorded one
   // Share of the time a collective is in flight that the communication thread burns CPU
   // (1 = MPI's busy-polling progress; fitted where two or more runs of the job exist).
   double sigma = 1.0;
@@ -53,8 +54,9 @@ struct CommLoad {
 
 // The communication thread's CPU share d for load under params (see the file comment).
 double CommThreadShare(const CpuShareParams& params, const CommLoad& load);
-// Compute's time stretch (>= 1) for a communication-thread share d and a tracer of tau cores.
-double ComputeStretch(const CpuShareParams& params, double d, double tau);
+// Compute's time stretch (>= 1) for a communication-thread share d and a tracer of tau cores,
+// with `ranks` ranks sharing the cores (default: params.ranks, the predicted topology's).
+double ComputeStretch(const CpuShareParams& params, double d, double tau, int ranks = 0);
 
 // The host shape of a run: ranks_per_node * nodes_per_host ranks on host.cores cores.
 CpuShareParams CpuShareOf(const RunInfo& run);

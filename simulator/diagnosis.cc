@@ -195,8 +195,9 @@ Status Diagnose(const Trace& trace, Diagnosis* out, const CpuShareParams& cpu) {
       if (trace.run.framework == Framework::kHorovod) {
         load.cycles = ps.work_cycles + std::max(0.0, step_us - ps.comm_busy_us) / idle_period_us;
       }
-      const double with = ComputeStretch(cpu, CommThreadShare(cpu, load), cpu.recorded_tau);
-      const double without = ComputeStretch(cpu, 0.0, cpu.recorded_tau);
+      const double with = ComputeStretch(cpu, CommThreadShare(cpu, load), cpu.recorded_tau,
+                                         cpu.recorded_ranks);
+      const double without = ComputeStretch(cpu, 0.0, cpu.recorded_tau, cpu.recorded_ranks);
       s.comm_cpu_ms = s.compute_ms * (1.0 - without / with);
     }
     gains.push_back(s.step_ms > 0.0 ? 1.0 - s.ideal_step_ms() / s.step_ms : 0.0);

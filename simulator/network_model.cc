@@ -46,7 +46,8 @@ NetworkModel NetworkModel::FromParams(const NetworkParams& params, const Topolog
   return m;
 }
 
-Status NetworkModel::Retarget(const Topology& topology, NetworkModel* out) const {
+Status NetworkModel::Retarget(const Topology& topology, NetworkModel* out,
+                              std::string* assumption) const {
   if (topology.nodes < 1 || topology.ranks_per_node < 1) {
     return Status::InvalidArgument("topology " + topology.key() +
                                    ": nodes and ranks per node must be >= 1");
@@ -57,7 +58,11 @@ Status NetworkModel::Retarget(const Topology& topology, NetworkModel* out) const
                                   std::to_string(calibration_id_) + " of " + calibrated_.key() +
                                   ": it has no cross-node curves (calibrate on at least 2 nodes)");
     }
-    if (topology.ranks_per_node > 1 && calibrated_.ranks_per_node == 1) {
+    if (topology.ranks_per_node > 1 && calibrated_.ranks_per_node == 1 && assumption != nullptr) {
+      *assumption = "intra-node collectives taken as slow as the measured ones between nodes "
+                    "(calibration of " + calibrated_.key() + " has no intra-node link): an "
+                    "upper bound on their time";
+    } else if (topology.ranks_per_node > 1 && calibrated_.ranks_per_node == 1) {
       return Status::NotSupported(
           "cannot predict " + topology.key() + " from calibration " +
           std::to_string(calibration_id_) + " of " + calibrated_.key() +

@@ -95,8 +95,12 @@ class NetworkModel {
   static Status Fit(const Calibration& calibration, NetworkModel* out);
   // The same model predicting another topology (curves are kept for communicators of a
   // calibrated size). NotSupported when the topology needs a level never measured
-  // (cross-node on a one-node calibration, intra-node on one rank per node).
-  Status Retarget(const Topology& topology, NetworkModel* out) const;
+  // (cross-node on a one-node calibration, intra-node on one rank per node). With
+  // `assumption`, a missing intra-node level is not refused: it takes the world level's
+  // parameters (an intra-node link is no slower than the network between nodes, so the
+  // prediction bounds those collectives from above) and *assumption says so in one line.
+  Status Retarget(const Topology& topology, NetworkModel* out,
+                  std::string* assumption = nullptr) const;
 
   const Topology& topology() const { return topology_; }
   const Topology& calibrated_topology() const { return calibrated_; }

@@ -215,7 +215,7 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
       const CommLoad load =
           LoadOf(trace.run().knobs, s.measured_step_ms * 1000.0, s.comm_busy_us, s.work_cycles);
       recorded_stretch_[i] = ComputeStretch(options_.cpu, CommThreadShare(options_.cpu, load),
-                                            options_.cpu.recorded_tau);
+                                            options_.cpu.recorded_tau, options_.cpu.recorded_ranks);
     }
   }
 }

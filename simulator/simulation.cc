@@ -91,6 +91,18 @@ void SetProductionModel(const RunInfo& run, const PreparedTrace& trace, const Ne
               "step time";
 }
 
+// The ranks that share a host's cores on the predicted topology: a host that held every node
+// of the recorded run (an emulated cluster on one machine) holds every node of the predicted
+// one; else a host holds as many nodes as it did.
+void RetargetCpuShare(const Topology& from, const Topology& to, CpuShareParams* cpu) {
+  const int recorded_nodes_per_host =
+      std::max(1, cpu->recorded_ranks / std::max(1, from.ranks_per_node));
+  const int nodes_per_host = recorded_nodes_per_host >= from.nodes
+                                 ? to.nodes
+                                 : std::min(recorded_nodes_per_host, to.nodes);
+  cpu->ranks = to.ranks_per_node * nodes_per_host;
+}
+
 }  // namespace
 
 Status Simulation::Build(const Trace& trace, const Calibration& calibration,
@@ -119,7 +131,8 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   SetProductionModel(trace.run, sim.trace_, recorded_network, recorded_negotiation, &sim.options_,
                      &sim.predicts_);
   const Topology to = target.value_or(recorded);
-  AUTOTUNE_RETURN_IF_ERROR(recorded_network.Retarget(to, &sim.network_));
+  AUTOTUNE_RETURN_IF_ERROR(recorded_network.Retarget(to, &sim.network_, &sim.assumption_));
+  RetargetCpuShare(recorded, to, &sim.options_.cpu);
   sim.negotiation_ = recorded_negotiation.Retarget(recorded_network, sim.network_);
   *out = std::move(sim);
   return Status::Ok();

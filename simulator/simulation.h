@@ -59,6 +59,8 @@ class Simulation {
   // What the predictions are of, one line: the production job (and how its tracing cost was
   // found) or the traced one.
   const std::string& predicts() const { return predicts_; }
+  // What predicting another topology had to assume (one line), "" when nothing.
+  const std::string& assumption() const { return assumption_; }
   // The compute-slowdown model's parameters and their sources, one line.
   std::string DescribeCpuShare() const;
   // Sets the compute-slowdown parameters (FitCommSpin).
@@ -76,6 +78,7 @@ class Simulation {
   NegotiationModel negotiation_;
   ReplayOptions options_;
   std::string predicts_ = "the job as recorded";
+  std::string assumption_;  // what the retargeted network model assumes, "" if nothing
 };
 
 // Summary of per-step predictions: median/p95 of step time; the score is ScoreBytesPerSecond

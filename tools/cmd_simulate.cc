@@ -181,6 +181,7 @@ void PrintHuman(const SimulateOptions& o, const Plan& plan, const std::vector<in
       sim.trace().steps().size(), run.step_ms_median, sim.topology().key().c_str(),
       sim.topology().world_size(), plan.network_source.c_str(), sim.predicts().c_str(),
       sim.DescribeCpuShare().c_str());
+  if (!sim.assumption().empty()) std::printf("assumes: %s\n", sim.assumption().c_str());
   if (o.explain) std::printf("%s", sim.Describe().c_str());
   std::vector<size_t> order(plan.results.size());
   std::iota(order.begin(), order.end(), 0);
@@ -254,6 +255,7 @@ void PrintJson(const Plan& plan, const std::vector<int64_t>& run_ids,
                         {"calibration", plan.calibration.id},
                         {"network", plan.network_source},
                         {"predicts", plan.simulation.predicts()},
+                        {"assumes", plan.simulation.assumption()},
                         {"cpu_share", CpuShareJson(plan.simulation.options().cpu)},
                         {"workload", plan.run.workload.name},
                         {"recorded_topology", plan.run.topology.key()},
