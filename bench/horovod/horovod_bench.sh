@@ -3,34 +3,56 @@
 #
 # Where `horovod.torch` is importable by the system python3 (exit 77 with one line
 # otherwise; README.md says how to build Horovod from its public source by hand), runs the
-# real training job bench/horovod/train.py on 2 nodes x 2 ranks at --rate for two models,
-# resnet50 (compute-bound) and mlp (404 small tensors, little compute), under a grid of 12
+# real training job bench/horovod/train.py on 2 nodes x 2 ranks at --rate for three models,
+# resnet50 (compute-bound), mlp (404 small tensors, little compute) and heldout_transformer
+# (a transformer encoder: two large embedding-sized tensors and many small ones; "heldout_"
+# marks a model never used to fit or tune anything, only to score on), under a grid of 12
 # settings (fusion threshold {128, 0, 4, 32} MB x cycle time {1, 5, 25} ms; the first is
-# Horovod's default), each through `autotune apply --config-file` with HOROVOD_TIMELINE on
-# (every run pays the timeline's cost alike, as `search --live` does). Then, per model:
-#   - imports the DEFAULT setting's timeline (`autotune import`) and predicts every setting
-#     from it and a calibration of the same cluster (`autotune simulate`);
-#   - prints real vs predicted step time per setting, the MAPE and the Spearman rank
-#     correlation (targets: MAPE <= 10%, goal 5%);
-#   - `autotune diagnose`'s verdict on the imported default;
-#   - with --search: `autotune search --live --launcher "<this job>"` from the imported run,
-#     the number of real runs it used, and the real step time of its best.yaml against the
-#     default's (`autotune compare`, bootstrap interval). Targets: where the grid shows a gain
-#     beyond noise, best.yaml within 3% of the grid's best using at most 3 real runs; where it
-#     shows none, the verdict "keep the defaults" after one.
-# A setting's real step time is the median over its --repeats runs of train.py's median step
-# (wall clock per step, max over ranks). Each figure is one result line
-# (bench/common/result.h) printed by bench_figure.
+# Horovod's default), each through `autotune apply --config-file`. Two kinds of real runs:
+#   - PRODUCTION runs (no HOROVOD_TIMELINE: the job as it runs for real; writing the
+#     timeline costs 10-20%): every setting, --repeats rounds (default 2), the settings
+#     interleaved (round 1 runs all settings, then round 2 all again), so that each
+#     setting's run-to-run noise is measured and drift hits all settings alike. Files
+#     MODEL/SETTING.rR.json. These are what the model is scored on, never fitted to.
+#   - TRACED runs (HOROVOD_TIMELINE + HOROVOD_TIMELINE_MARK_CYCLES=1) of --traced settings
+#     only (default "f128_c1 f0_c25 f4_c5"), once each before the production rounds: the
+#     model's inputs (fitting). Files MODEL/fit/SETTING.rR.{json,tl.json}.
+# Then, per model (the autotune side; --rescore DIR re-runs only this, with the --autotune
+# binary given, on DIR's stored runs):
+#   - copies the calibration database bench.db to score.db (fresh each time), imports every
+#     traced timeline into it (`autotune import`, MODEL/fit_runs.tsv lists the run ids) and
+#     predicts every setting from the DEFAULT's traced run (`autotune simulate --json`,
+#     step_ms_median; MODEL/predicted.tsv, "refused" with the reason where it refuses);
+#   - score.py prints one row per setting (production median and min-max over rounds, traced
+#     median where traced, predicted) and, as result lines (bench/common/result.h), the MAPE
+#     against production, Spearman over all settings and over those that differ from the
+#     default beyond twice the run-to-run noise, the measured best setting's speedup against
+#     its predicted speedup, and whether the settings measured slower than the default
+#     beyond noise are predicted slower; `autotune diagnose`'s verdict;
+#   - with --search: `autotune search --live --launcher "<this job>"` from the imported
+#     default (in bench.db, once per folder), as before.
+# With --extrap: the mlp default only, traced and production, on 2x1, 4x1 and 2x2 nodes x
+# ranks, --repeats rounds each (interleaved); scoring imports the 2x1 traced default and
+# predicts 2x1, 4x1 and 2x2 (`simulate --nodes N --ranks-per-node M`, calibration of 2x1
+# only) against the production step times (a refusal is printed as the result).
+# A run's step time is train.py's median step (wall clock per step, max over ranks); a
+# setting's is the median over its rounds. Each figure is one result line printed by
+# bench_figure.
 #
-# Usage: horovod_bench.sh [--out DIR] [--models "resnet50 mlp"] [--steps N] [--warmup N]
-#                         [--repeats R] [--rate RATE] [--search] [--confirm N] [--autotune BIN]
-#                         [--bench-figure BIN] [--python PY]
-#        horovod_bench.sh --rescore DIR [--search] [--confirm N]   # re-score DIR's runs
+# Usage: horovod_bench.sh [--out DIR] [--models "resnet50 mlp heldout_transformer"]
+#                         [--settings "f128_c1 ..."] [--traced "f128_c1 f0_c25 f4_c5"]
+#                         [--steps N] [--warmup N] [--repeats R] [--rate RATE] [--search]
+#                         [--confirm N] [--autotune BIN] [--bench-figure BIN] [--python PY]
+#        horovod_bench.sh --extrap [--out DIR] [--repeats R] ...
+#        horovod_bench.sh --rescore DIR [--extrap] [--search] [--confirm N] [--autotune BIN]
+#   --settings: run only these settings of the grid (default all 12; the default f128_c1 is
+#   always run). A second run into the same --out keeps bench.db's calibration and adds the
+#   models given.
 #   --confirm N: after the search, runs the default and best.yaml (or, when best.yaml keeps
-#   the defaults, the grid's best) alternately N times each, and prints the speedup with a
-#   bootstrap interval over those runs: the comparison a user would trust, made side by side
-#   in time so that the machine's drift hits both alike.
+#   the defaults, the grid's best) alternately N times each (traced, as the search's runs),
+#   and prints the speedup with a bootstrap interval over those runs.
 # Needs root (network namespaces), the system python3 with torch, torchvision and horovod.
+# Run it under the machine's timing lock when other measurements may run at the same time.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,25 +61,31 @@ autotune="$root/build/autotune"
 bench_figure="$root/build/bench/common/bench_figure"
 python=/usr/bin/python3
 out=""
-models="resnet50 mlp"
+models="resnet50 mlp heldout_transformer"
+only_settings=""
+traced="f128_c1 f0_c25 f4_c5"
 steps=8
 warmup=2
-repeats=1
+repeats=2
 rate=1gbit
 search=0
 confirm=0
+extrap=0
 rescore=""
 
 while [[ $# -gt 0 ]]; do
   case $1 in
     --out) out=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
+    --settings) only_settings=$2; shift 2 ;;
+    --traced) traced=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --search) search=1; shift ;;
     --confirm) confirm=$2; shift 2 ;;
+    --extrap) extrap=1; shift ;;
     --autotune) autotune=$2; shift 2 ;;
     --bench-figure) bench_figure=$2; shift 2 ;;
     --python) python=$2; shift 2 ;;
@@ -73,12 +101,18 @@ if ! "$python" -c "import horovod.torch, torchvision" 2>/dev/null; then
     "from source as README.md says); skipped" >&2
   exit 77
 fi
-if [[ -n $rescore ]]; then out=$rescore; fi
+if [[ -n $rescore ]]; then
+  out=$rescore
+  # The measurement's --steps, --warmup and --rate (the import leaves its warm-up out).
+  if [[ -f $out/bench.conf ]]; then source "$out/bench.conf"; fi
+fi
 [[ -n $out ]] || out=$(mktemp -d /tmp/autotune-horovod.XXXXXX)
 mkdir -p "$out"
-db="$out/bench.db"
-log() { echo "# $*" >&2; }
-cluster=("$root/tools/cluster.sh" --nodes 2 --ranks-per-node 2 --rate "$rate")
+[[ -n $rescore ]] || printf 'steps=%s\nwarmup=%s\nrate=%s\n' "$steps" "$warmup" "$rate" \
+  > "$out/bench.conf"
+db="$out/bench.db"      # the calibration (and the live search's runs); never rescored
+sdb="$out/score.db"     # bench.db + this scoring's imports; made afresh by every scoring
+log() { echo "# $(date -u +%T) $*" >&2; }
 
 # name fusion_mb cycle_ms; the first row is Horovod's default.
 settings=(
@@ -87,102 +121,224 @@ settings=(
   "f4_c1 4 1" "f4_c5 4 5" "f4_c25 4 25"
   "f32_c1 32 1" "f32_c5 32 5" "f32_c25 32 25"
 )
+# The knobs of setting $1 ("fusion_mb cycle_ms").
+knobs_of() {
+  local row
+  for row in "${settings[@]}"; do
+    [[ ${row%% *} == "$1" ]] && { echo "${row#* }"; return; }
+  done
+  echo "horovod_bench.sh: unknown setting $1" >&2; exit 2
+}
 
-# Writes the config file of setting $1 ($2 MB, $3 ms) for model dir $4.
+# Writes the config file of setting $1 into folder $2.
 write_config() {
-  printf 'params:\n  fusion_threshold_mb: %s\n  cycle_time_ms: %s\n' "$2" "$3" > "$4/$1.yaml"
+  local mb ms
+  read -r mb ms <<<"$(knobs_of "$1")"
+  printf 'params:\n  fusion_threshold_mb: %s\n  cycle_time_ms: %s\n' "$mb" "$ms" > "$2/$1.yaml"
 }
 
-# The job's command line for model $1 (what --launcher gets too).
+# The job's command line for model $1 on $2 nodes x $3 ranks (what --launcher gets too).
 job_command() {
-  echo "${cluster[*]} -- $python $here/train.py --model $1 --steps $steps --warmup $warmup"
+  echo "$root/tools/cluster.sh --nodes ${2:-2} --ranks-per-node ${3:-2} --rate $rate --" \
+    "$python $here/train.py --model $1 --steps $steps --warmup $warmup"
 }
 
-# Runs model $1 under config $2, timeline to $3, train.py's JSON line to $4.
+# Runs `job_command $1 $5 $6` under config $2; traced (timeline to $3.tl.json) unless $4 is
+# "production"; train.py's JSON line to $3.json.
 run_job() {
-  local rc=0
-  HOROVOD_TIMELINE=$3 HOROVOD_TIMELINE_MARK_CYCLES=1 \
-    "$autotune" apply --config-file "$2" -- $(job_command "$1") > "$4.raw" 2> "$4.err" || rc=$?
-  if [[ $rc -eq 77 ]]; then cat "$4.err" >&2; exit 77; fi
+  local rc=0 env=()
+  if [[ $4 != production ]]; then
+    env=(HOROVOD_TIMELINE="$3.tl.json" HOROVOD_TIMELINE_MARK_CYCLES=1)
+  fi
+  env "${env[@]}" "$autotune" apply --config-file "$2" -- $(job_command "$1" "${5:-}" "${6:-}") \
+    > "$3.raw" 2> "$3.err" || rc=$?
+  if [[ $rc -eq 77 ]]; then cat "$3.err" >&2; exit 77; fi
   if [[ $rc -ne 0 ]]; then
-    echo "horovod_bench.sh: the $1 job under $2 failed (exit $rc):" >&2
-    tail -5 "$4.err" >&2
+    echo "horovod_bench.sh: the $1 job under $2 ($4) failed (exit $rc):" >&2
+    tail -5 "$3.err" >&2
     exit 1
   fi
-  grep '^{' "$4.raw" | tail -1 > "$4"
+  grep '^{' "$3.raw" | tail -1 > "$3.json"
 }
 
-if [[ -z $rescore ]]; then
+# Calibrates $1 nodes x $2 ranks into bench.db unless it holds a calibration of that
+# topology already (a second invocation into the same --out adds models).
+calibrate() {
+  local have=0
+  if [[ -s $db ]]; then
+    have=$("$python" -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
+t=c.execute(\"SELECT count(*) FROM sqlite_master WHERE name = 'calibrations'\").fetchone()[0]
+print(t and c.execute('SELECT count(*) FROM calibrations WHERE nodes = ? AND ranks_per_node = ?',
+      (int(sys.argv[2]), int(sys.argv[3]))).fetchone()[0])" "$db" "$1" "$2")
+  fi
+  if [[ $have != 0 ]]; then log "bench.db holds a calibration of $1x$2 already: kept"; return; fi
   rm -f "$db" "$db-wal" "$db-shm"
-  start=$(date +%s)
-  log "calibrating 2x2 at $rate into $db"
-  "${cluster[@]}" -- "$autotune" calibrate --db "$db" --repetitions 10 \
-    --max-bytes $((16 << 20)) > "$out/calibrate.log" 2>&1 ||
+  log "calibrating $1x$2 at $rate into $db"
+  "$root/tools/cluster.sh" --nodes "$1" --ranks-per-node "$2" --rate "$rate" -- \
+    "$autotune" calibrate --db "$db" --repetitions 10 --max-bytes $((16 << 20)) \
+    > "$out/calibrate.log" 2>&1 ||
     { echo "horovod_bench.sh: calibrate failed:" >&2; tail -5 "$out/calibrate.log" >&2; exit 1; }
-  for model in $models; do
-    mkdir -p "$out/$model"
+}
+
+# Copies bench.db to score.db (a consistent copy, WAL included).
+fresh_score_db() {
+  rm -f "$sdb" "$sdb-wal" "$sdb-shm"
+  "$python" -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2])
+s.backup(d); d.close()" "$db" "$sdb"
+}
+
+# Imports timeline $1 (setting config $2, $3 nodes x $4 ranks, workload $5) into score.db;
+# prints the run id.
+import_timeline() {
+  "$autotune" import --horovod-timeline "$1" --db "$sdb" --nodes "$3" --ranks-per-node "$4" \
+    --config-file "$2" --warmup-steps "$warmup" --workload "$5" --json |
+    "$python" -c "import json,sys; print(json.load(sys.stdin)['run'])"
+}
+
+# Appends "NAME STEP_MS" (or "NAME refused: REASON") to file $1 for `simulate --run $2` with
+# the remaining arguments.
+predict() {
+  local file=$1 name=$2 run=$3 json rc=0
+  shift 3
+  json=$("$autotune" simulate --db "$sdb" --run "$run" "$@" --json 2> "$file.err") || rc=$?
+  if [[ $rc -eq 0 ]]; then
+    "$python" -c "import json,sys; print(sys.argv[1], json.loads(sys.argv[2])['step_ms_median'])" \
+      "$name" "$json" >> "$file"
+  else
+    echo "$name refused: $(grep -v '^\s*$' "$file.err" | tail -1)" >> "$file"
+  fi
+}
+
+if [[ $extrap -eq 1 ]]; then
+  topologies=("2 1" "4 1" "2 2")
+  if [[ -z $rescore ]]; then
+    start=$(date +%s)
+    calibrate 2 1
+    for t in "${topologies[@]}"; do
+      read -r n m <<<"$t"
+      mkdir -p "$out/${n}x$m/fit"
+      write_config f128_c1 "$out/${n}x$m"
+    done
     for ((r = 1; r <= repeats; r++)); do
-      for row in "${settings[@]}"; do
-        read -r name mb ms <<<"$row"
-        write_config "$name" "$mb" "$ms" "$out/$model"
-        log "$model $name (fusion $mb MB, cycle $ms ms) round $r of $repeats"
-        run_job "$model" "$out/$model/$name.yaml" "$out/$model/$name.r$r.tl.json" \
-          "$out/$model/$name.r$r.json"
+      for kind in production traced; do
+        for t in "${topologies[@]}"; do
+          read -r n m <<<"$t"
+          d=$out/${n}x$m
+          log "extrap mlp f128_c1 on ${n}x$m, $kind, round $r of $repeats"
+          if [[ $kind == production ]]; then
+            run_job mlp "$d/f128_c1.yaml" "$d/f128_c1.r$r" production "$n" "$m"
+          else
+            run_job mlp "$d/f128_c1.yaml" "$d/fit/f128_c1.r$r" traced "$n" "$m"
+          fi
+        done
+      done
+    done
+    log "real runs took $(( $(date +%s) - start )) s"
+  fi
+  fresh_score_db
+  run=$(import_timeline "$out/2x1/fit/f128_c1.r1.tl.json" "$out/2x1/f128_c1.yaml" 2 1 mlp-job)
+  log "2x1 traced default imported as run $run"
+  : > "$out/predicted.tsv"
+  for t in "${topologies[@]}"; do
+    read -r n m <<<"$t"
+    predict "$out/predicted.tsv" "${n}x$m" "$run" --nodes "$n" --ranks-per-node "$m"
+  done
+  "$python" "$here/score.py" --extrap --model mlp --dir "$out" --db "$sdb" --run "$run" \
+    --autotune "$autotune" --bench-figure "$bench_figure"
+  exit 0
+fi
+
+# The settings this invocation runs.
+grid=()
+for row in "${settings[@]}"; do
+  name=${row%% *}
+  if [[ -z $only_settings || $name == f128_c1 || " $only_settings " == *" $name "* ]]; then
+    grid+=("$name")
+  fi
+done
+
+if [[ -z $rescore ]]; then
+  start=$(date +%s)
+  calibrate 2 2
+  for model in $models; do
+    mkdir -p "$out/$model/fit"
+    for name in "${grid[@]}"; do write_config "$name" "$out/$model"; done
+    for name in $traced; do
+      log "$model $name ($(knobs_of "$name") MB ms), traced"
+      run_job "$model" "$out/$model/$name.yaml" "$out/$model/fit/$name.r1" traced
+    done
+    for ((r = 1; r <= repeats; r++)); do
+      for name in "${grid[@]}"; do
+        log "$model $name ($(knobs_of "$name") MB ms), production round $r of $repeats"
+        run_job "$model" "$out/$model/$name.yaml" "$out/$model/$name.r$r" production
       done
     done
   done
   log "real runs took $(( $(date +%s) - start )) s"
 fi
 
-# Imports the default's first timeline of model $1 (once: a rescore reuses it); prints the
-# run id.
-import_default() {
+# The live search's import of the default (in bench.db, once: a rescore reuses it).
+search_import() {
   local existing
   existing=$("$python" -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(
     \"SELECT coalesce(min(id), 0) FROM runs WHERE kind = 'imported' AND workload_name = ?\",
     (sys.argv[2],)).fetchone()[0])" "$db" "$1-job")
   if [[ $existing != 0 ]]; then echo "$existing"; return; fi
-  "$autotune" import --horovod-timeline "$out/$1/f128_c1.r1.tl.json" --db "$db" \
+  "$autotune" import --horovod-timeline "$out/$1/fit/f128_c1.r1.tl.json" --db "$db" \
     --nodes 2 --ranks-per-node 2 --config-file "$out/$1/f128_c1.yaml" --warmup-steps "$warmup" \
     --workload "$1-job" --json |
     "$python" -c "import json,sys; print(json.load(sys.stdin)['run'])"
 }
 
+fresh_score_db
 for model in $models; do
-  run=$(import_default "$model")
-  log "$model: default timeline imported as run $run"
+  [[ -d $out/$model ]] || continue
+  : > "$out/$model/fit_runs.tsv"
+  run=""
+  for tl in "$out/$model"/fit/*.r1.tl.json; do
+    name=$(basename "$tl" .r1.tl.json)
+    id=$(import_timeline "$tl" "$out/$model/$name.yaml" 2 2 "$model-job")
+    echo "$name $id" >> "$out/$model/fit_runs.tsv"
+    [[ $name == f128_c1 ]] && run=$id
+  done
+  [[ -n $run ]] || { echo "horovod_bench.sh: no traced default for $model" >&2; exit 1; }
+  log "$model: traced default imported as run $run (fit inputs, setting run:" \
+    "$(tr '\n' ' ' < "$out/$model/fit_runs.tsv"))"
   : > "$out/$model/predicted.tsv"
   for row in "${settings[@]}"; do
     read -r name mb ms <<<"$row"
-    "$autotune" simulate --db "$db" --run "$run" --fusion-threshold-mb "$mb" \
-      --cycle-time-ms "$ms" --json |
-      "$python" -c "import json,sys; print('$name', json.load(sys.stdin)['step_ms_median'])" \
-      >> "$out/$model/predicted.tsv"
+    [[ -e $out/$model/$name.r1.json ]] || continue
+    predict "$out/$model/predicted.tsv" "$name" "$run" --fusion-threshold-mb "$mb" \
+      --cycle-time-ms "$ms"
   done
-  "$autotune" diagnose --db "$db" --run "$run" --json > "$out/$model/diagnose.json"
+  "$autotune" diagnose --db "$sdb" --run "$run" --json > "$out/$model/diagnose.json"
+  search_run=""
   # The live search runs once per output folder (a rescore scores its runs again).
-  if [[ $search -eq 1 && ! -s $out/$model/search.log ]]; then
-    log "$model: search --live on the real job"
-    "$autotune" search --db "$db" --run "$run" --live --launcher "$(job_command "$model")" \
-      --autotune-warmup-samples "$warmup" --autotune-steps-per-sample "$steps" \
-      --max-samples 4 --out "$out/$model/best.yaml" > "$out/$model/search.log" 2>&1 ||
-      { echo "horovod_bench.sh: search failed:" >&2; tail -5 "$out/$model/search.log" >&2; exit 1; }
+  if [[ $search -eq 1 ]]; then
+    search_run=$(search_import "$model")
+    if [[ ! -s $out/$model/search.log ]]; then
+      log "$model: search --live on the real job"
+      "$autotune" search --db "$db" --run "$search_run" --live \
+        --launcher "$(job_command "$model")" \
+        --autotune-warmup-samples "$warmup" --autotune-steps-per-sample "$steps" \
+        --max-samples 4 --out "$out/$model/best.yaml" > "$out/$model/search.log" 2>&1 ||
+        { echo "horovod_bench.sh: search failed:" >&2; tail -5 "$out/$model/search.log" >&2; exit 1; }
+    fi
   fi
+  score=("$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$sdb" --run "$run"
+    --autotune "$autotune" --bench-figure "$bench_figure" --search "$search")
+  [[ -n $search_run ]] && score+=(--search-db "$db" --search-run "$search_run")
   if [[ $confirm -gt 0 && ! -d $out/$model/confirm ]]; then
     mkdir -p "$out/$model/confirm"
-    other=$("$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$db" \
-      --run "$run" --autotune "$autotune" --bench-figure "$bench_figure" --search "$search" \
-      --print-contender)
+    other=$("${score[@]}" --print-contender)
     for ((r = 1; r <= confirm; r++)); do
       for which in default contender; do
         config=$out/$model/f128_c1.yaml
         [[ $which == contender ]] && config=$other
         log "$model confirm round $r of $confirm: $which ($config)"
-        run_job "$model" "$config" "$out/$model/confirm/$which.r$r.tl.json" \
-          "$out/$model/confirm/$which.r$r.json"
+        run_job "$model" "$config" "$out/$model/confirm/$which.r$r" traced
       done
     done
   fi
-  "$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$db" --run "$run" \
-    --autotune "$autotune" --bench-figure "$bench_figure" --search "$search"
+  "${score[@]}"
 done

@@ -1,10 +1,20 @@
 #!/usr/bin/env python3
-"""Scores one model's directory written by horovod_bench.sh: real vs predicted step time per
-setting, MAPE, Spearman, the noise, diagnose's verdict and (with --search 1) the live
-search's outcome, each figure printed as the benchmarks' result line by bench_figure."""
+"""Scores one model's directory written by horovod_bench.sh against real Horovod's PRODUCTION
+runs (no timeline): per setting the production step time (median over rounds, min-max), the
+traced step time where traced and the prediction; MAPE, Spearman over all settings and over
+those that differ from the default beyond twice the run-to-run noise, the measured best
+setting's speedup against its predicted speedup, whether the settings measured slower than the
+default are predicted slower, diagnose's verdict and (with --search 1) the live search's
+outcome, each figure printed as the benchmarks' result line by bench_figure. With --extrap,
+scores the extrapolation folder instead (the 2x1 default predicting 2x1, 4x1 and 2x2).
+
+Files read in --dir: SETTING.rR.json (production runs), fit/SETTING.rR.json (traced runs, the
+model's fit inputs), predicted.tsv ("SETTING STEP_MS" or "SETTING refused: REASON"),
+diagnose.json; with --search, search.log and best.yaml."""
 import argparse
 import glob
 import json
+import math
 import os
 import sqlite3
 import statistics
@@ -14,6 +24,83 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from bench_stats import median_ratio_interval, spearman  # noqa: E402
 import bench_stats  # noqa: E402
+
+VS = "real_horovod_production"  # what every figure is measured against
+
+
+def load_runs(pattern):
+    """{setting: [[step_ms of one run], ...]} of the run files matching pattern (a glob with
+    {name} for the setting), rounds in order."""
+    runs = {}
+    for path in sorted(glob.glob(pattern.format(name="*"))):
+        if path.endswith(".tl.json"):
+            continue
+        name = os.path.basename(path).split(".r")[0]
+        with open(path) as f:
+            runs.setdefault(name, []).append(json.load(f)["step_ms"])
+    return runs
+
+
+def load_predicted(path):
+    """{setting: step_ms or None}, {setting: refusal} and the settings in file order."""
+    predicted, refused, order = {}, {}, []
+    for line in open(path):
+        name, rest = line.rstrip("\n").split(" ", 1)
+        order.append(name)
+        if rest.startswith("refused"):
+            predicted[name] = None
+            refused[name] = rest
+        else:
+            predicted[name] = float(rest)
+    return predicted, refused, order
+
+
+def spread(runs):
+    """Median over runs of each run's median step, and the min and max of those."""
+    medians = [statistics.median(r) for r in runs]
+    return statistics.median(medians), min(medians), max(medians)
+
+
+def run_to_run_noise(production):
+    """Pooled coefficient of variation of one run's median step between the rounds of a
+    setting (None when no setting has two rounds)."""
+    cvs = []
+    for runs in production.values():
+        medians = [statistics.median(r) for r in runs]
+        if len(medians) > 1:
+            cvs.append(statistics.stdev(medians) / statistics.mean(medians))
+    return math.sqrt(statistics.mean(c * c for c in cvs)) if cvs else None
+
+
+def extrap(a, figure):
+    predicted, refused, order = load_predicted(os.path.join(a.dir, "predicted.tsv"))
+    print(f"# {a.model} default, extrapolated from the 2x1 traced run (run {a.run}); production "
+          f"median ms [min-max over rounds], traced median, predicted")
+    real = {}
+    for topo in order:
+        prod = load_runs(os.path.join(a.dir, topo, "{name}.r[0-9]*.json")).get("f128_c1", [])
+        traced = load_runs(os.path.join(a.dir, topo, "fit", "{name}.r[0-9]*.json")).get(
+            "f128_c1", [])
+        if not prod:
+            print(f"# {topo}: no production runs")
+            continue
+        real[topo], lo, hi = spread(prod)
+        tr = f"{spread(traced)[0]:9.1f}" if traced else "        -"
+        p = predicted[topo]
+        pred = f"{p:9.1f}  {100 * (p - real[topo]) / real[topo]:+6.1f}%" if p else refused[topo]
+        print(f"# {topo:4s} production {real[topo]:9.1f} [{lo:.1f}-{hi:.1f}]  traced {tr}  "
+              f"predicted {pred}")
+    for topo in order:
+        if topo == "2x1" or topo not in real:
+            continue
+        if predicted[topo] is None:
+            print(f"# extrapolation to {topo}: {refused[topo]}")
+            continue
+        figure(f"extrap_{topo}_step", predicted[topo], "ms", real[topo], "none",
+               anchor=f"{VS}_{topo}_ms")
+        if predicted.get("2x1") and "2x1" in real:
+            figure(f"extrap_{topo}_over_2x1", predicted[topo] / predicted["2x1"], "x",
+                   real[topo] / real["2x1"], "none", anchor=f"{VS}_{topo}_over_2x1")
 
 
 def main():
@@ -25,31 +112,28 @@ def main():
     p.add_argument("--autotune", required=True)
     p.add_argument("--bench-figure", required=True)
     p.add_argument("--search", type=int, default=0)
+    p.add_argument("--search-db", help="the database of the live search (default --db)")
+    p.add_argument("--search-run", type=int, help="the run the search started from (--run)")
+    p.add_argument("--extrap", action="store_true", help="score an --extrap folder")
     p.add_argument("--print-contender", action="store_true",
                    help="print the config file to confirm against the default, and exit")
     a = p.parse_args()
 
-    def figure(name, value, unit, anchor_value, target, anchor="target"):
+    def figure(name, value, unit, anchor_value, target, anchor="target", invalid=False):
         bench_stats.figure(a.bench_figure, f"horovod.{a.model}_{name}", value, unit,
-                           anchor_value, target, anchor)
+                           anchor_value, target, anchor, invalid)
 
-    predicted = {}
-    order = []
-    for line in open(os.path.join(a.dir, "predicted.tsv")):
-        name, ms = line.split()
-        predicted[name] = float(ms)
-        order.append(name)
-    steps = {}   # setting -> all timed steps of all its runs
-    medians = {}  # setting -> per-run median step
-    for name in order:
-        for path in sorted(glob.glob(os.path.join(a.dir, f"{name}.r[0-9]*.json"))):
-            if path.endswith(".tl.json"):
-                continue
-            with open(path) as f:
-                step_ms = json.load(f)["step_ms"]
-            steps.setdefault(name, []).extend(step_ms)
-            medians.setdefault(name, []).append(statistics.median(step_ms))
-    real = {n: statistics.median(medians[n]) for n in order}
+    if a.extrap:
+        extrap(a, figure)
+        return
+    predicted, refused, order = load_predicted(os.path.join(a.dir, "predicted.tsv"))
+    production = load_runs(os.path.join(a.dir, "{name}.r[0-9]*.json"))
+    traced = load_runs(os.path.join(a.dir, "fit", "{name}.r[0-9]*.json"))
+    order = [n for n in order if n in production]
+    real, lo, hi = {}, {}, {}
+    for n in order:
+        real[n], lo[n], hi[n] = spread(production[n])
+    default = order[0]
     if a.print_contender:
         best_yaml = os.path.join(a.dir, "best.yaml")
         with open(os.path.join(a.dir, "search.log")) as f:
@@ -57,44 +141,106 @@ def main():
         grid_best = min(order, key=lambda n: real[n])
         print(os.path.join(a.dir, f"{grid_best}.yaml") if kept else best_yaml)
         return
-    print(f"# {a.model}: setting, real step ms (median of runs' medians), predicted ms, error")
-    for n in order:
-        err = 100 * (predicted[n] - real[n]) / real[n]
-        print(f"# {n:10s} real {real[n]:9.1f}  predicted {predicted[n]:9.1f}  {err:+6.1f}%")
-    ape = [abs(predicted[n] - real[n]) / real[n] for n in order]
-    mape = 100 * statistics.mean(ape)
-    rho = spearman([predicted[n] for n in order], [real[n] for n in order])
-    figure("mape_vs_real_horovod", mape, "%", 10, "ratio<=1")
-    figure("spearman_vs_real_horovod", rho, "1", 0.9, "ratio>=1")
-    cvs = [statistics.stdev(s) / statistics.mean(s) for s in steps.values() if len(s) > 1]
-    noise = 100 * statistics.median(cvs)
-    figure("noise_step_cv", noise, "%", mape, "none", anchor="model_mape")
 
-    default = order[0]
-    best = min(order, key=lambda n: real[n])
-    lo, hi = median_ratio_interval(steps[default], steps[best])
-    gain_beyond_noise = lo > 1.0
-    print(f"# grid best {best}: {real[best]:.1f} ms vs default {real[default]:.1f} ms; "
-          f"speedup interval [{lo:.3f}, {hi:.3f}] -> "
-          f"{'a gain' if gain_beyond_noise else 'no gain'} beyond step-to-step noise (one run "
-          f"each: run-to-run noise is what --confirm measures)")
-    figure("grid_best_speedup", real[default] / real[best], "x", 1.0, "none", anchor="default")
+    noise = run_to_run_noise({n: production[n] for n in order})
+    rounds = max(len(production[n]) for n in order)
+    print(f"# {a.model}: setting, production step ms (median over {rounds} rounds of each run's "
+          f"median) [min-max], traced ms (fit input), predicted ms from the traced default "
+          f"(run {a.run}), error against production")
+    for n in order:
+        tr = f"{spread(traced[n])[0]:9.1f}" if n in traced else "        -"
+        if predicted[n] is None:
+            pred = refused[n]
+        else:
+            pred = f"{predicted[n]:9.1f}  {100 * (predicted[n] - real[n]) / real[n]:+6.1f}%"
+        print(f"# {n:10s} production {real[n]:9.1f} [{lo[n]:9.1f} -{hi[n]:9.1f}]  traced {tr}  "
+              f"predicted {pred}")
+    overheads = [spread(traced[n])[0] / real[n] - 1 for n in order if n in traced]
+    if overheads:
+        figure("timeline_overhead", 100 * statistics.median(overheads), "%", 0, "none",
+               anchor=f"{VS}_step")
+    if noise is None:
+        print("# run-to-run noise unmeasured (one round): the beyond-noise figures are left out")
+    else:
+        figure("run_to_run_noise_cv", 100 * noise, "%", 0, "none", anchor=f"{VS}_rounds")
+
+    scored = [n for n in order if predicted[n] is not None]
+    if predicted[default] is None or len(scored) < 2:
+        print(f"# predictions refused for the default or all but one setting: "
+              f"{refused.get(default, '')}")
+        figure(f"mape_vs_{VS}", 0, "%", 10, "ratio<=1", invalid=True)
+        return
+    mape = 100 * statistics.mean(abs(predicted[n] - real[n]) / real[n] for n in scored)
+    figure(f"mape_vs_{VS}", mape, "%", 10, "ratio<=1")
+    rho = spearman([predicted[n] for n in scored], [real[n] for n in scored])
+    figure(f"spearman_vs_{VS}", rho, "1", 0.9, "ratio>=1")
+
+    def beyond_noise(n):
+        return noise is not None and abs(real[n] - real[default]) > 2 * noise * real[default]
+
+    distinct = [default] + [n for n in scored if n != default and beyond_noise(n)]
+    if noise is None:
+        pass
+    elif len(distinct) >= 3:
+        rho_d = spearman([predicted[n] for n in distinct], [real[n] for n in distinct])
+        print(f"# beyond 2 x noise ({200 * noise:.1f}%) from the default: "
+              f"{', '.join(distinct[1:])} (with the default: {len(distinct)} settings)")
+        figure(f"spearman_beyond_noise_vs_{VS}", rho_d, "1", 0.9, "ratio>=1")
+    else:
+        print(f"# only {len(distinct) - 1} setting(s) differ from the default beyond 2 x noise "
+              f"({200 * noise:.1f}%): no Spearman over them")
+
+    best = min(scored, key=lambda n: real[n])
+    speedup = real[default] / real[best]
+    pred_speedup = predicted[default] / predicted[best]
+    print(f"# measured best {best}: {real[best]:.1f} ms vs default {real[default]:.1f} ms "
+          f"({speedup:.3f}x, {'beyond' if beyond_noise(best) else 'within'} 2 x noise); "
+          f"predicted speedup of {best}: {pred_speedup:.3f}x")
+    figure("best_measured_speedup", speedup, "x", 1.0, "none", anchor=f"{VS}_default")
+    figure("best_predicted_speedup", pred_speedup, "x", speedup, "none",
+           anchor=f"{VS}_best_speedup")
+    chosen = min(scored, key=lambda n: predicted[n])
+    print(f"# predicted best {chosen}: predicted {predicted[default] / predicted[chosen]:.3f}x, "
+          f"measured {real[default] / real[chosen]:.3f}x")
+    figure("predicted_best_measured_speedup", real[default] / real[chosen], "x", speedup,
+           "none", anchor=f"{VS}_best_speedup")
+
+    slower = [n for n in scored if n != default and beyond_noise(n) and real[n] > real[default]]
+    if noise is not None:
+        caught = [n for n in slower if predicted[n] > predicted[default]]
+        for n in slower:
+            print(f"# slower than the default beyond noise: {n} ({real[n] / real[default]:.3f}x "
+                  f"the default's time), predicted {predicted[n] / predicted[default]:.3f}x: "
+                  f"{'predicted slower' if n in caught else 'NOT predicted slower'}")
+        if slower:
+            figure("slower_predicted_slower", len(caught), "settings", len(slower), "ratio>=1",
+                   anchor=f"{VS}_slower_beyond_noise")
+        else:
+            print("# no setting is measured slower than the default beyond noise")
 
     with open(os.path.join(a.dir, "diagnose.json")) as f:
         diag = json.load(f)
     print(f"# diagnose run {a.run}: {diag.get('verdict', '?')}")
-    figure("diagnose_max_gain", 100 * diag["max_gain_fraction"], "%",
-           100 * (real[default] / real[best] - 1), "none", anchor="grid_best_gain")
+    figure("diagnose_max_gain", 100 * diag["max_gain_fraction"], "%", 100 * (speedup - 1),
+           "none", anchor=f"{VS}_best_gain")
 
     if not a.search:
         bench_stats.confirm(a.dir, figure)
         return
-    db = sqlite3.connect(a.db)
-    workload = db.execute("SELECT workload_name FROM runs WHERE id = ?", (a.run,)).fetchone()[0]
+    search(a, figure, real, default, speedup, beyond_noise(best))
+    bench_stats.confirm(a.dir, figure)
+
+
+def search(a, figure, real, default, grid_speedup, gain_beyond_noise):
+    """The live search's outcome (its runs are traced: compared with one another only)."""
+    db = sqlite3.connect(a.search_db or a.db)
+    start_run = a.search_run or a.run
+    workload = db.execute("SELECT workload_name FROM runs WHERE id = ?",
+                          (start_run,)).fetchone()[0]
     search_runs = db.execute(
         "SELECT id, fusion_threshold_mb, cycle_time_ms, cache_capacity, step_ms_median FROM runs "
         "WHERE kind = 'imported' AND workload_name = ? AND id != ? ORDER BY id",
-        (workload, a.run)).fetchall()
+        (workload, start_run)).fetchall()
     with open(os.path.join(a.dir, "search.log")) as f:
         log = f.read()
     keeps_default = "keeping the defaults" in log.split("search --live: round")[-1]
@@ -109,30 +255,28 @@ def main():
           f"{best_knobs[2]}{' (the defaults kept)' if keeps_default else ''}")
     figure("search_real_runs", len(search_runs), "runs", 3 if gain_beyond_noise else 1,
            "ratio<=1")
-    best_run = next((r for r in search_runs
-                     if abs(r[1] - best_knobs[0]) < 1e-4 * max(1.0, best_knobs[0])
-                     and abs(r[2] - best_knobs[1]) < 1e-6 and r[3] == best_knobs[2]), None)
-    if keeps_default or best_run is None:
-        best_id, best_ms = a.run, real[default]
-    else:
-        best_id, best_ms = best_run[0], best_run[4]
+    match = [n for n in real
+             if n == f"f{best_knobs[0]:g}_c{best_knobs[1]:g}" and best_knobs[2] == 1024]
     if gain_beyond_noise:
-        figure("best_yaml_vs_grid_best", best_ms, "ms", real[best], "ratio<=1.03",
-               anchor="grid_best_real_ms")
+        chosen = real[default] if keeps_default or not match else real[match[0]]
+        figure("best_yaml_production_speedup", real[default] / chosen, "x", grid_speedup,
+               "ratio>=0.97", anchor=f"{VS}_best_speedup")
     else:
         figure("keeps_defaults", 1 if keeps_default else 0, "1", 1, "ratio>=1",
                anchor="no_gain_in_grid")
-    if best_id != a.run:
-        cmp = json.loads(subprocess.run([a.autotune, "compare", "--db", a.db, str(a.run),
-                                         str(best_id), "--json"], check=True,
-                                        capture_output=True, text=True).stdout)
+    best_run = next((r for r in search_runs
+                     if abs(r[1] - best_knobs[0]) < 1e-4 * max(1.0, best_knobs[0])
+                     and abs(r[2] - best_knobs[1]) < 1e-6 and r[3] == best_knobs[2]), None)
+    if not keeps_default and best_run is not None:
+        cmp = json.loads(subprocess.run([a.autotune, "compare", "--db", a.search_db or a.db,
+                                         str(start_run), str(best_run[0]), "--json"],
+                                        check=True, capture_output=True, text=True).stdout)
         lo, hi = cmp["speedup_ci"]
-        print(f"# best.yaml (run {best_id}) vs the default (run {a.run}) on the real job: "
+        print(f"# best.yaml (run {best_run[0]}) vs the default (run {start_run}), both traced: "
               f"{cmp['step_ms_median'][1]:.0f} vs {cmp['step_ms_median'][0]:.0f} ms, speedup "
               f"{cmp['speedup']:.3f} [{lo:.3f}, {hi:.3f}] (95%): {cmp['verdict']}")
-        figure("best_yaml_speedup_vs_default", cmp["speedup"], "x", lo, "none",
+        figure("best_yaml_traced_speedup_vs_default", cmp["speedup"], "x", lo, "none",
                anchor="ci_low")
-    bench_stats.confirm(a.dir, figure)
 
 
 if __name__ == "__main__":

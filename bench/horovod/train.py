@@ -10,10 +10,17 @@ The communication knobs come from the environment (HOROVOD_FUSION_THRESHOLD, ...
 `autotune apply` or horovodrun set them; HOROVOD_TIMELINE, when set, makes Horovod write its
 timeline on rank 0.
 
-Models (both on 3x32x32 inputs, 1,000 classes):
+Models (resnet50 and mlp on 3x32x32 inputs, 1,000 classes):
   resnet50: torchvision resnet50, random init (161 gradient tensors, compute-bound here);
   mlp:      Flatten -> Linear(3072,256) -> 100 x [Linear(256,256), LayerNorm(256), ReLU]
-            -> Linear(256,1000) (404 small tensors, little compute).
+            -> Linear(256,1000) (404 small tensors, little compute);
+  transformer (also as heldout_transformer: the prefix marks a model whose runs are only
+            scored on, never used to fit or tune anything): a language model over --batch
+            sequences of 32 tokens of an 8,000-token vocabulary: Embedding(8000,128) +
+            a learned position embedding -> nn.TransformerEncoder of 4 layers (d_model 128,
+            4 heads, feed-forward 512, no dropout) -> LayerNorm -> Linear(128,8000),
+            next-token cross entropy (54 gradient tensors: 2 of 1.02M parameters, 52 small;
+            2.85M parameters in all; compute per step between mlp's and resnet50's).
 """
 import argparse
 import json
@@ -34,7 +41,26 @@ def make_model(name):
             layers += [torch.nn.Linear(256, 256), torch.nn.LayerNorm(256), torch.nn.ReLU()]
         layers.append(torch.nn.Linear(256, 1000))
         return torch.nn.Sequential(*layers)
-    raise SystemExit(f"train.py: unknown --model {name!r} (resnet50 | mlp)")
+    if name == "transformer":
+        return TokenTransformer()
+    raise SystemExit(f"train.py: unknown --model {name!r} (resnet50 | mlp | transformer)")
+
+
+class TokenTransformer(torch.nn.Module):
+    VOCAB, LENGTH, WIDTH = 8000, 32, 128
+
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(self.VOCAB, self.WIDTH)
+        self.position = torch.nn.Parameter(torch.zeros(1, self.LENGTH, self.WIDTH))
+        layer = torch.nn.TransformerEncoderLayer(self.WIDTH, nhead=4, dim_feedforward=512,
+                                                 dropout=0.0, batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, num_layers=4)
+        self.norm = torch.nn.LayerNorm(self.WIDTH)
+        self.head = torch.nn.Linear(self.WIDTH, self.VOCAB)
+
+    def forward(self, tokens):
+        return self.head(self.norm(self.encoder(self.embed(tokens) + self.position)))
 
 
 def main():
@@ -49,15 +75,26 @@ def main():
     torch.set_num_threads(1)
     torch.manual_seed(0)
     hvd.init()
-    model = make_model(args.model)
+    kind = args.model.removeprefix("heldout_")
+    model = make_model(kind)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(),
                                          num_groups=args.num_groups)
     hvd.broadcast_parameters(model.state_dict(), root_rank=0)
     hvd.broadcast_optimizer_state(optimizer, root_rank=0)
-    data = torch.randn(args.batch, 3, 32, 32)
-    target = torch.randint(0, 1000, (args.batch,))
-    loss_fn = torch.nn.CrossEntropyLoss()
+    if kind == "transformer":
+        tokens = torch.randint(0, TokenTransformer.VOCAB,
+                               (args.batch, TokenTransformer.LENGTH + 1))
+        data, target = tokens[:, :-1], tokens[:, 1:].reshape(-1)
+        flat = TokenTransformer.VOCAB
+    else:
+        data = torch.randn(args.batch, 3, 32, 32)
+        target = torch.randint(0, 1000, (args.batch,))
+        flat = None
+    cross_entropy = torch.nn.CrossEntropyLoss()
+
+    def loss_fn(output, target):
+        return cross_entropy(output.reshape(-1, flat) if flat else output, target)
 
     times = []
     for step in range(args.warmup + args.steps):
