@@ -43,11 +43,17 @@
 #                         [--settings "f128_c1 ..."] [--traced "f128_c1 f0_c25 f4_c5"]
 #                         [--steps N] [--warmup N] [--repeats R] [--rate RATE] [--search]
 #                         [--confirm N] [--autotune BIN] [--bench-figure BIN] [--python PY]
+#                         [--host-cores N] [--untraced-fit]
 #        horovod_bench.sh --extrap [--out DIR] [--repeats R] ...
 #        horovod_bench.sh --rescore DIR [--extrap] [--search] [--confirm N] [--autotune BIN]
 #   --settings: run only these settings of the grid (default all 12; the default f128_c1 is
 #   always run). A second run into the same --out keeps bench.db's calibration and adds the
 #   models given.
+#   --host-cores N: the cores of the machine the emulated cluster runs on (default: nproc),
+#   given to every import with --nodes-per-host = the topology's nodes (all its namespaces
+#   share this machine), so that the model counts compute slowed by communication (0: off).
+#   --untraced-fit: the default's production round 1 is given to the import of its traced
+#   run as --step-log, fitting the timeline's cost (that round is then fit data too).
 #   --confirm N: after the search, runs the default and best.yaml (or, when best.yaml keeps
 #   the defaults, the grid's best) alternately N times each (traced, as the search's runs),
 #   and prints the speedup with a bootstrap interval over those runs.
@@ -72,6 +78,8 @@ search=0
 confirm=0
 extrap=0
 rescore=""
+host_cores=$(nproc)
+untraced_fit=0
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -90,6 +98,8 @@ while [[ $# -gt 0 ]]; do
     --bench-figure) bench_figure=$2; shift 2 ;;
     --python) python=$2; shift 2 ;;
     --rescore) rescore=$2; shift 2 ;;
+    --host-cores) host_cores=$2; shift 2 ;;
+    --untraced-fit) untraced_fit=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "horovod_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -187,11 +197,14 @@ fresh_score_db() {
 s.backup(d); d.close()" "$db" "$sdb"
 }
 
-# Imports timeline $1 (setting config $2, $3 nodes x $4 ranks, workload $5) into score.db;
-# prints the run id.
+# Imports timeline $1 (setting config $2, $3 nodes x $4 ranks, workload $5, the untraced
+# step log $6 if given) into score.db; prints the run id.
 import_timeline() {
+  local host=()
+  [[ $host_cores -gt 0 ]] && host=(--host-cores "$host_cores" --nodes-per-host "$3")
+  [[ -n ${6:-} ]] && host+=(--step-log "$6")
   "$autotune" import --horovod-timeline "$1" --db "$sdb" --nodes "$3" --ranks-per-node "$4" \
-    --config-file "$2" --warmup-steps "$warmup" --workload "$5" --json |
+    --config-file "$2" --warmup-steps "$warmup" --workload "$5" "${host[@]}" --json |
     "$python" -c "import json,sys; print(json.load(sys.stdin)['run'])"
 }
 
@@ -236,7 +249,10 @@ if [[ $extrap -eq 1 ]]; then
     log "real runs took $(( $(date +%s) - start )) s"
   fi
   fresh_score_db
-  run=$(import_timeline "$out/2x1/fit/f128_c1.r1.tl.json" "$out/2x1/f128_c1.yaml" 2 1 mlp-job)
+  steplog=""
+  [[ $untraced_fit -eq 1 ]] && steplog=$out/2x1/f128_c1.r1.json
+  run=$(import_timeline "$out/2x1/fit/f128_c1.r1.tl.json" "$out/2x1/f128_c1.yaml" 2 1 mlp-job \
+    "$steplog")
   log "2x1 traced default imported as run $run"
   : > "$out/predicted.tsv"
   for t in "${topologies[@]}"; do
@@ -297,7 +313,9 @@ for model in $models; do
   run=""
   for tl in "$out/$model"/fit/*.r1.tl.json; do
     name=$(basename "$tl" .r1.tl.json)
-    id=$(import_timeline "$tl" "$out/$model/$name.yaml" 2 2 "$model-job")
+    steplog=""
+    [[ $untraced_fit -eq 1 && $name == f128_c1 ]] && steplog=$out/$model/f128_c1.r1.json
+    id=$(import_timeline "$tl" "$out/$model/$name.yaml" 2 2 "$model-job" "$steplog")
     echo "$name $id" >> "$out/$model/fit_runs.tsv"
     [[ $name == f128_c1 ]] && run=$id
   done

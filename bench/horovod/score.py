@@ -168,12 +168,12 @@ def main():
     if predicted[default] is None or len(scored) < 2:
         print(f"# predictions refused for the default or all but one setting: "
               f"{refused.get(default, '')}")
-        figure(f"mape_vs_{VS}", 0, "%", 10, "ratio<=1", invalid=True)
+        figure(f"mape_vs_{VS}", 0, "%", 5, "ratio<=1", invalid=True)
         return
     mape = 100 * statistics.mean(abs(predicted[n] - real[n]) / real[n] for n in scored)
-    figure(f"mape_vs_{VS}", mape, "%", 10, "ratio<=1")
+    figure(f"mape_vs_{VS}", mape, "%", 5, "ratio<=1")
     rho = spearman([predicted[n] for n in scored], [real[n] for n in scored])
-    figure(f"spearman_vs_{VS}", rho, "1", 0.9, "ratio>=1")
+    figure(f"spearman_vs_{VS}", rho, "1", 0.8, "ratio>=1")
 
     def beyond_noise(n):
         return noise is not None and abs(real[n] - real[default]) > 2 * noise * real[default]
@@ -185,7 +185,7 @@ def main():
         rho_d = spearman([predicted[n] for n in distinct], [real[n] for n in distinct])
         print(f"# beyond 2 x noise ({200 * noise:.1f}%) from the default: "
               f"{', '.join(distinct[1:])} (with the default: {len(distinct)} settings)")
-        figure(f"spearman_beyond_noise_vs_{VS}", rho_d, "1", 0.9, "ratio>=1")
+        figure(f"spearman_beyond_noise_vs_{VS}", rho_d, "1", 0.8, "ratio>=1")
     else:
         print(f"# only {len(distinct) - 1} setting(s) differ from the default beyond 2 x noise "
               f"({200 * noise:.1f}%): no Spearman over them")
