@@ -1,5 +1,5 @@
--- autotune database schema, version 2 (version 1 lacked the imported run kind; a read-write
--- open migrates a version-1 database by rebuilding its runs table).
+-- autotune database schema, version 5 (a read-write open migrates an older database by
+-- rebuilding its runs table: store/store_migration.cc says what each version added).
 -- Read it with the sqlite3 shell, e.g.:
 --   sqlite3 autotune.db 'SELECT id, workload_name, complete, step_ms_median FROM runs'
 -- Times: *_us are microseconds from the start of the step on the rank that measured them
@@ -9,7 +9,8 @@
 -- never a median or mean of per-step ratios (traces/score.h), measured or simulated alike.
 -- The build embeds this file; the store creates it in one transaction on a new database.
 
--- Identity and version. application = 'autotune'; schema_version = 3.
+-- Identity and version. application = 'autotune'; schema_version = 5, also kept as the file
+-- header's PRAGMA user_version, which every open checks first.
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -49,7 +50,10 @@ CREATE TABLE runs (
   -- "stopped by SIGTERM", "rank 3 on node1 died (signal 9)", "stall: rank 2 on node0 ...".
   end_reason             TEXT NOT NULL DEFAULT '',
   -- The training framework the run models or measured (its knobs, its fusion policy).
-  framework              TEXT NOT NULL DEFAULT 'horovod' CHECK (framework IN ('horovod', 'ddp'))
+  framework              TEXT NOT NULL DEFAULT 'horovod' CHECK (framework IN ('horovod', 'ddp')),
+  -- An imported run: a hash of its source file(s) and the import's options, by which a second
+  -- import of the same is recognised ('' for other runs).
+  source_hash            TEXT NOT NULL DEFAULT ''
 );
 
 -- The workload's tensors, for reading traces by name.

@@ -201,6 +201,7 @@ Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info) {
   r.end_reason = q.Text(20);
   s = ParseFramework(q.Text(21), &r.framework);
   if (!s.ok()) return Status::Corruption(where + " framework: " + s.message());
+  r.source_hash = q.Text(22);
   *info = std::move(r);
   return Status::Ok();
 }

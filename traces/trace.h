@@ -99,6 +99,9 @@ struct RunInfo {
   double step_ms_p95 = 0.0;
   int64_t source_run = 0;     // simulated runs: the trace they replayed, else 0
   std::string end_reason;     // why an incomplete run ended (one line); "" otherwise
+  // An imported run: the hash of what it was imported from (the file's bytes and the
+  // import's options, ImportSourceHash), by which a second import of it is recognised; "" else.
+  std::string source_hash;
 };
 
 struct Trace {
