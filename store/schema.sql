@@ -51,8 +51,8 @@ CREATE TABLE runs (
   end_reason             TEXT NOT NULL DEFAULT '',
   -- The training framework the run models or measured (its knobs, its fusion policy).
   framework              TEXT NOT NULL DEFAULT 'horovod' CHECK (framework IN ('horovod', 'ddp')),
-  -- An imported run: a hash of its source file(s) and the import's options, by which a second
-  -- import of the same is recognised ('' for other runs).
+  -- An imported run: a hash of its source files and the options of its import, by which a
+  -- second import of the same is recognised (empty for other runs).
   source_hash            TEXT NOT NULL DEFAULT ''
 );
 

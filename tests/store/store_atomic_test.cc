@@ -238,8 +238,13 @@ TEST_F(StoreAtomicTest, Version4DatabaseGainsTheSourceHashColumn) {
     ASSERT_TRUE(store->AddCompleteRun(&t).ok());
   }
   // What version 4 wrote: no source_hash column, no user_version.
-  Exec("ALTER TABLE runs DROP COLUMN source_hash; PRAGMA user_version = 0; "
-       "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+  Exec("CREATE TABLE runs_v4 AS SELECT id, created_at, kind, command, workload_name, "
+       "workload_json, scale, fusion_threshold_mb, cycle_time_ms, cache_capacity, "
+       "hierarchical_allreduce, hierarchical_allgather, num_groups, knobs_json, nodes, "
+       "ranks_per_node, hosts_json, backend, hardware, steps_planned, warmup_steps, complete, "
+       "steps_recorded, score_bytes_per_s, step_ms_median, step_ms_p95, source_run, end_reason, "
+       "framework FROM runs; DROP TABLE runs; ALTER TABLE runs_v4 RENAME TO runs; "
+       "PRAGMA user_version = 0; UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   {
     std::unique_ptr<Store> reader;
     ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadOnly, &reader).ok());
