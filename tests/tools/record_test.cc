@@ -21,6 +21,7 @@ using autotune::testing::AutotuneBinary;
 using autotune::testing::CommandResult;
 using autotune::testing::LineCount;
 using autotune::testing::QueryInt;
+using autotune::testing::QueryText;
 using autotune::testing::ReadFile;
 using autotune::testing::RunCommand;
 using autotune::testing::StartCommand;
