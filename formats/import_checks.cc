@@ -30,7 +30,8 @@ std::string ImportSourceHash(const std::string& content, const ImportOptions& op
     hash = (hash ^ 0xff) * 1099511628211ull;  // a separator no byte sequence can imitate alone
   };
   add(content);
-  add(std::to_string(options.topology.nodes) + "x" + std::to_string(options.topology.ranks_per_node));
+  add(std::to_string(options.topology.nodes) + "x" +
+      std::to_string(options.topology.ranks_per_node));
   add(std::to_string(options.warmup_steps) + "/" + std::to_string(options.max_steps));
   add(options.workload_name);
   add(KnobsToJson(options.knobs).dump());
@@ -42,7 +43,8 @@ std::string ImportSourceHash(const std::string& content, const ImportOptions& op
 Status CheckImportedTrace(const Trace& trace, const std::string& source) {
   const Workload& w = trace.run.workload;
   Status name = ValidateName(w.name);
-  if (!name.ok()) return Status::InvalidArgument(source + ": the workload's name " + name.message());
+  if (!name.ok())
+    return Status::InvalidArgument(source + ": the workload's name " + name.message());
   {  // the workload must read back as the store will read it
     Workload back;
     Status readable;
@@ -64,7 +66,8 @@ Status CheckImportedTrace(const Trace& trace, const std::string& source) {
       return Status::InvalidArgument(at + what + " " + Show(us) +
                                      " us is more than a day (8.64e10 us) from the step's start");
     };
-    if (!Plausible(st.backward_start_us)) return out_of_range("backward start", st.backward_start_us);
+    if (!Plausible(st.backward_start_us))
+      return out_of_range("backward start", st.backward_start_us);
     for (const TensorEvent& e : st.tensors) {
       if (!Plausible(e.ready_us)) return out_of_range("a ready time", e.ready_us);
       if (!Plausible(e.done_us)) return out_of_range("a done time", e.done_us);

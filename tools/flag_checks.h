@@ -2,9 +2,8 @@
 // 1" (CLI11's own ranges print "Value 0 not in range 0.000000 to 1797...", a 309-digit bound).
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace autotune::cli {
 

@@ -61,10 +61,9 @@ class StoreAtomicTest : public ::testing::Test {
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
     std::string out;
-    for (const char* sql :
-         {"PRAGMA integrity_check", "SELECT count(*) FROM runs", "SELECT count(*) FROM tensors",
-          "SELECT count(*) FROM steps", "SELECT count(*) FROM tensor_events",
-          "SELECT count(*) FROM samples"}) {
+    for (const char* sql : {"PRAGMA integrity_check", "SELECT count(*) FROM runs",
+                            "SELECT count(*) FROM tensors", "SELECT count(*) FROM steps",
+                            "SELECT count(*) FROM tensor_events", "SELECT count(*) FROM samples"}) {
       sqlite3_stmt* q = nullptr;
       sqlite3_prepare_v2(db, sql, -1, &q, nullptr);
       if (sqlite3_step(q) == SQLITE_ROW) {
@@ -123,8 +122,8 @@ TEST_F(StoreAtomicTest, ImportFailingAtItsLastStepLeavesTheDatabaseAsItWas) {
 TEST_F(StoreAtomicTest, WorkloadThatWouldNotReadBackIsRefusedBeforeWriting) {
   std::unique_ptr<Store> store;
   ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
-  for (const std::string& name : {std::string("a\nb"), std::string(5000, 'n'),
-                                  std::string("bad\xff")}) {
+  for (const std::string& name :
+       {std::string("a\nb"), std::string(5000, 'n'), std::string("bad\xff")}) {
     Trace trace = MakeTrace(1);
     trace.run.workload.name = name;
     const Status s = store->AddCompleteRun(&trace);
@@ -238,13 +237,14 @@ TEST_F(StoreAtomicTest, Version4DatabaseGainsTheSourceHashColumn) {
     ASSERT_TRUE(store->AddCompleteRun(&t).ok());
   }
   // What version 4 wrote: no source_hash column, no user_version.
-  Exec("CREATE TABLE runs_v4 AS SELECT id, created_at, kind, command, workload_name, "
-       "workload_json, scale, fusion_threshold_mb, cycle_time_ms, cache_capacity, "
-       "hierarchical_allreduce, hierarchical_allgather, num_groups, knobs_json, nodes, "
-       "ranks_per_node, hosts_json, backend, hardware, steps_planned, warmup_steps, complete, "
-       "steps_recorded, score_bytes_per_s, step_ms_median, step_ms_p95, source_run, end_reason, "
-       "framework FROM runs; DROP TABLE runs; ALTER TABLE runs_v4 RENAME TO runs; "
-       "PRAGMA user_version = 0; UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+  Exec(
+      "CREATE TABLE runs_v4 AS SELECT id, created_at, kind, command, workload_name, "
+      "workload_json, scale, fusion_threshold_mb, cycle_time_ms, cache_capacity, "
+      "hierarchical_allreduce, hierarchical_allgather, num_groups, knobs_json, nodes, "
+      "ranks_per_node, hosts_json, backend, hardware, steps_planned, warmup_steps, complete, "
+      "steps_recorded, score_bytes_per_s, step_ms_median, step_ms_p95, source_run, end_reason, "
+      "framework FROM runs; DROP TABLE runs; ALTER TABLE runs_v4 RENAME TO runs; "
+      "PRAGMA user_version = 0; UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   {
     std::unique_ptr<Store> reader;
     ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadOnly, &reader).ok());
@@ -257,8 +257,7 @@ TEST_F(StoreAtomicTest, Version4DatabaseGainsTheSourceHashColumn) {
   RunInfo run;
   ASSERT_TRUE(store->GetRun(1, &run).ok());
   EXPECT_EQ(run.source_hash, "");  // the migration keeps the run; its hash is unknown
-  EXPECT_EQ(store->FindRunBySourceHash("0123456789abcdef", &run).code(),
-            Status::Code::kNotFound);
+  EXPECT_EQ(store->FindRunBySourceHash("0123456789abcdef", &run).code(), Status::Code::kNotFound);
   Trace t = MakeTrace(1);
   t.run.source_hash = "feedface00000000";
   ASSERT_TRUE(store->AddCompleteRun(&t).ok());

@@ -44,7 +44,8 @@ class FilesTest : public ::testing::Test {
   // A character device node in the test's own folder (root only): "" when it cannot be made.
   std::string Device(const std::string& name, unsigned major_number, unsigned minor_number) {
     const std::string path = Path(name);
-    return mknod(path.c_str(), S_IFCHR | 0666, makedev(major_number, minor_number)) == 0 ? path : "";
+    return mknod(path.c_str(), S_IFCHR | 0666, makedev(major_number, minor_number)) == 0 ? path
+                                                                                         : "";
   }
 
   std::filesystem::path dir_;
@@ -60,17 +61,20 @@ TEST_F(FilesTest, ReadsARegularFileWhole) {
 TEST_F(FilesTest, RefusesAFolderADeviceAndALargeFileBeforeReading) {
   std::string text = "kept";
   Status s = ReadInputFile(dir_.string(), "timeline", 100, &text);
-  EXPECT_EQ(s.message(), "cannot read timeline " + dir_.string() + ": it is a directory, not a file");
+  EXPECT_EQ(s.message(),
+            "cannot read timeline " + dir_.string() + ": it is a directory, not a file");
   { std::ofstream(Path("big")) << std::string(101, 'x'); }
   s = ReadInputFile(Path("big"), "config file", 100, &text);
-  EXPECT_EQ(s.message(), "cannot read config file " + Path("big") + ": larger than the limit of 100 bytes");
+  EXPECT_EQ(s.message(),
+            "cannot read config file " + Path("big") + ": larger than the limit of 100 bytes");
   s = ReadInputFile(Path("none"), "config file", 100, &text);
   EXPECT_NE(s.message().find("No such file or directory"), std::string::npos) << s.message();
   EXPECT_EQ(text, "kept");
   const std::string zero = Device("zero", 1, 5);
   if (zero.empty()) GTEST_SKIP() << "mknod needs root";
   s = ReadInputFile(zero, "config file", 100, &text);
-  EXPECT_EQ(s.message(), "cannot read config file " + zero + ": it is a character device, not a file");
+  EXPECT_EQ(s.message(),
+            "cannot read config file " + zero + ": it is a character device, not a file");
 }
 
 TEST_F(FilesTest, ReplacesARegularFileWholeKeepingItsMode) {
@@ -109,7 +113,8 @@ TEST_F(FilesTest, FileSizeLimitLeavesTheOldFileAndNoTemporary) {
   const Status s = WriteOutputFile(Path("out.json"), std::string(100000, 'x'));
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &saved), 0);
   std::signal(SIGXFSZ, SIG_DFL);
-  EXPECT_EQ(s.message(), "cannot write " + Path("out.json") + ": file too large (a file-size limit)");
+  EXPECT_EQ(s.message(),
+            "cannot write " + Path("out.json") + ": file too large (a file-size limit)");
   EXPECT_EQ(Read(Path("out.json")), "old");
   EXPECT_EQ(Names(), std::set<std::string>{"out.json"});
 }
@@ -139,7 +144,8 @@ TEST_F(FilesTest, FifoIsWrittenThrough) {
 TEST(EscapeForTerminalTest, EscapesControlBytesAndInvalidUtf8Only) {
   EXPECT_EQ(EscapeForTerminal("plain text"), "plain text");
   EXPECT_EQ(EscapeForTerminal("a\nb\x1b[31m"), "a\\x0ab\\x1b[31m");
-  EXPECT_EQ(EscapeForTerminal("caf\xc3\xa9 \xe2\x9c\x93"), "caf\xc3\xa9 \xe2\x9c\x93");  // UTF-8 kept
+  EXPECT_EQ(EscapeForTerminal("caf\xc3\xa9 \xe2\x9c\x93"),
+            "caf\xc3\xa9 \xe2\x9c\x93");  // UTF-8 kept
   EXPECT_EQ(EscapeForTerminal("bad\xff\xfe"), "bad\\xff\\xfe");
   EXPECT_EQ(EscapeForTerminal("cut\xc3"), "cut\\xc3");              // a sequence cut short
   EXPECT_EQ(EscapeForTerminal("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'

@@ -5,6 +5,7 @@
 // passes PRAGMA integrity_check, `runs --json` still lists every run stored before it, and a
 // refused write left the database's rows as they were.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -16,8 +17,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tests/support/cli.h"
 
@@ -32,7 +31,9 @@ std::string Quote(const std::string& s) {
   return out + "'";
 }
 
-std::string FixtureTimeline() { return std::string(AUTOTUNE_FIXTURES_DIR) + "/horovod/resnet50_default.json"; }
+std::string FixtureTimeline() {
+  return std::string(AUTOTUNE_FIXTURES_DIR) + "/horovod/resnet50_default.json";
+}
 
 // A DDP trace rank file of a 2-parameter model: `steps` steps, rank `rank` of `world`.
 Json DdpRank(int rank, int world, int steps) {
@@ -49,12 +50,12 @@ Json DdpRank(int rank, int world, int steps) {
               {{"name", "fc.bias"}, {"shape", {256}}, {"dtype", "float32"}}}},
             {"steps", Json::array()}};
   for (int k = 0; k < steps; ++k) {
-    j["steps"].push_back({{"forward_end_us", 1000.0 + k},
-                          {"end_us", 5000.0 + 10 * k},
-                          {"ready_us", {2000.0, 1500.0}},
-                          {"buckets",
-                           {{{"index", 0}, {"parameters", {0, 1}}, {"start_us", 2100.0},
-                             {"end_us", 3000.0}}}}});
+    j["steps"].push_back(
+        {{"forward_end_us", 1000.0 + k},
+         {"end_us", 5000.0 + 10 * k},
+         {"ready_us", {2000.0, 1500.0}},
+         {"buckets",
+          {{{"index", 0}, {"parameters", {0, 1}}, {"start_us", 2100.0}, {"end_us", 3000.0}}}}});
   }
   return j;
 }
@@ -161,6 +162,8 @@ std::vector<Case> Cases() {
     c.push_back({std::move(name), std::move(args), code, std::move(phrase), std::move(check)});
   };
   const std::string tl = FixtureTimeline();
+  // One row per case, kept on one line each so that the table reads as a table.
+  // clang-format off
 
   // --- flags and commands -------------------------------------------------------------
   add("unknown_command", [](Env&) { return "frobnicate"; }, 2, "unknown command 'frobnicate'");
@@ -374,6 +377,7 @@ std::vector<Case> Cases() {
   add("workloads_stdout_full", [](Env& e) { return "workloads > " + e.Full(); }, 1, "cannot write standard output");
   add("workload_json_stdout_full", [](Env& e) { return "workloads resnet50 > " + e.Full(); }, 1, "cannot write standard output");
   add("diagnose_stdout_full", [](Env& e) { return "diagnose --run 1" + Db(e) + " > " + e.Full(); }, 1, "cannot write standard output");
+  // clang-format on
   return c;
 }
 
@@ -413,12 +417,15 @@ TEST_P(HostileTest, OneLineAndTheRunsKept) {
   ASSERT_FALSE(args.find("mknod-failed") != std::string::npos);
   CommandResult r = RunAutotune(args);
   r.err = WithoutNotes(r.err);
-  EXPECT_EQ(r.exit_code, c.exit_code) << "autotune " << args << "\nstdout:\n" << r.out << "stderr:\n" << r.err;
+  EXPECT_EQ(r.exit_code, c.exit_code) << "autotune " << args << "\nstdout:\n"
+                                      << r.out << "stderr:\n"
+                                      << r.err;
   if (c.phrase.empty() && c.exit_code == 0) {
     EXPECT_EQ(r.err, "") << "autotune " << args;
   } else {
     EXPECT_EQ(LineCount(r.err), 1) << "autotune " << args << "\nstderr:\n" << r.err;
-    EXPECT_NE(r.err.find(c.phrase), std::string::npos) << "autotune " << args << "\nstderr:\n" << r.err;
+    EXPECT_NE(r.err.find(c.phrase), std::string::npos) << "autotune " << args << "\nstderr:\n"
+                                                       << r.err;
   }
   EXPECT_EQ(QueryText(env.db, "PRAGMA integrity_check"), "ok");
   const CommandResult runs = RunAutotune("runs --json --db " + Quote(env.db));
@@ -434,7 +441,9 @@ TEST_P(HostileTest, OneLineAndTheRunsKept) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, HostileTest, ::testing::ValuesIn(Cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
 
 TEST(HostileSuite, HasEnoughCases) { EXPECT_GE(Cases().size(), size_t{80}); }
 
