@@ -5,6 +5,14 @@
 
 namespace autotune::executor {
 
+std::string LauncherSignalName() {
+  const char* path = std::getenv(kLaunchStatusEnv);
+  if (path == nullptr || *path == '\0') return "SIGUSR1";
+  const std::map<std::string, std::string> notes = ReadLaunchStatus(path);
+  const auto it = notes.find(kLauncherSignalKey);
+  return it == notes.end() || it->second.empty() ? "SIGUSR1" : it->second;
+}
+
 void NoteLaunchStatus(const std::string& key, const std::string& value) {
   const char* path = std::getenv(kLaunchStatusEnv);
   if (path == nullptr || *path == '\0') return;

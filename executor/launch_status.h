@@ -10,6 +10,13 @@
 namespace autotune::executor {
 
 inline constexpr const char* kLaunchStatusEnv = "AUTOTUNE_LAUNCH_STATUS";
+// The note the launcher adds when it gets SIGTERM or SIGINT ("SIGTERM"/"SIGINT"), which it
+// passes on to mpirun as SIGUSR1: the stop signal the ranks see is then named by this.
+inline constexpr const char* kLauncherSignalKey = "launcher_signal";
+
+// The signal a stop of the ranks by SIGUSR1 stands for: the launcher's note when there is
+// one (the user's SIGTERM or SIGINT to `record --np`), else "SIGUSR1".
+std::string LauncherSignalName();
 
 // Appends "key value\n" to the file named by $AUTOTUNE_LAUNCH_STATUS (nothing when unset or
 // unwritable: the note is a courtesy to the launcher, never a reason to fail).

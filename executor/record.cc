@@ -30,14 +30,15 @@ namespace autotune::executor {
 
 namespace {
 
-const char* SignalName(int signo) {
+// SIGUSR1 under `record --np` is the launcher passing on what the user sent it.
+std::string SignalName(int signo) {
   switch (signo) {
     case SIGTERM:
       return "SIGTERM";
     case SIGINT:
       return "SIGINT";
     case SIGUSR1:
-      return "SIGUSR1";
+      return LauncherSignalName();
     default:
       return "a signal";
   }

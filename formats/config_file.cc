@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "traces/files.h"
 #include "traces/knob_table.h"
 
 namespace autotune {
@@ -276,11 +277,13 @@ Status ParseConfigYaml(const std::string& text, const std::string& source, Confi
 }
 
 Status LoadConfigFile(const std::string& path, ConfigFile* out) {
-  std::ifstream in(path);
-  if (!in) return Status::IoError(path + ": cannot read config file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseConfigYaml(buffer.str(), path, out);
+  std::string text;
+  AUTOTUNE_RETURN_IF_ERROR(ReadInputFile(path, "config file", kMaxConfigFileBytes, &text));
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    // A file that says nothing is more likely a write cut short than a wish for the defaults.
+    return Status::InvalidArgument(path + ": the config file is empty; nothing to apply");
+  }
+  return ParseConfigYaml(text, path, out);
 }
 
 namespace {
@@ -392,12 +395,7 @@ std::string ConfigToYaml(const ConfigFile& config) {
 }
 
 Status SaveConfigFile(const std::string& path, const ConfigFile& config) {
-  std::ofstream file(path, std::ios::trunc);
-  if (!file) return Status::IoError(path + ": cannot write config file");
-  file << ConfigToYaml(config);
-  file.close();
-  if (!file) return Status::IoError(path + ": write failed");
-  return Status::Ok();
+  return WriteOutputFile(path, ConfigToYaml(config));
 }
 
 }  // namespace autotune

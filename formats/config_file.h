@@ -1,6 +1,7 @@
 // Config file: the YAML of DESIGN.md, a superset of horovodrun's --config-file.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -39,6 +40,8 @@ struct ConfigFile {
 // An unknown key in params/autotune_extra, a wrong type or an out-of-range value is an
 // error naming `source`, the key and the value.
 Status ParseConfigYaml(const std::string& text, const std::string& source, ConfigFile* out);
+// The largest config file read (a folder, a device or a larger file is refused, one line).
+inline constexpr int64_t kMaxConfigFileBytes = int64_t{1} << 20;
 Status LoadConfigFile(const std::string& path, ConfigFile* out);
 // Writes the YAML form: params, autotune, autotune_extra for Horovod; ddp, autotune_extra
 // for DDP.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/files.h"
 #include "traces/score.h"
 
 namespace autotune {
@@ -30,12 +32,25 @@ struct RankStep {
 
 struct RankFile {
   std::string path;
+  std::string hash;  // of the file's bytes, for the run's source hash
   int world = 0;
   std::string hostname;
   Json settings;  // bucket_cap_mb, first_bucket_mb, gradient_as_bucket_view
   std::vector<TensorSpec> params;
   std::vector<RankStep> steps;
 };
+
+// The integer at j[key] (a JSON integer, or a number with no fraction), or an error naming
+// where and key.
+Status Integer(const Json& j, const char* key, const std::string& where, int64_t* out) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number() || !std::isfinite(it->get<double>()) ||
+      std::floor(it->get<double>()) != it->get<double>() || std::fabs(it->get<double>()) > 1e15) {
+    return Status::InvalidArgument(where + ": \"" + key + "\" must be an integer");
+  }
+  *out = it->is_number_integer() ? it->get<int64_t>() : static_cast<int64_t>(it->get<double>());
+  return Status::Ok();
+}
 
 // The number at j[key], or an error naming where and key.
 Status Number(const Json& j, const char* key, const std::string& where, double* out) {
@@ -103,25 +118,35 @@ Status ReadStep(const Json& s, size_t params, const std::string& where, RankStep
 }
 
 Status ReadRank(const std::string& path, int rank, RankFile* out) {
-  std::ifstream in(path);
-  if (!in) return Status::IoError(path + ": cannot read (rank " + std::to_string(rank) + ")");
-  std::stringstream text;
-  text << in.rdbuf();
-  const Json j = Json::parse(text.str(), nullptr, false);
+  std::string text;
+  AUTOTUNE_RETURN_IF_ERROR(ReadInputFile(path, "DDP trace file (rank " + std::to_string(rank) + ")",
+                                         kMaxDdpTraceFileBytes, &text));
+  const Json j = Json::parse(text, nullptr, false);
+  out->hash = ImportSourceHash(text, ImportOptions());
   if (!j.is_object() || j.value("format", "") != "autotune-ddp-trace") {
     return Status::InvalidArgument(path + ": not an autotune DDP trace (\"format\")");
   }
   out->path = path;
-  double world = 0, file_rank = -1;
-  AUTOTUNE_RETURN_IF_ERROR(Number(j, "world_size", path, &world));
-  AUTOTUNE_RETURN_IF_ERROR(Number(j, "rank", path, &file_rank));
-  if (static_cast<int>(file_rank) != rank) {
-    return Status::InvalidArgument(path + ": \"rank\" is " + j["rank"].dump());
+  int64_t world = 0, file_rank = -1;
+  AUTOTUNE_RETURN_IF_ERROR(Integer(j, "world_size", path, &world));
+  AUTOTUNE_RETURN_IF_ERROR(Integer(j, "rank", path, &file_rank));
+  if (file_rank != rank) {
+    return Status::InvalidArgument(path + ": \"rank\" is " + std::to_string(file_rank) +
+                                   ", not " + std::to_string(rank));
+  }
+  if (world < 1 || world > kMaxDdpWorldSize) {
+    return Status::InvalidArgument(path + ": \"world_size\" must be between 1 and " +
+                                   std::to_string(kMaxDdpWorldSize));
   }
   out->world = static_cast<int>(world);
   out->hostname = j.value("hostname", "");
   for (const char* key : {"bucket_cap_mb", "first_bucket_mb", "gradient_as_bucket_view"}) {
     if (!j.contains(key)) return Status::InvalidArgument(path + ": missing \"" + key + "\"");
+    const bool flag = std::string(key) == "gradient_as_bucket_view";
+    if (flag ? !j[key].is_boolean() : !j[key].is_number()) {
+      return Status::InvalidArgument(path + ": key '" + key + "' must be " +
+                                     (flag ? "true or false" : "a number"));
+    }
     out->settings[key] = j[key];
   }
   AUTOTUNE_RETURN_IF_ERROR(ReadParams(j.value("parameters", Json()), path, &out->params));
@@ -140,9 +165,6 @@ Status ReadRanks(const std::string& dir, std::vector<RankFile>* ranks) {
   RankFile first;
   AUTOTUNE_RETURN_IF_ERROR(ReadRank(dir + "/rank0.json", 0, &first));
   const int world = first.world;
-  if (world < 1 || world > 100000) {
-    return Status::InvalidArgument(first.path + ": \"world_size\" must be at least 1");
-  }
   ranks->push_back(std::move(first));
   for (int r = 1; r < world; ++r) {
     RankFile f;
@@ -323,11 +345,22 @@ void Summarize(Trace* trace, ImportSummary* summary) {
 }  // namespace
 
 Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* summary) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(options.source, ec)) {
+    return Status::IoError("cannot read DDP trace " + options.source +
+                           (std::filesystem::exists(options.source, ec)
+                                ? ": not a folder (give the folder of rank<R>.json files)"
+                                : ": no such folder"));
+  }
   std::vector<RankFile> ranks;
   try {
     AUTOTUNE_RETURN_IF_ERROR(ReadRanks(options.source, &ranks));
-  } catch (const Json::exception& e) {
-    return Status::InvalidArgument(options.source + ": " + e.what());
+  } catch (const Json::exception& e) {  // a value of the wrong type the checks above missed
+    std::string what = e.what();
+    if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos) {
+      what = what.substr(what.find("] ") + 2);
+    }
+    return Status::InvalidArgument(options.source + ": a value of the wrong type: " + what);
   }
   const RankFile& zero = ranks.front();
   size_t steps = zero.steps.size();
@@ -341,6 +374,10 @@ Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* s
                                    std::to_string(first) + " warm-up steps");
   }
   const TensorOrder order = OrderTensors(zero, first);
+  if (order.order.empty()) {
+    return Status::InvalidArgument(zero.path + ": step " + std::to_string(first) +
+                                   ": no parameter got a gradient (every \"ready_us\" is null)");
+  }
   const Workload w = MakeDdpWorkload(zero, order, first, end, options.workload_name);
   Trace out;
   AUTOTUNE_RETURN_IF_ERROR(DescribeDdpRun(options, ranks, w, first, &out.run));
@@ -353,6 +390,10 @@ Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* s
                                      " has no positive duration");
     }
   }
+  AUTOTUNE_RETURN_IF_ERROR(CheckImportedTrace(out, options.source));
+  std::string content;
+  for (const RankFile& f : ranks) content += f.hash;
+  out.run.source_hash = ImportSourceHash(content, options);
   Summarize(&out, summary);
   *trace = std::move(out);
   return Status::Ok();

@@ -15,6 +15,8 @@
 // settings. The last bucket's copy back to the gradients is not observable from the hooks.
 #pragma once
 
+#include <cstdint>
+
 #include "formats/import_options.h"
 #include "traces/status.h"
 #include "traces/trace.h"
@@ -26,6 +28,10 @@ namespace autotune {
 // Errors (one line, trace untouched) name the file and the field at fault: a missing rank,
 // a malformed file, files of different jobs (world size, parameters, settings), too few
 // steps for the warm-up.
+// The largest rank<R>.json read (256 MiB; a folder or a device is refused before reading).
+inline constexpr int64_t kMaxDdpTraceFileBytes = int64_t{256} << 20;
+// The most ranks a DDP trace may name ("world_size").
+inline constexpr int kMaxDdpWorldSize = 65536;
 Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* summary);
 
 }  // namespace autotune

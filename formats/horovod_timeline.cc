@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "formats/horovod_timeline_events.h"
+#include "traces/files.h"
 #include "traces/fusion_policy.h"
 #include "traces/score.h"
 
@@ -116,6 +117,11 @@ Status ResolveTopology(Import* in) {
       t.nodes = 1;
       t.ranks_per_node = ticked;
     }
+  }
+  if (ticked > 0 && ticked < t.world_size()) {
+    return Status::InvalidArgument(source + ": the rank ticks name " + std::to_string(ticked) +
+                                   " ranks, but --nodes x --ranks-per-node is " + t.key() + " = " +
+                                   std::to_string(t.world_size()) + " ranks");
   }
   if (ticked > t.world_size()) {
     return Status::InvalidArgument(source + ": event " + std::to_string(ev.max_rank_tick_event) +
@@ -415,19 +421,17 @@ Status ParseHorovodTimeline(const std::string& text, const ImportOptions& option
   }
   ImportSummary s;
   Describe(in, &out, &s);
+  AUTOTUNE_RETURN_IF_ERROR(CheckImportedTrace(out, options.source));
+  out.run.source_hash = ImportSourceHash(text, options);
   *trace = std::move(out);
   if (summary) *summary = s;
   return Status::Ok();
 }
 
 Status LoadHorovodTimeline(const ImportOptions& options, Trace* trace, ImportSummary* summary) {
-  std::ifstream file(options.source, std::ios::binary | std::ios::ate);
-  if (!file) return Status::IoError("cannot read " + options.source);
-  std::string text(static_cast<size_t>(file.tellg()), '\0');
-  file.seekg(0);
-  if (!file.read(text.data(), static_cast<std::streamsize>(text.size()))) {
-    return Status::IoError("cannot read " + options.source);
-  }
+  std::string text;
+  AUTOTUNE_RETURN_IF_ERROR(
+      ReadInputFile(options.source, "timeline", kMaxTimelineFileBytes, &text));
   return ParseHorovodTimeline(text, options, trace, summary);
 }
 

@@ -65,6 +65,8 @@ namespace autotune {
 // count the ranks by). summary may be null.
 Status ParseHorovodTimeline(const std::string& text, const ImportOptions& options, Trace* trace,
                             ImportSummary* summary);
+// The largest timeline read (1 GiB; a folder or a device is refused before reading).
+inline constexpr int64_t kMaxTimelineFileBytes = int64_t{1} << 30;
 // Reads options.source and parses it; IoError naming the file when it cannot be read.
 Status LoadHorovodTimeline(const ImportOptions& options, Trace* trace, ImportSummary* summary);
 

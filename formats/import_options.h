@@ -6,7 +6,9 @@
 #include <string>
 
 #include "traces/knobs.h"
+#include "traces/status.h"
 #include "traces/topology.h"
+#include "traces/trace.h"
 
 namespace autotune {
 
@@ -32,5 +34,21 @@ struct ImportSummary {
   int collectives_per_step = 0;  // median fused collectives per kept step
   bool truncated = false;        // the file ended mid-write (a killed job)
 };
+
+// The source_hash of an imported run (RunInfo::source_hash): 16 hex digits of a 64-bit FNV-1a
+// hash over `content` (the source's bytes, every file's in order) and the options that shape
+// the run (topology, warm-up, step limit, workload name, knobs): the same file imported the
+// same way hashes the same. Not cryptographic: it recognises a repeat, not an attack.
+std::string ImportSourceHash(const std::string& content, const ImportOptions& options);
+
+// Plausibility limits every imported trace is held to (README, "Limits of input files"): a
+// step lasts more than 0 and at most a day, and every time inside a step (readiness, a
+// collective's start and end) is finite and within a day of the step's start.
+inline constexpr double kMaxImportedStepMs = 24.0 * 3600.0 * 1e3;
+
+// OK when `trace` (an importer's result) keeps the limits above, the workload's name (and
+// every tensor's) is one ValidateName accepts and the workload reads back as stored; else
+// one line "SOURCE: step K: ..." or "SOURCE: workload ...".
+Status CheckImportedTrace(const Trace& trace, const std::string& source);
 
 }  // namespace autotune

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "traces/files.h"
 #include "traces/knob_table.h"
 
 namespace autotune {
@@ -163,12 +164,7 @@ Status WriteNcclTunerCsvFile(const std::string& path, std::span<const NcclTunerR
                              const std::string& comment) {
   std::string text;
   AUTOTUNE_RETURN_IF_ERROR(FormatNcclTunerCsv(rules, comment, &text).WithPrefix(path));
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) return Status::IoError(path + ": cannot open for writing");
-  file << text;
-  file.close();
-  if (!file) return Status::IoError(path + ": write failed");
-  return Status::Ok();
+  return WriteOutputFile(path, text);
 }
 
 Status ParseNcclTunerCsv(const std::string& text, const std::string& source,

@@ -1,5 +1,5 @@
--- autotune database schema, version 5 (store_migration.cc says what each older version lacked; a read-write
--- open migrates an older database by rebuilding its runs table).
+-- autotune database schema, version 5 (a read-write open migrates an older database by
+-- rebuilding its runs table: store/store_migration.cc says what each version added).
 -- Read it with the sqlite3 shell, e.g.:
 --   sqlite3 autotune.db 'SELECT id, workload_name, complete, step_ms_median FROM runs'
 -- Times: *_us are microseconds from the start of the step on the rank that measured them
@@ -9,7 +9,8 @@
 -- never a median or mean of per-step ratios (traces/score.h), measured or simulated alike.
 -- The build embeds this file; the store creates it in one transaction on a new database.
 
--- Identity and version. application = 'autotune'; schema_version = 5 (kSchemaVersion).
+-- Identity and version. application = 'autotune'; schema_version = 5, also kept as the file
+-- header's PRAGMA user_version, which every open checks first.
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -57,7 +58,10 @@ CREATE TABLE runs (
   nodes_per_host         INTEGER NOT NULL DEFAULT 1,
   -- An imported run's production step time (the job without its timeline or trace) at the
   -- same setting, ms; 0 = not known.
-  untraced_step_ms       REAL NOT NULL DEFAULT 0
+  untraced_step_ms       REAL NOT NULL DEFAULT 0,
+  -- An imported run: a hash of its source files and the options of its import, by which a
+  -- second import of the same is recognised (empty for other runs).
+  source_hash            TEXT NOT NULL DEFAULT ''
 );
 
 -- The workload's tensors, for reading traces by name.

@@ -42,7 +42,11 @@ Status Statement::Run() {
 }
 
 Transaction::Transaction(sqlite3* db) : db_(db) {
-  if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+  // Inside a transaction already (one command's write made of several): a savepoint, so that
+  // this part rolls back alone and the outer transaction decides what is committed.
+  nested_ = sqlite3_get_autocommit(db) == 0;
+  const char* begin = nested_ ? "SAVEPOINT autotune_part" : "BEGIN IMMEDIATE";
+  if (sqlite3_exec(db, begin, nullptr, nullptr, nullptr) != SQLITE_OK) {
     status_ = SqliteError(db, "cannot begin transaction");
   } else {
     open_ = true;
@@ -50,12 +54,19 @@ Transaction::Transaction(sqlite3* db) : db_(db) {
 }
 
 Transaction::~Transaction() {
-  if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  if (!open_) return;
+  if (nested_) {
+    sqlite3_exec(db_, "ROLLBACK TO autotune_part; RELEASE autotune_part", nullptr, nullptr,
+                 nullptr);
+  } else {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
 }
 
 Status Transaction::Commit() {
   if (!status_.ok()) return status_;
-  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+  const char* end = nested_ ? "RELEASE autotune_part" : "COMMIT";
+  if (sqlite3_exec(db_, end, nullptr, nullptr, nullptr) != SQLITE_OK) {
     return SqliteError(db_, "commit failed");
   }
   open_ = false;

@@ -66,7 +66,9 @@ class Statement {
 };
 
 // BEGIN IMMEDIATE on construction (waiting up to the connection's busy timeout for another
-// writer to finish); ROLLBACK on destruction unless Commit() succeeded.
+// writer to finish); ROLLBACK on destruction unless Commit() succeeded. Inside a transaction
+// already open it is a savepoint: Commit() releases it into the outer transaction, and
+// destruction without Commit() undoes what was written since it began.
 class Transaction {
  public:
   explicit Transaction(sqlite3* db);
@@ -78,6 +80,7 @@ class Transaction {
   sqlite3* db_;
   Status status_;
   bool open_ = false;
+  bool nested_ = false;
 };
 
 // A read transaction: from the first read after construction until destruction every

@@ -35,6 +35,17 @@ bool FileExists(const std::string& path) {
 Status InspectSchema(sqlite3* db, const std::string& path, int* table_count, int* version) {
   *table_count = 0;
   *version = 0;
+  {  // the header's version, which every writer of this format sets: a newer program's file
+     // is refused here, whatever its tables look like
+    Statement user_version(db, "PRAGMA user_version");
+    Status s;
+    if (user_version.Step(&s) && user_version.Int(0) > kSchemaVersion) {
+      return Status::NotSupported(path + " has schema version " +
+                                  std::to_string(user_version.Int(0)) +
+                                  " (PRAGMA user_version), newer than this autotune's " +
+                                  std::to_string(kSchemaVersion) + "; upgrade autotune");
+    }
+  }
   {
     Statement count(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'");
     Status s;
@@ -85,6 +96,26 @@ Status UseWal(sqlite3* db, const std::string& path) {
   }
 }
 
+// A database with no tables yet (its creator has not filled it: a reader racing `record` on
+// a new file) reads as an empty database: the schema's tables, empty, in the connection's
+// temporary schema, where every query finds them.
+Status ShowEmptySchema(sqlite3* db, const std::string& path) {
+  std::string sql = kSchemaSql;
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"CREATE TABLE ", "CREATE TEMP TABLE "},
+                                 {"CREATE INDEX ", "CREATE INDEX temp."}}) {
+    for (size_t at = sql.find(from); at != std::string::npos; at = sql.find(from, at + to.size())) {
+      sql.replace(at, from.size(), to);
+    }
+  }
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    Status s = Status::IoError(path + ": " + (err ? err : "cannot read an empty database"));
+    sqlite3_free(err);
+    return s;
+  }
+  return Status::Ok();
+}
+
 // Creates the schema in one write transaction unless another process created it since the
 // caller looked (two commands opening one new file at once): the check is repeated under the
 // write lock, and *tables / *version say what the file holds afterwards (0 tables: we made it).
@@ -104,6 +135,7 @@ Status CreateSchemaOnce(sqlite3* db, const std::string& path, int* tables, int* 
       meta.Bind(1, std::string("application")).Bind(2, std::string("autotune")).Run());
   AUTOTUNE_RETURN_IF_ERROR(
       meta.Bind(1, std::string("schema_version")).Bind(2, std::to_string(kSchemaVersion)).Run());
+  AUTOTUNE_RETURN_IF_ERROR(SetUserVersion(db, path));
   return tx.Commit().WithPrefix(path);
 }
 
@@ -189,9 +221,7 @@ Status Store::Open(const std::string& path, Mode mode, std::unique_ptr<Store>* o
   int tables = 0, version = 0;
   AUTOTUNE_RETURN_IF_ERROR(InspectSchema(db, path, &tables, &version));
   if (mode == Mode::kReadOnly) {
-    if (tables == 0) {
-      return Status::Corruption(path + " is not an autotune database (it is empty)");
-    }
+    if (tables == 0) AUTOTUNE_RETURN_IF_ERROR(ShowEmptySchema(db, path));
   } else {
     AUTOTUNE_RETURN_IF_ERROR(UseWal(db, path));
     if (tables == 0) AUTOTUNE_RETURN_IF_ERROR(CreateSchemaOnce(db, path, &tables, &version));
@@ -207,6 +237,28 @@ Status Store::Open(const std::string& path, Mode mode, std::unique_ptr<Store>* o
 
 Store::~Store() { sqlite3_close(db_); }
 
+Store::WriteBatch::WriteBatch(sqlite3* db, const std::string& path)
+    : tx_(std::make_unique<Transaction>(db)), path_(path) {}
+Store::WriteBatch::~WriteBatch() = default;
+const Status& Store::WriteBatch::status() const { return tx_->status(); }
+Status Store::WriteBatch::Commit() { return tx_->Commit().WithPrefix(path_); }
+
+std::unique_ptr<Store::WriteBatch> Store::BeginWrite() {
+  return std::unique_ptr<WriteBatch>(new WriteBatch(db_, path_));
+}
+
+Status Store::AddCompleteRun(Trace* trace) {
+  std::unique_ptr<WriteBatch> batch = BeginWrite();
+  AUTOTUNE_RETURN_IF_ERROR(batch->status().WithPrefix(path_));
+  RunInfo& run = trace->run;
+  Status s = CreateRun(&run);
+  for (size_t k = 0; s.ok() && k < trace->steps.size(); ++k) s = AppendStep(run.id, trace->steps[k]);
+  if (s.ok()) s = FinishRun(run.id, true, &run);
+  if (s.ok()) s = batch->Commit();
+  if (!s.ok()) run.id = 0;  // nothing of it was stored
+  return s;
+}
+
 Status Store::Exec(const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
@@ -218,6 +270,16 @@ Status Store::Exec(const char* sql) {
 }
 
 Status Store::CreateRun(RunInfo* info) {
+  {  // what is stored must read back: ReadRunRow parses it with the same rules
+    Workload check;
+    Status readable;
+    try {
+      readable = ParseWorkloadJson(WorkloadToJson(info->workload).dump(), "workload", &check);
+    } catch (const nlohmann::json::exception&) {  // a name that is not UTF-8
+      readable = Status::InvalidArgument("workload: a name is not UTF-8");
+    }
+    if (!readable.ok()) return Status::InvalidArgument(readable.message());
+  }
   Transaction tx(db_);
   AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path_));
   Statement insert(db_, R"sql(
@@ -225,9 +287,9 @@ Status Store::CreateRun(RunInfo* info) {
       fusion_threshold_mb, cycle_time_ms, cache_capacity, hierarchical_allreduce,
       hierarchical_allgather, num_groups, knobs_json, nodes, ranks_per_node, hosts_json,
       backend, hardware, steps_planned, warmup_steps, source_run, framework, host_cores,
-      nodes_per_host, untraced_step_ms)
+      nodes_per_host, untraced_step_ms, source_hash)
     VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-            ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+            ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   const Knobs& k = info->knobs;
   insert.Bind(1, std::string(RunKindName(info->kind)))
       .Bind(2, info->command)
@@ -256,7 +318,8 @@ Status Store::CreateRun(RunInfo* info) {
   insert.Bind(21, std::string(FrameworkName(info->framework)))
       .Bind(22, info->host.cores)
       .Bind(23, info->host.nodes_per_host)
-      .Bind(24, info->untraced_step_ms);
+      .Bind(24, info->untraced_step_ms)
+      .Bind(25, info->source_hash);
   AUTOTUNE_RETURN_IF_ERROR(insert.Run().WithPrefix(path_));
   info->id = sqlite3_last_insert_rowid(db_);
   Statement tensor(db_, R"sql(INSERT INTO tensors (run_id, tensor, name, op, dtype, elements,
@@ -288,13 +351,32 @@ Status Store::GetRun(int64_t run_id, RunInfo* info) {
   return ReadRunRow(q, path_, info);
 }
 
-Status Store::ListRuns(std::vector<RunInfo>* runs) {
+Status Store::FindRunBySourceHash(const std::string& hash, RunInfo* info) {
+  Statement q(db_, (std::string(kRunColumns) + " WHERE source_hash = ? AND source_hash != '' "
+                                                 "ORDER BY id LIMIT 1")
+                       .c_str());
+  q.Bind(1, hash);
+  Status s;
+  if (!q.Step(&s)) {
+    AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
+    return Status::NotFound("no run imported from this source in " + path_);
+  }
+  return ReadRunRow(q, path_, info);
+}
+
+Status Store::ListRuns(std::vector<RunInfo>* runs, std::vector<Status>* unreadable) {
   runs->clear();
+  if (unreadable) unreadable->clear();
   Statement q(db_, (std::string(kRunColumns) + " ORDER BY id").c_str());
   Status s;
   while (q.Step(&s)) {
     RunInfo info;
-    AUTOTUNE_RETURN_IF_ERROR(ReadRunRow(q, path_, &info));
+    Status row = ReadRunRow(q, path_, &info);
+    if (!row.ok() && unreadable) {
+      unreadable->push_back(std::move(row));
+      continue;
+    }
+    AUTOTUNE_RETURN_IF_ERROR(row);
     runs->push_back(std::move(info));
   }
   return s.WithPrefix(path_);

@@ -25,6 +25,8 @@ struct sqlite3;
 
 namespace autotune {
 
+class Transaction;
+
 inline constexpr int kSchemaVersion = 5;
 
 // A scored point in knob space, measured (a complete measured or imported run) or simulated
@@ -72,6 +74,35 @@ class Store {
 
   const std::string& path() const { return path_; }
 
+  // One command's writes as one transaction. Every write made through this store while the
+  // batch lives is stored when Commit() succeeds, and not at all when the batch ends
+  // uncommitted (an error on the way: whatever fails, the database is as it was). Waits, as
+  // every write does, for another process's write to end. At most one batch at a time.
+  class WriteBatch {
+   public:
+    ~WriteBatch();
+    WriteBatch(const WriteBatch&) = delete;
+    WriteBatch& operator=(const WriteBatch&) = delete;
+    // Not OK when the transaction could not begin (then nothing is stored either way).
+    const Status& status() const;
+    Status Commit();
+
+   private:
+    friend class Store;
+    WriteBatch(sqlite3* db, const std::string& path);
+    std::unique_ptr<Transaction> tx_;
+    std::string path_;
+  };
+  std::unique_ptr<WriteBatch> BeginWrite();
+
+  // A whole run (trace->run, every step of trace->steps) stored in one transaction and
+  // finished as complete (FinishRun): all of it or, on any error, nothing. Sets trace->run
+  // to the stored run (id, summary; id 0 after an error). Refuses, before writing, a workload that would not read
+  // back (ParseWorkloadJson's rules).
+  Status AddCompleteRun(Trace* trace);
+  // The oldest run whose source_hash is `hash` (not empty); NotFound when there is none.
+  Status FindRunBySourceHash(const std::string& hash, RunInfo* info);
+
   // --- runs -------------------------------------------------------------------------
   // Inserts a run (complete = false). Sets info->id and info->created_at.
   Status CreateRun(RunInfo* info);
@@ -89,7 +120,10 @@ class Store {
   Status SetEndReason(int64_t run_id, const std::string& reason);
   // NotFound names the id when there is no such run.
   Status GetRun(int64_t run_id, RunInfo* info);
-  Status ListRuns(std::vector<RunInfo>* runs);
+  // Every run, oldest first. With `unreadable` given, a run whose row cannot be read (a
+  // Corruption naming the run) is left out and its error added there instead, so that one
+  // bad row does not hide the others; without it, the first such error is returned.
+  Status ListRuns(std::vector<RunInfo>* runs, std::vector<Status>* unreadable = nullptr);
   // Step times (ms) and scores of a run's stored steps, in step order.
   Status GetStepSeries(int64_t run_id, std::vector<double>* step_ms, std::vector<double>* score);
   // The whole trace. Corruption names the table and row when rows are inconsistent.

@@ -1,8 +1,9 @@
 // Store: bringing a database of an older schema version up to kSchemaVersion.
 //
 // Version 1 -> 2: runs.kind's CHECK gained 'imported'. Version 2 -> 3: runs gained
-// end_reason (default ''). Version 3 -> 4: runs gained framework (default 'horovod'). Version
-// 4 -> 5: runs gained host_cores (0), nodes_per_host (1) and untraced_step_ms (0). SQLite cannot
+// end_reason (default ''). Version 3 -> 4: runs gained framework (default 'horovod').
+// Version 4 -> 5: runs gained host_cores (0), nodes_per_host (1), untraced_step_ms (0) and
+// source_hash (''); PRAGMA user_version is set too. SQLite cannot
 // alter a CHECK, so the runs table is rebuilt the way SQLite's documentation prescribes ("Making
 // Other Kinds Of Table Schema Changes", lang_altertable.html): foreign keys off outside the
 // transaction, then in one transaction create the new table, copy the rows by column name (ids
@@ -84,10 +85,15 @@ Status RebuildRuns(sqlite3* db, const std::string& path, bool check_foreign_keys
   }
   Statement version(db, "UPDATE meta SET value = ? WHERE key = 'schema_version'");
   AUTOTUNE_RETURN_IF_ERROR(version.Bind(1, std::to_string(kSchemaVersion)).Run().WithPrefix(path));
+  AUTOTUNE_RETURN_IF_ERROR(SetUserVersion(db, path));
   return tx.Commit().WithPrefix(path);
 }
 
 }  // namespace
+
+Status SetUserVersion(sqlite3* db, const std::string& path) {
+  return ExecSql(db, path, "PRAGMA user_version = " + std::to_string(kSchemaVersion));
+}
 
 Status MigrateSchema(sqlite3* db, const std::string& path, int from_version) {
   if (from_version >= kSchemaVersion) return Status::Ok();
@@ -105,7 +111,9 @@ Status ShowOlderSchemaAsCurrent(sqlite3* db, const std::string& path, int versio
   std::string added;
   if (version < 3) added += ", '' AS end_reason";
   if (version < 4) added += ", 'horovod' AS framework";
-  if (version < 5) added += ", 0 AS host_cores, 1 AS nodes_per_host, 0.0 AS untraced_step_ms";
+  if (version < 5) {
+    added += ", 0 AS host_cores, 1 AS nodes_per_host, 0.0 AS untraced_step_ms, '' AS source_hash";
+  }
   return ExecSql(db, path, "CREATE TEMP VIEW runs AS SELECT *" + added + " FROM main.runs");
 }
 

@@ -13,6 +13,7 @@
 #include "executor/mpi_runtime.h"
 #include "store/store.h"
 #include "tools/command.h"
+#include "tools/flag_checks.h"
 #include "tools/help_defaults.h"
 #include "tools/launch.h"
 #include "tools/progress.h"
@@ -148,7 +149,7 @@ void AddCalibrateCommand(CLI::App& root, Action* action) {
   app->add_option("--np", flags->np,
                   "Re-launch this command under mpirun with N local ranks (extra mpirun "
                   "arguments from $AUTOTUNE_MPIRUN_ARGS). Default: run in the current MPI job")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   app->callback([flags, action] { *action = [flags] { return RunCalibrateCommand(*flags); }; });
 }
 

@@ -10,6 +10,7 @@
 
 #include "store/store.h"
 #include "tools/command.h"
+#include "tools/flag_checks.h"
 #include "tools/help_defaults.h"
 #include "traces/stats.h"
 
@@ -186,10 +187,10 @@ void AddCompareCommand(CLI::App& root, Action* action) {
   app->add_option("--confidence", opts->confidence,
                   "Confidence level of the speedup interval, in (0, 1).")
       ->capture_default_str()
-      ->check(CLI::Range(0.5, 0.999));
+      ->check(Between(0.5, 0.999));
   app->add_option("--resamples", opts->resamples, "Bootstrap resamples over steps.")
       ->capture_default_str()
-      ->check(CLI::Range(100, 1000000));
+      ->check(Between(100, 1000000));
   app->add_flag("--json", opts->json, "Print one JSON object on stdout");
   app->callback([opts, action] {
     *action = [opts]() -> int { return RunCompare(*opts); };

@@ -15,6 +15,7 @@
 #include "formats/horovod_timeline.h"
 #include "store/store.h"
 #include "tools/command.h"
+#include "tools/flag_checks.h"
 #include "tools/help_defaults.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
@@ -37,6 +38,7 @@ struct ImportFlags {
   std::string step_log;
   int host_cores = 0;
   int nodes_per_host = 1;
+  bool again = false;  // store a second run of a source imported before
 };
 
 // The median of the "step_ms" list of the last JSON object line of a step log (one JSON
@@ -75,18 +77,29 @@ Status ReadStepLog(const std::string& path, double* median_ms) {
   return Status::Ok();
 }
 
-Status StoreTrace(const std::string& db, Trace* trace) {
+
+// Stores the run (all of it or nothing), or, unless `again`, takes the run an earlier import
+// of the same source with the same options made (*reused): one job's file imported twice is
+// not a second measurement of it.
+Status StoreTrace(const std::string& db, bool again, Trace* trace, bool* reused) {
   std::unique_ptr<Store> store;
   AUTOTUNE_RETURN_IF_ERROR(Store::Open(db, Store::Mode::kReadWrite, &store));
-  RunInfo& run = trace->run;
-  AUTOTUNE_RETURN_IF_ERROR(store->CreateRun(&run));
-  for (const StepTrace& step : trace->steps) {
-    AUTOTUNE_RETURN_IF_ERROR(store->AppendStep(run.id, step));
+  *reused = false;
+  if (!again && !trace->run.source_hash.empty()) {
+    RunInfo earlier;
+    const Status found = store->FindRunBySourceHash(trace->run.source_hash, &earlier);
+    if (found.ok()) {
+      trace->run = std::move(earlier);
+      *reused = true;
+      return Status::Ok();
+    }
+    if (found.code() != Status::Code::kNotFound) return found;
   }
-  return store->FinishRun(run.id, true, &run);
+  return store->AddCompleteRun(trace);
 }
 
-void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSummary& summary) {
+void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSummary& summary,
+                  bool reused) {
   if (flags.json) {
     nlohmann::json j = {{"run", run.id},
                         {"kind", RunKindName(run.kind)},
@@ -106,11 +119,14 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                         {"untraced_step_ms", run.untraced_step_ms},
                         {"host_cores", run.host.cores},
                         {"nodes_per_host", run.host.nodes_per_host},
+                        {"reused", reused},
                         {"db", flags.db}};
     std::cout << j.dump() << "\n";
     return;
   }
-  std::printf("imported %s as run %lld of %s (%s, %s, %s)\n",
+  std::printf(reused ? "%s was imported before, with the same options, as run %lld of %s (%s, "
+                       "%s, %s): reusing it (--again imports it once more)\n"
+                     : "imported %s as run %lld of %s (%s, %s, %s)\n",
               (flags.timeline.empty() ? flags.ddp_trace : flags.timeline).c_str(),
               static_cast<long long>(run.id), flags.db.c_str(), run.workload.name.c_str(),
               run.topology.key().c_str(), BackendName(run.backend));
@@ -174,9 +190,18 @@ int RunImport(const ImportFlags& flags) {
   trace.run.untraced_step_ms = untraced_ms;
   trace.run.host.cores = flags.host_cores;
   trace.run.host.nodes_per_host = flags.nodes_per_host;
-  s = StoreTrace(flags.db, &trace);
+  // The host and the untraced time are options of the import too: the same file imported with
+  // other ones is another run, not a re-import.
+  if (untraced_ms > 0.0 || flags.host_cores > 0) {
+    char options[96];
+    std::snprintf(options, sizeof(options), ";host %d/%d;untraced %.6g", flags.host_cores,
+                  flags.nodes_per_host, untraced_ms);
+    trace.run.source_hash += options;
+  }
+  bool reused = false;
+  s = StoreTrace(flags.db, flags.again, &trace, &reused);
   if (!s.ok()) return Fail(s);
-  PrintSummary(flags, trace.run, summary);
+  PrintSummary(flags, trace.run, summary, reused);
   return 0;
 }
 
@@ -199,18 +224,18 @@ void AddImportCommand(CLI::App& root, Action* action) {
   app->add_option("--db", flags->db, "SQLite database file.")->capture_default_str();
   app->add_option("--nodes", flags->nodes,
                   "Nodes the job ran on. Default: from the timeline's rank ticks")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   app->add_option("--ranks-per-node", flags->ranks_per_node,
                   "Ranks per node. Default: from the timeline's rank ticks")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   app->add_option("--warmup-steps", flags->warmup_steps,
                   "Leading steps left out (the first pays the response cache's misses).")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   app->add_option("--max-steps", flags->max_steps,
                   "Steps kept after the warm-up at most (the rest left out); 0 = all.")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   app->add_option("--workload", flags->workload,
                   "Name of the imported workload (runs of one job share it so that search "
                   "blends their measurements). Default: the file's name without extension");
@@ -233,6 +258,9 @@ void AddImportCommand(CLI::App& root, Action* action) {
                   "machine: all of them).")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app->add_flag("--again", flags->again,
+                "Import a source imported before (same files, same options) as a new run; "
+                "without it the earlier run is reused");
   flags->knobs.Add(app);
   app->footer(
       "Give the knobs the job ran under (flags or --config-file): the timeline does not carry "

@@ -21,6 +21,7 @@
 #include "executor/stop_signal.h"
 #include "store/store.h"
 #include "tools/command.h"
+#include "tools/flag_checks.h"
 #include "tools/help_defaults.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
@@ -283,7 +284,7 @@ void AddRecordCommand(CLI::App& root, Action* action) {
   app->add_option("--np", flags->np,
                   "Re-launch this command under mpirun with N local ranks (extra mpirun "
                   "arguments from $AUTOTUNE_MPIRUN_ARGS). Default: run in the current MPI job")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   app->callback([flags, action] { *action = [flags] { return RunRecordCommand(*flags); }; });
 }
 

@@ -31,11 +31,10 @@ int RunReport(const ReportOptions& opts) {
   ReportPage page;
   s = BuildReportPage(*store, opts.db, request, &page);
   if (!s.ok()) return Fail(s);
+  for (const std::string& bad : page.unreadable_runs) Warn(bad + " (run left out of the report)");
   const std::string html = RenderReportHtml(page);
-  std::ofstream file(opts.out, std::ios::binary | std::ios::trunc);
-  file << html;
-  file.close();
-  if (!file) return Fail(opts.out + ": cannot write the report");
+  s = WriteOutputFile(opts.out, html);
+  if (!s.ok()) return Fail(s);
   std::cout << "report: " << opts.out << " (" << ViewCount(page) << " plots, " << html.size()
             << " bytes)\n";
   return 0;

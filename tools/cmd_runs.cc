@@ -48,8 +48,10 @@ void AddRunsCommand(CLI::App& root, Action* action) {
       Status s = Store::Open(opts->db, Store::Mode::kReadOnly, &store);
       if (!s.ok()) return Fail(s);
       std::vector<RunInfo> runs;
-      s = store->ListRuns(&runs);
+      std::vector<Status> unreadable;
+      s = store->ListRuns(&runs, &unreadable);
       if (!s.ok()) return Fail(s);
+      for (const Status& bad : unreadable) Warn(bad.message() + " (run left out; the others listed)");
       if (opts->json) {
         nlohmann::json list = nlohmann::json::array();
         for (const RunInfo& r : runs) list.push_back(RunToJson(r));

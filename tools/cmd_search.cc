@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "tools/command.h"
+#include "tools/flag_checks.h"
 #include "tools/knob_flags.h"
 #include "tools/search/live.h"
 #include "tools/search/offline.h"
@@ -51,12 +52,12 @@ void AddSearchCommand(CLI::App& root, Action* action) {
       ->required();
   app->add_option("--sim-budget", flags->sim_budget,
                   "Settings to simulate, chosen by expected improvement. Default 120")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   AddTuningFlags(app, TuningCommand::kSearch, {TuningFlag::kMaxSamples}, &flags->tuning);
   app->add_option("--propose", flags->propose,
                   "Settings to propose for measurement, one YAML each (OUT.next1.yaml, ...); "
                   "the default comes first while it was never measured. Default 1")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   app->add_option("--out", flags->out, "Config file for the best setting (YAML)")->required();
   app->add_flag("--json", flags->json, "Print a JSON summary on stdout");
   app->add_flag("--quiet", flags->quiet,

@@ -19,6 +19,7 @@
 #include "simulator/timeline_csv.h"
 #include "store/store.h"
 #include "tools/command.h"
+#include "tools/flag_checks.h"
 #include "tools/help_defaults.h"
 #include "tools/knob_flags.h"
 #include "traces/knob_table.h"
@@ -96,7 +97,30 @@ Status ResolveSettings(const SimulateOptions& o, const RunInfo& run, const Topol
   return Status::Ok();
 }
 
+// The knob flags checked against the run before anything is loaded for it: a knob of the other
+// framework (which the replay would ignore) or out of its range is refused first.
+Status CheckKnobFlags(const SimulateOptions& o, Store* store) {
+  RunInfo run;
+  AUTOTUNE_RETURN_IF_ERROR(store->GetRun(o.run, &run));
+  Knobs flag_values;
+  std::set<std::string> flag_set;
+  AUTOTUNE_RETURN_IF_ERROR(o.knobs.Resolve(&flag_values, &flag_set));
+  Knobs knobs = run.knobs;
+  for (const std::string& name : flag_set) {
+    const KnobSpec* spec = FindKnob(name);
+    if (spec != nullptr && !KnobInFramework(*spec, run.framework)) {
+      return Status::InvalidArgument(std::string(spec->flag) + " is a knob of " +
+                                     (run.framework == Framework::kDdp ? "Horovod" : "PyTorch DDP") +
+                                     "; run " + std::to_string(run.id) + " is a " +
+                                     FrameworkName(run.framework) + " run");
+    }
+    AUTOTUNE_RETURN_IF_ERROR(SetKnob(&knobs, name, KnobValue(flag_values, name)));
+  }
+  return knobs.Validate();
+}
+
 Status MakePlan(const SimulateOptions& o, Store* store, Plan* plan) {
+  AUTOTUNE_RETURN_IF_ERROR(CheckKnobFlags(o, store));
   sim::StoredSimulation loaded;
   AUTOTUNE_RETURN_IF_ERROR(sim::LoadSimulation(*store, o.run, {o.nodes, o.ranks_per_node},
                                                sim::IfUncalibrated::kFail, &loaded));
@@ -132,6 +156,8 @@ Status MakePlan(const SimulateOptions& o, Store* store, Plan* plan) {
 Status WriteResults(const Plan& plan, const std::string& command, Store* store,
                     std::vector<int64_t>* run_ids, std::vector<int64_t>* sample_ids) {
   run_ids->assign(plan.settings.size(), 0);
+  std::unique_ptr<Store::WriteBatch> batch = store->BeginWrite();  // all of it or nothing
+  AUTOTUNE_RETURN_IF_ERROR(batch->status());
   for (size_t k = 0; k < plan.stored.size(); ++k) {
     const int i = plan.stored[k];
     RunInfo info = plan.run;
@@ -166,6 +192,7 @@ Status WriteResults(const Plan& plan, const std::string& command, Store* store,
     samples.push_back(std::move(s));
   }
   AUTOTUNE_RETURN_IF_ERROR(store->AddSamples(&samples));
+  AUTOTUNE_RETURN_IF_ERROR(batch->Commit());
   sample_ids->clear();
   for (const Sample& s : samples) sample_ids->push_back(s.id);
   return Status::Ok();
@@ -355,7 +382,7 @@ void AddSimulateCommand(CLI::App& root, Action* action) {
   app->add_option("--db", opts->db, "SQLite database file.")->capture_default_str();
   app->add_option("--run", opts->run, "Id of the measured or imported run whose trace to replay (required)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   opts->knobs.Add(app, /*with_config_file=*/false, TracedRunDefault);
   app->add_option("--config-file", opts->config_files,
                   "YAML config (horovodrun's format); repeatable, one setting per file; flags "
@@ -364,16 +391,16 @@ void AddSimulateCommand(CLI::App& root, Action* action) {
   app->add_flag("--grid", opts->grid, GridHelp());
   app->add_option("--nodes", opts->nodes,
                   "Predict this many nodes (extrapolation). Default: the traced run's")
-      ->check(CLI::Range(1, 65536));
+      ->check(Between(1, 65536));
   app->add_option("--ranks-per-node", opts->ranks_per_node,
                   "Predict this many ranks per node. Default: the traced run's")
-      ->check(CLI::Range(1, 1024));
+      ->check(Between(1, 1024));
   app->add_option("--timeline", opts->timeline,
                   "Write the predicted per-collective timeline (CSV, times in us from the step "
                   "start) to this file. Default: none");
   app->add_option("--threads", opts->threads, "Threads evaluating settings; 0 = all cores.")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1024));
+      ->check(Between(0, 1024));
   app->add_flag("--explain", opts->explain,
                 "Also print the fitted network and negotiation models. Default off");
   app->add_flag("--json", opts->json, "Print one JSON object on stdout. Default off");

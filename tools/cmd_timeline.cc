@@ -16,6 +16,7 @@
 #include "simulator/stored_simulation.h"
 #include "store/store.h"
 #include "tools/command.h"
+#include "tools/flag_checks.h"
 #include "tools/help_defaults.h"
 
 namespace autotune::cli {
@@ -26,28 +27,6 @@ struct TimelineOptions {
   int64_t run = 0;
   std::string out;
 };
-
-// Writes text to path through a temporary file beside it and a rename, so that path holds
-// either its old contents or all of text. IoError names the path and the reason.
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-    if (!f) return Status::IoError("cannot write " + path + ": " + std::strerror(errno));
-    f << text;
-    f.close();
-    if (!f) {
-      std::remove(temp.c_str());
-      return Status::IoError("cannot write " + path + " (disk full?)");
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temp.c_str());
-    return Status::IoError("cannot write " + path + ": " + reason);
-  }
-  return Status::Ok();
-}
 
 // A simulated run stored without its steps: its predicted timeline again, by replaying its
 // source run under its knobs on its topology.
@@ -92,7 +71,7 @@ int RunTimeline(const TimelineOptions& o) {
   Trace trace;
   Status st = LoadRunTrace(o, &trace);
   if (!st.ok()) return Fail(st);
-  st = WriteFileAtomically(o.out, WriteHorovodTimeline(trace));
+  st = WriteOutputFile(o.out, WriteHorovodTimeline(trace));
   if (!st.ok()) return Fail(st);
   std::printf(
       "run %lld (%s, %s, %zu steps, %zu tensors) written to %s as a Horovod timeline (open in "
@@ -115,7 +94,7 @@ void AddTimelineCommand(CLI::App& root, Action* action) {
   app->add_option("--db", opts->db, "SQLite database file.")->capture_default_str();
   app->add_option("--run", opts->run, "Id of the run to write (required)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   app->add_option("--out", opts->out, "File to write (replaced as a whole) (required)")->required();
   app->callback([opts, action] { *action = [opts] { return RunTimeline(*opts); }; });
 }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "tools/command.h"
+#include "tools/flag_checks.h"
 #include "tools/help_defaults.h"
 #include "tools/launch.h"
 #include "tools/torch_python.h"
@@ -72,8 +73,9 @@ int RunFromTorch(const FromTorch& f) {
   Workload w;
   Status s = ParseWorkloadJson(out, "--from-torch " + f.model, &w);
   if (!s.ok()) return Fail(s);
+  // The helper's own last note (e.g. parameters without a gradient), not the model's prints.
   const std::string note = LastLine(err_text.str());
-  if (!note.empty()) std::cerr << note << "\n";  // e.g. parameters without a gradient
+  if (note.rfind("autotune_torch.workload: ", 0) == 0) std::cerr << EscapeForTerminal(note) << "\n";
   std::cout << WorkloadToJson(w).dump(1) << "\n";
   return 0;
 }
@@ -99,12 +101,12 @@ void AddWorkloadsCommand(CLI::App& root, Action* action) {
                   "parameter in gradient-ready order with its measured ready time");
   app->add_option("--batch", torch->batch, "--from-torch: samples per step.")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   app->add_option("--input", torch->input, "--from-torch: one sample's shape.")
       ->capture_default_str();
   app->add_option("--steps", torch->steps, "--from-torch: measured steps.")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   app->callback([name, torch, action] {
     *action = [name, torch]() -> int {
       if (!torch->model.empty()) {

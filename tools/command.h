@@ -8,20 +8,23 @@
 
 #include <CLI/CLI.hpp>
 
+#include "traces/files.h"
 #include "traces/status.h"
 
 namespace autotune::cli {
 
 using Action = std::function<int()>;
 
-// Prints "autotune: error: <message>" on stderr (the one error line) and returns 1.
-inline int Fail(const Status& status) {
-  std::cerr << "autotune: error: " << status.message() << "\n";
+// Prints "autotune: error: <message>" on stderr (the one error line; bytes that are not
+// printable UTF-8 escaped, so input echoed in it cannot break the line) and returns 1.
+inline int Fail(const std::string& message) {
+  std::cerr << "autotune: error: " << EscapeForTerminal(message) << "\n";
   return 1;
 }
-inline int Fail(const std::string& message) {
-  std::cerr << "autotune: error: " << message << "\n";
-  return 1;
+inline int Fail(const Status& status) { return Fail(status.message()); }
+// Prints "autotune: warning: <message>" on stderr, escaped as Fail's.
+inline void Warn(const std::string& message) {
+  std::cerr << "autotune: warning: " << EscapeForTerminal(message) << "\n";
 }
 
 // Each Add*Command defines one subcommand of root and sets *action when it is chosen.

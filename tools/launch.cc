@@ -129,6 +129,17 @@ std::string MakeStatusFile() {
   return path;
 }
 
+// Appends the launch status note that names the stop signal the launcher got
+// (executor::kLauncherSignalKey), before the launcher passes it on as SIGUSR1.
+void NoteSignal(const std::string& status_path, const char* name) {
+  if (status_path.empty()) return;
+  const int fd = open(status_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return;
+  const std::string line = std::string(executor::kLauncherSignalKey) + " " + name + "\n";
+  (void)!write(fd, line.data(), line.size());
+  close(fd);
+}
+
 // The dead rank's line: who, where, and what the run kept (stored as the run's end reason).
 void ReportDeadRank(const DeadRank& dead, const std::string& status_path,
                     const LaunchTarget& target) {
@@ -212,11 +223,17 @@ int RelaunchUnderMpirun(int np, const LaunchTarget& target) {
   close(pipe_fds[1]);
   MpirunOutputFilter filter;
   int status_word = 0;
+  bool told_signal = false;
   for (;;) {
     PumpStderr(pipe_fds[0], 200, &filter);
     const timespec now = {0, 0};
     const int signo = sigtimedwait(&waited, nullptr, &now);
-    if (signo == SIGTERM || signo == SIGINT) kill(child, SIGUSR1);  // idempotent
+    if (signo == SIGTERM || signo == SIGINT) {
+      // mpirun passes SIGUSR1 on to the ranks; the note tells rank 0 what the user sent.
+      if (!told_signal) NoteSignal(status, signo == SIGTERM ? "SIGTERM" : "SIGINT");
+      told_signal = true;
+      kill(child, SIGUSR1);  // idempotent
+    }
     if (waitpid(child, &status_word, WNOHANG) == child) break;
   }
   while (PumpStderr(pipe_fds[0], 1000, &filter)) {

@@ -112,6 +112,9 @@ struct RunInfo {
   // Imported runs: the job's production step time (without its timeline or trace) at the
   // same setting, ms, when the user gave it; 0 = not known.
   double untraced_step_ms = 0.0;
+  // An imported run: the hash of what it was imported from (the file's bytes and the
+  // import's options, ImportSourceHash), by which a second import of it is recognised; "" else.
+  std::string source_hash;
 };
 
 struct Trace {

@@ -13,6 +13,8 @@
 #include <set>
 #include <sstream>
 
+#include "traces/files.h"
+
 namespace autotune {
 namespace {
 
@@ -350,20 +352,9 @@ Status ParseWorkloadJson(const std::string& text, const std::string& source, Wor
 }
 
 Status LoadWorkloadFile(const std::string& path, Workload* out) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::IoError("cannot read workload file " + path + ": is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Status::IoError("cannot read workload file " + path + ": " + std::strerror(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    return Status::IoError("cannot read workload file " + path + ": read error");
-  }
-  return ParseWorkloadJson(text.str(), path, out);
+  std::string text;
+  AUTOTUNE_RETURN_IF_ERROR(ReadInputFile(path, "workload file", static_cast<int64_t>(kMaxWorkloadFileBytes), &text));
+  return ParseWorkloadJson(text, path, out);
 }
 
 nlohmann::json WorkloadToJson(const Workload& w) {

@@ -107,6 +107,10 @@ def main():
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=2)
     a = parser.parse_args()
+    # The model's own prints (Python or C, on fd 1) go to stderr: stdout carries the JSON only.
+    result = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     try:
         shape = [int(x) for x in a.input.split(",")]
     except ValueError:
@@ -146,7 +150,8 @@ def main():
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", a.model.split(":", 1)[1])
     print(json.dumps({"name": name, "dtype": "float32", "forward_ms": phase_ms["forward"],
                       "backward_ms": backward, "optimizer_ms": phase_ms["optimizer"],
-                      "tensors": tensors}, indent=1))
+                      "tensors": tensors}, indent=1), file=result)
+    result.close()
     return 0
 
 

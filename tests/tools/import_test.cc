@@ -106,7 +106,9 @@ TEST(ImportTest, MalformedFileChangesNothing) {
   EXPECT_EQ(ReadFile(db), before);
   r = RunAutotune(ImportArgs(db, dir.path() + "/missing.json"));
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("cannot read " + dir.path() + "/missing.json"), std::string::npos);
+  EXPECT_NE(r.err.find("cannot read timeline " + dir.path() + "/missing.json: No such file"),
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(ReadFile(db), before);
 }
 

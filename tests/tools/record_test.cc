@@ -21,6 +21,7 @@ using autotune::testing::AutotuneBinary;
 using autotune::testing::CommandResult;
 using autotune::testing::LineCount;
 using autotune::testing::QueryInt;
+using autotune::testing::QueryText;
 using autotune::testing::ReadFile;
 using autotune::testing::RunCommand;
 using autotune::testing::StartCommand;
@@ -135,11 +136,14 @@ TEST_F(RecordCliTest, BadInputGivesOneLineAndLeavesTheDatabaseUnchanged) {
   EXPECT_EQ(ReadFile(dir_ / "foreign.db"), foreign_before);
 }
 
-TEST_F(RecordCliTest, SigtermHalfWayKeepsCompletedStepsAndMarksTheRunIncomplete) {
-  const fs::path db = dir_ / "runs.db";
+// Stops a 4-rank record --np half-way with `signo` sent to the launcher: the completed steps
+// stay, the run is incomplete and says which signal the user sent (the launcher passes it on
+// to mpirun as SIGUSR1).
+void StopHalfWay(const fs::path& dir, int signo, const std::string& name,
+                 const std::vector<std::string>& argv) {
+  const fs::path db = dir / "runs.db";
   const int planned = 400;
-  const pid_t pid = StartCommand(Record({"--steps", std::to_string(planned)}), dir_ / "out.txt",
-                                 dir_ / "err.txt");
+  const pid_t pid = StartCommand(argv, dir / "out.txt", dir / "err.txt");
   ASSERT_GT(pid, 0);
   // Wait until two steps are stored (polling the database), unless the run ends first.
   bool exited = false;
@@ -154,10 +158,10 @@ TEST_F(RecordCliTest, SigtermHalfWayKeepsCompletedStepsAndMarksTheRunIncomplete)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_FALSE(exited) << "record ended (code " << code << ") before storing 2 steps:\n"
-                       << ReadFile(dir_ / "err.txt");
-  kill(pid, SIGTERM);
+                       << ReadFile(dir / "err.txt");
+  kill(pid, signo);  // to `timeout`, which passes it on to the launcher
   code = WaitCommand(pid);
-  const std::string err = ReadFile(dir_ / "err.txt");
+  const std::string err = ReadFile(dir / "err.txt");
   EXPECT_NE(code, 0);
   EXPECT_NE(err.find("incomplete"), std::string::npos) << err;
   const int64_t steps = QueryInt(db, "SELECT COUNT(*) FROM steps");
@@ -167,6 +171,16 @@ TEST_F(RecordCliTest, SigtermHalfWayKeepsCompletedStepsAndMarksTheRunIncomplete)
   EXPECT_EQ(QueryInt(db, "SELECT steps_recorded FROM runs"), steps);
   EXPECT_EQ(QueryInt(db, "SELECT COUNT(*) FROM tensor_events"), steps * 4 * 161);
   EXPECT_EQ(QueryInt(db, "SELECT COUNT(DISTINCT step) FROM collectives"), steps);
+  EXPECT_EQ(QueryText(db, "SELECT end_reason FROM runs"), "stopped by " + name);
+  EXPECT_NE(err.find("stopped by " + name), std::string::npos) << err;
+}
+
+TEST_F(RecordCliTest, SigtermHalfWayKeepsCompletedStepsAndMarksTheRunIncomplete) {
+  StopHalfWay(dir_, SIGTERM, "SIGTERM", Record({"--steps", "400"}));
+}
+
+TEST_F(RecordCliTest, SigintHalfWayIsStoredAsSigint) {
+  StopHalfWay(dir_, SIGINT, "SIGINT", Record({"--steps", "400"}));
 }
 
 }  // namespace

@@ -49,9 +49,14 @@ std::optional<std::pair<int64_t, int64_t>> DefaultComparison(const std::vector<R
 Status BuildReportPage(Store& store, const std::string& db, const ReportRequest& request,
                        ReportPage* page) {
   std::vector<RunInfo> runs;
-  AUTOTUNE_RETURN_IF_ERROR(store.ListRuns(&runs));
+  std::vector<Status> unreadable;
+  AUTOTUNE_RETURN_IF_ERROR(store.ListRuns(&runs, &unreadable));
   page->title = "autotune report";
   page->subtitle = db + ": " + std::to_string(runs.size()) + " runs";
+  if (!unreadable.empty()) {
+    page->subtitle += " (" + std::to_string(unreadable.size()) + " unreadable, left out)";
+  }
+  for (const Status& s : unreadable) page->unreadable_runs.push_back(s.message());
   page->sections.push_back(RunsSection(runs));
   const std::vector<int64_t> detail = request.runs.empty() ? DefaultDetailRuns(runs) : request.runs;
   for (int64_t id : detail) {

@@ -39,6 +39,8 @@ struct ReportPage {
   std::string title;
   std::string subtitle;  // e.g. the database and when the page was made
   std::vector<ReportSection> sections;
+  // One line per run left out because its row cannot be read (the page shows the rest).
+  std::vector<std::string> unreadable_runs;
 };
 
 // `text` with &, <, >, " and ' written as HTML entities.

@@ -10,6 +10,7 @@
 #include "formats/config_file.h"
 #include "simulator/stored_simulation.h"
 #include "store/store.h"
+#include "tools/flag_checks.h"
 
 namespace autotune::cli {
 
@@ -195,7 +196,7 @@ void AddOnlineTuningFlags(CLI::App* app, OnlineTuningFlags* a) {
                   "run's trace so far, when the database holds a calibration of the run's "
                   "topology: the tuner's prior (co-kriging with the measured samples). 0 = "
                   "measured samples only. Default 60")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
 }
 
 }  // namespace autotune::cli

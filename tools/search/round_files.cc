@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "formats/config_file.h"
+#include "traces/files.h"
 #include "traces/knob_table.h"
 
 namespace autotune::cli {
@@ -51,12 +52,7 @@ nlohmann::json DecisionJson(const RoundReport& r) {
 // Writes `config` to `path`, headed by `note` (comment lines) when not empty.
 Status SaveWithNote(const std::string& path, const ConfigFile& config, const std::string& note) {
   if (note.empty()) return SaveConfigFile(path, config);
-  std::ofstream file(path, std::ios::trunc);
-  if (!file) return Status::IoError(path + ": cannot write config file");
-  file << note << ConfigToYaml(config);
-  file.close();
-  if (!file) return Status::IoError(path + ": write failed");
-  return Status::Ok();
+  return WriteOutputFile(path, note + ConfigToYaml(config));
 }
 
 // "5.2%" for 0.052: two significant digits.

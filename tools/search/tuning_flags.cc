@@ -1,5 +1,6 @@
 #include "tools/search/tuning_flags.h"
 
+#include "tools/flag_checks.h"
 #include "tools/search/sample_log.h"
 #include "traces/framework.h"
 #include "tuner/knob_search.h"
@@ -20,7 +21,7 @@ void AddTuningFlag(CLI::App* app, TuningCommand command, TuningFlag flag, Tuning
                                "proposing. Default 20"
                              : "--autotune: samples the tuner observes; then the best setting "
                                "stays for the rest of the run. Default 20")
-          ->check(CLI::PositiveNumber);
+          ->check(AtLeast(1));
       return;
     case TuningFlag::kGpNoise: {
       CLI::Option* option = app->add_option(
@@ -30,7 +31,7 @@ void AddTuningFlag(CLI::App* app, TuningCommand command, TuningFlag flag, Tuning
                    "(Horovod's)"
                  : "--autotune: fixed noise standard deviation of the scores, in units of their "
                    "spread (Horovod's meaning). Default 0.8");
-      if (!search) option->check(CLI::NonNegativeNumber);
+      if (!search) option->check(AtLeast(0));
       return;
     }
     case TuningFlag::kSeed:
@@ -53,14 +54,14 @@ void AddTuningFlag(CLI::App* app, TuningCommand command, TuningFlag flag, Tuning
                                "sample. Default 3"
                              : "--autotune: samples played and discarded before tuning starts. "
                                "Default 3")
-          ->check(CLI::NonNegativeNumber);
+          ->check(AtLeast(0));
       return;
     case TuningFlag::kStepsPerSample:
       app->add_option("--autotune-steps-per-sample", f->steps_per_sample,
                       search ? "--live: measured steps per sample (one record run). Default 10"
                              : "--autotune: steps per sample; its score is bytes / time over "
                                "them. Default 10")
-          ->check(CLI::PositiveNumber);
+          ->check(AtLeast(1));
       return;
     case TuningFlag::kWarmupTime:
       app->add_option("--autotune-warmup-time-s", f->warmup_time_s,
@@ -71,7 +72,7 @@ void AddTuningFlag(CLI::App* app, TuningCommand command, TuningFlag flag, Tuning
                                "autotune_warmup_time), instead of --autotune-warmup-samples: "
                                "after a first probe sample of --autotune-steps-per-sample steps, "
                                "ceil(time / sample time) samples are discarded")
-          ->check(CLI::NonNegativeNumber);
+          ->check(AtLeast(0));
       return;
     case TuningFlag::kSamplingConfidenceTime:
       app->add_option("--autotune-sampling-confidence-time-s", f->sampling_confidence_time_s,
@@ -82,7 +83,7 @@ void AddTuningFlag(CLI::App* app, TuningCommand command, TuningFlag flag, Tuning
                              : "--autotune: time each sample lasts, in seconds (Bagua's "
                                "autotune_sampling_confidence_time): steps per sample = ceil(time "
                                "/ step time of the probe sample)")
-          ->check(CLI::PositiveNumber);
+          ->check(GreaterThan(0));
       return;
   }
 }
