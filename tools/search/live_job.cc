@@ -59,7 +59,8 @@ int MeasureDdpJob(const SearchFlags& flags, const RunInfo& base, const std::stri
   if (int code = RunLiveStep("running the job under " + proposal, job, flags.db); code != 0) {
     return code;
   }
-  std::vector<std::string> import = {self, "import", "--ddp-trace", trace};
+  // --again: each proposal's trace is a new measurement, even should it repeat an earlier one.
+  std::vector<std::string> import = {self, "import", "--again", "--ddp-trace", trace};
   for (std::string& flag : ImportFlags(flags, base)) import.push_back(std::move(flag));
   return RunLiveStep("importing its DDP trace", JoinCommandLine(import) + " >&2", flags.db);
 }
@@ -77,7 +78,7 @@ int MeasureOnRealJob(const SearchFlags& flags, const RunInfo& base, const std::s
   if (int code = RunLiveStep("running the job under " + proposal, job, flags.db); code != 0) {
     return code;
   }
-  std::vector<std::string> import = {self,     "import",        "--horovod-timeline",
+  std::vector<std::string> import = {self,     "import",        "--again", "--horovod-timeline",
                                      timeline, "--config-file", proposal};
   for (std::string& flag : ImportFlags(flags, base)) import.push_back(std::move(flag));
   return RunLiveStep("importing its timeline", JoinCommandLine(import) + " >&2", flags.db);
