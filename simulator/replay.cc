@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "simulator/shared_link.h"
+
 namespace autotune::sim {
 namespace {
 
@@ -94,9 +96,11 @@ class CycleClock {
   CycleTiming current_;
 };
 
-// Collective costing: a step's launches one after another on the one communication stream,
-// each with the copies its schedule says (a copy into the buffer, a copy out) around the
-// collective (NetworkModel, with the schedule's algorithm), recorded as they run.
+// Collective costing: a step's launches on the communication stream, each with the copies its
+// schedule says (a copy into the buffer, a copy out) around the collective (NetworkModel, with
+// the schedule's algorithm). With one launch in flight (schedule's max_in_flight) they run one
+// after another and are costed as they are launched; with more, they share the link
+// (shared_link.h) and are costed together when the step's launches are known (Settle).
 class CommStream {
  public:
   // Everything passed must outlive the stream; timeline may be null.
@@ -105,55 +109,129 @@ class CommStream {
       : network_(network),
         options_(options),
         world_size_(world_size),
+        slots_(std::max(1, schedule.max_in_flight())),
         schedule_(schedule),
         step_(step),
         timeline_(timeline) {}
 
-  // Runs c from earliest_us or when the stream is free, whichever is later; with a timeline,
-  // records it as the step's next collective, launched by `cycle`, and its tensors.
+  // Launches c at earliest_us; it runs from then or when the stream has room, whichever is
+  // later. With a timeline, it is recorded as the step's next collective, launched by `cycle`,
+  // with its tensors.
   void Run(const FusedCollective& c, double earliest_us, int cycle) {
     const Algorithm algorithm = schedule_.AlgorithmOf(c.op);
     const CollectiveCopies copies = schedule_.CopiesOf(c);
     const bool copy_out = copies.copy_out || (copies.in_output && options_.single_tensor_copy_out);
     const int64_t in_bytes = c.op == Op::kAllgather ? c.bytes / world_size_ : c.bytes;
+    const double copy_in_us =
+        copies.copy_in ? options_.copy_scale * network_.CopyUs(in_bytes) : 0.0;
+    const double comm_us = options_.comm_scale * network_.CollectiveUs(c.op, algorithm, c.bytes);
+    const double copy_out_us = copy_out ? options_.copy_scale * network_.CopyUs(c.bytes) : 0.0;
+    bytes_ += c.bytes;
+    ++collectives_;
+    if (slots_ > 1) {
+      // The fixed (latency) part of the collective overlaps; the rest shares the link.
+      const double fixed_us =
+          options_.comm_scale * FixedPartUs(network_, c.op, algorithm, c.bytes);
+      jobs_.push_back({earliest_us, copy_in_us + fixed_us, comm_us - fixed_us, copy_out_us});
+      // The collective itself is kept for the timeline only.
+      pending_.push_back(
+          {timeline_ != nullptr ? c : FusedCollective(), algorithm, cycle, copy_in_us});
+      settled_ = false;
+      return;
+    }
     CollectivePhases p;
     double t = std::max(earliest_us, free_us_);
     p.start_us = t;
-    if (copies.copy_in) t += options_.copy_scale * network_.CopyUs(in_bytes);
+    t += copy_in_us;
     p.copy_in_end_us = t;
-    t += options_.comm_scale * network_.CollectiveUs(c.op, algorithm, c.bytes);
+    t += comm_us;
     p.comm_end_us = t;
-    if (copy_out) t += options_.copy_scale * network_.CopyUs(c.bytes);
+    t += copy_out_us;
     p.end_us = t;
     busy_us_ += t - p.start_us;
     free_us_ = t;
-    bytes_ += c.bytes;
-    if (timeline_ != nullptr) {
-      timeline_->collectives.push_back(RecordOf(c, algorithm, p, 0, collectives_, cycle));
-      for (int tensor : c.tensors) {
-        timeline_->tensors.push_back({0, tensor, step_.ready_us[tensor], p.end_us});
-      }
-    }
-    ++collectives_;
+    Record(c, algorithm, p, cycle);
   }
 
-  // When the last collective run so far ends; 0 before the first.
-  double free_us() const { return free_us_; }
-  int collectives() const { return collectives_; }
-  int64_t bytes() const { return bytes_; }  // of the collectives run so far
-  double busy_us() const { return busy_us_; }  // the stream ran collectives and copies
+  // With several in flight: costs the launches so far together and, with a timeline, records
+  // them. Call once, after the step's last launch (free_us and busy_us are final then).
+  void Settle() {
+    if (slots_ == 1 || pending_.empty()) return;
+    Cost();
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      const Pending& q = pending_[i];
+      const LinkRun& r = runs_[i];
+      CollectivePhases p;
+      p.start_us = r.start_us;
+      p.copy_in_end_us = r.start_us + q.copy_in_us;
+      p.comm_end_us = r.shared_end_us;
+      p.end_us = r.end_us;
+      Record(q.collective, q.algorithm, p, q.cycle);
+    }
+  }
+
+  // When the last collective launched so far ends (as if none followed); 0 before the first.
+  double free_us() {
+    if (!settled_) Cost();
+    return free_us_;
+  }
+  int collectives() const { return collectives_; }  // launched so far
+  int64_t bytes() const { return bytes_; }           // of the collectives launched so far
+  double busy_us() {                                 // some collective or copy ran
+    if (!settled_) Cost();
+    return busy_us_;
+  }
 
  private:
+  struct Pending {
+    FusedCollective collective;
+    Algorithm algorithm = Algorithm::kFlat;
+    int cycle = 0;
+    double copy_in_us = 0.0;
+  };
+
+  // Runs the pending launches under the sharing rule: free_us_ and busy_us_ (the union of
+  // their [start, end]).
+  void Cost() {
+    runs_ = ShareLink(jobs_, slots_);
+    free_us_ = 0.0;
+    busy_us_ = 0.0;
+    double covered_until = 0.0;
+    for (const LinkRun& r : runs_) {
+      free_us_ = std::max(free_us_, r.end_us);
+      const double from = std::max(r.start_us, covered_until);
+      if (r.end_us > from) busy_us_ += r.end_us - from;
+      covered_until = std::max(covered_until, r.end_us);
+    }
+    settled_ = true;
+  }
+
+  void Record(const FusedCollective& c, Algorithm algorithm, const CollectivePhases& p,
+              int cycle) {
+    if (timeline_ == nullptr) return;
+    timeline_->collectives.push_back(RecordOf(c, algorithm, p, 0, recorded_++, cycle));
+    for (int tensor : c.tensors) {
+      timeline_->tensors.push_back({0, tensor, step_.ready_us[tensor], p.end_us});
+    }
+  }
+
   const NetworkModel& network_;
   const ReplayOptions& options_;
   const int world_size_;
+  const int slots_;
   const StepSchedule& schedule_;
   const PreparedStep& step_;
   StepTrace* timeline_;
   double free_us_ = 0.0;
   double busy_us_ = 0.0;
   int collectives_ = 0;
+  int recorded_ = 0;
   int64_t bytes_ = 0;
+  // With several in flight: the launches of the step so far and their costing.
+  std::vector<LinkJob> jobs_;
+  std::vector<Pending> pending_;
+  std::vector<LinkRun> runs_;
+  bool settled_ = true;
 };
 
 void RecordCycle(const CycleTiming& timing, int cycle, int collectives, StepTrace* timeline) {
@@ -185,12 +263,20 @@ int RunCycles(CycleClock* clock, StepSchedule* schedule, CommStream* stream,
 }
 
 // On-ready pacing: every gradient goes to the schedule at its ready time (the slowest rank's),
-// in ready order; what it releases runs from then on, launched by its launch index.
-void RunOnReady(const PreparedStep& step, StepSchedule* schedule, CommStream* stream) {
+// in ready order. The launching thread copies it into the bucket area when the schedule says
+// so and spends launch_us on each launch it releases, one thing after another; a launch runs
+// from then on, launched by its launch index.
+void RunOnReady(const PreparedStep& step, const Workload& workload, const NetworkModel& network,
+                const ReplayOptions& options, StepSchedule* schedule, CommStream* stream) {
+  const bool copy_in = schedule->gradient_copies().copy_in_when_ready;
+  double hook_free_us = 0.0;
   for (int t : step.ready_order) {
+    hook_free_us = std::max(hook_free_us, step.ready_us[t]);
+    if (copy_in) hook_free_us += options.copy_scale * network.CopyUs(workload.tensors[t].bytes());
     const int one[1] = {t};
     for (const FusedCollective& f : schedule->Launch(one)) {
-      stream->Run(f, step.ready_us[t], stream->collectives());
+      hook_free_us += options.launch_us;
+      stream->Run(f, hook_free_us, stream->collectives());
     }
   }
 }
@@ -208,6 +294,8 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
   const int64_t predicted = trace.FusionBytesPerStep(world_size_);
   bytes_scale_ = recorded > 0 ? static_cast<double>(predicted) / recorded : 1.0;
   newly_ready_.reserve(trace.num_tensors());
+  cycle_paced_ = MakeRunSchedule(trace.run(), trace.run().knobs, world_size_)->pacing() ==
+                 Pacing::kNegotiatedCycle;
   recorded_stretch_.assign(trace.steps().size(), 1.0);
   if (options_.cpu.enabled()) {
     for (size_t i = 0; i < trace.steps().size(); ++i) {
@@ -231,7 +319,7 @@ CommLoad Replayer::LoadOf(const Knobs& knobs, double step_us, double busy_us,
   CommLoad load;
   load.busy_us = busy_us;
   load.step_us = step_us;
-  if (trace_.run().framework == Framework::kHorovod) {
+  if (cycle_paced_) {
     load.cycles = work_cycles + std::max(0.0, step_us - busy_us) / IdlePeriodUs(knobs);
   }
   return load;
@@ -252,7 +340,7 @@ void Dilate(const PreparedStep& step, double factor, PreparedStep* out) {
 
 ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
   std::shared_ptr<StepSchedule> schedule =
-      MakeStepSchedule(trace_.workload(), knobs, trace_.run().framework, world_size_);
+      MakeRunSchedule(trace_.run(), knobs, world_size_);
   // Stored steps come after the warm-up: each starts from the schedule's steady state (DDP has
   // rebuilt its buckets from rank 0's ready order by then; the slowest rank's order of the
   // first stored step stands in for it).
@@ -324,9 +412,10 @@ StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
       break;
     }
     case Pacing::kOnReady:
-      RunOnReady(step, schedule_.get(), &stream);
+      RunOnReady(step, trace_.workload(), network_, options_, schedule_.get(), &stream);
       break;
   }
+  stream.Settle();
   out.collectives = stream.collectives();
   out.last_done_us = stream.free_us();
   out.busy_us = stream.busy_us();

@@ -4,14 +4,18 @@
 //
 // Per step, what the executor does: gradients become ready at the slowest rank's recorded
 // ready time (independent of the comm knobs); the schedule says what is launched and when; the
-// launches run one after another on one communication stream (the copies the schedule says,
-// the collective from the NetworkModel with the schedule's algorithm). Pacing:
+// launches run on the communication stream (the copies the schedule says, the collective from
+// the NetworkModel with the schedule's algorithm): one after another where the schedule allows
+// one in flight, else as many at once as it says, sharing the link (simulator/shared_link.h:
+// latencies overlap, bandwidth is split equally). Pacing:
 // - negotiated cycle (Horovod): the background cycle runs every cycle_time_ms (an idle cycle
 //   still negotiates); a cycle takes the tensors ready at its start, negotiates them
 //   (NegotiationModel) and hands them to the schedule; the next cycle starts cycle_time_ms
 //   after this one, or when it finished, whichever is later;
-// - on ready (DDP): each gradient goes to the schedule at its ready time; what it releases
-//   runs from then on. No cycle, no negotiation.
+// - on ready (DDP): each gradient goes to the schedule at its ready time; the launching thread
+//   (DDP's autograd hook, on the backward's thread) copies it into the bucket area when the
+//   schedule says so (GradientCopies::copy_in_when_ready) and spends launch_us per launch it
+//   releases, one after another; a launch runs from then on. No cycle, no negotiation.
 // Then the step-end copy-back when the schedule has one (DDP's finalize). Communication
 // overlaps the remaining backward compute; the step ends at max(compute end, last collective
 // done) plus the step's measured tail (optimizer, barrier). replay.cc keeps the two halves
@@ -59,6 +63,11 @@ struct ReplayOptions {
   // the trace's recorded phases; 1 = the network model as is).
   double comm_scale = 1.0;
   double copy_scale = 1.0;
+  // On-ready pacing: what the launching thread spends per launch after the copy of the
+  // gradient that completed it (DDP: the reducer's bookkeeping, the communication hook's
+  // division by the world size, the enqueue), microseconds; fitted from a trace's gaps between
+  // a bucket's last gradient and its allreduce (trace_calibration.h).
+  double launch_us = 0.0;
   // Compute slowed by communication (cpu_share.h); disabled (no slowdown) without the cores.
   CpuShareParams cpu;
   // Every predicted step time times this: the production job's over the traced one's, where
@@ -73,7 +82,7 @@ struct StepPrediction {
   int cycles = 0;             // cycles that had work
   int collectives = 0;
   int64_t bytes = 0;  // score numerator for the predicted topology
-  double busy_us = 0.0;          // the communication stream ran collectives and copies
+  double busy_us = 0.0;          // some collective or copy of the stream ran (their union)
   double compute_dilation = 1.0;  // compute time over the recorded (CpuShare)
   double score_bytes_per_s() const { return ScoreBytesPerSecond(bytes, step_ms * 1e-3); }
 };
@@ -132,6 +141,7 @@ class Replayer {
   ReplayOptions options_;
   int world_size_;
   double bytes_scale_;  // predicted topology's step bytes over the recorded one's
+  bool cycle_paced_ = false;  // the run's schedule runs background cycles (Pacing)
   // Scratch reused across steps.
   std::vector<int> newly_ready_;
   PreparedStep dilated_;  // a step with its compute dilated (CpuShare)

@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include "simulator/shared_link.h"
+
 namespace autotune::sim {
 namespace {
 
@@ -27,32 +29,41 @@ bool SameJobShape(const RunInfo& a, const RunInfo& b) {
   return a.topology.SameShape(b.topology) && a.backend == b.backend && a.framework == b.framework;
 }
 
-// Adds one trace's collectives and copies to bins.
+// Adds one trace's collectives and copies to bins. Collectives that ran at once (DDP over
+// gloo runs two) or queued count the time each took alone under the replay's rule
+// (shared_link.h, SoloTimes, all of a collective's time shared: no network model yet).
 void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives) {
   const int world = trace.run.topology.world_size();
-  const bool ddp = trace.run.framework == Framework::kDdp;
+  const int slots = CollectivesInFlight(trace.run);
+  std::vector<RecordedFlight> flights;
   for (const StepTrace& step : trace.steps) {
-    double previous_end_us = 0.0;
-    for (const CollectiveRecord& c : step.collectives) {
-      const double from_us = ddp ? std::max(c.copy_in_end_us, previous_end_us) : c.copy_in_end_us;
-      const double comm_us = c.comm_end_us - from_us;
-      previous_end_us = std::max(previous_end_us, c.comm_end_us);
-      // The calibration counts an allgather by the bytes each rank sends.
-      const int64_t message = c.op == Op::kAllgather ? c.bytes / std::max(1, world) : c.bytes;
-      if (message > 0 && std::isfinite(comm_us) && comm_us > 0.0) {
-        const Scope scope =
-            c.algorithm == Algorithm::kHierarchical ? Scope::kHierarchical : Scope::kWorld;
-        Bin& bin = (*bins)[{static_cast<int>(c.op), static_cast<int>(scope), SizeBin(message)}];
-        bin.times_us.push_back(comm_us);
-        bin.bytes.push_back(static_cast<double>(message));
-        ++*collectives;
+    for (int rank : CollectiveRanks(step)) {
+      const std::vector<const CollectiveRecord*> records = RankCollectives(step, rank);
+      flights.clear();
+      for (const CollectiveRecord* c : records) {
+        flights.push_back({c->copy_in_end_us, c->comm_end_us, 0.0});
       }
-      const double copy_us = c.copy_in_end_us - c.start_us;
-      if (message >= kMinCopyBytes && std::isfinite(copy_us) && copy_us > 0.0) {
-        Bin& bin = (*bins)[{static_cast<int>(Op::kAllreduce), static_cast<int>(Scope::kCopy),
-                            SizeBin(message)}];
-        bin.times_us.push_back(copy_us);
-        bin.bytes.push_back(static_cast<double>(message));
+      const std::vector<double> solo = SoloTimes(flights, slots);
+      for (size_t i = 0; i < records.size(); ++i) {
+        const CollectiveRecord& c = *records[i];
+        const double comm_us = solo[i];
+        // The calibration counts an allgather by the bytes each rank sends.
+        const int64_t message = c.op == Op::kAllgather ? c.bytes / std::max(1, world) : c.bytes;
+        if (message > 0 && std::isfinite(comm_us) && comm_us > 0.0) {
+          const Scope scope =
+              c.algorithm == Algorithm::kHierarchical ? Scope::kHierarchical : Scope::kWorld;
+          Bin& bin = (*bins)[{static_cast<int>(c.op), static_cast<int>(scope), SizeBin(message)}];
+          bin.times_us.push_back(comm_us);
+          bin.bytes.push_back(static_cast<double>(message));
+          ++*collectives;
+        }
+        const double copy_us = c.copy_in_end_us - c.start_us;
+        if (message >= kMinCopyBytes && std::isfinite(copy_us) && copy_us > 0.0) {
+          Bin& bin = (*bins)[{static_cast<int>(Op::kAllreduce), static_cast<int>(Scope::kCopy),
+                              SizeBin(message)}];
+          bin.times_us.push_back(copy_us);
+          bin.bytes.push_back(static_cast<double>(message));
+        }
       }
     }
   }

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
+
+#include "simulator/shared_link.h"
+#include "traces/step_schedule.h"
 
 namespace autotune::sim {
 namespace {
@@ -98,19 +102,26 @@ double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
   };
   std::vector<Ratio> ratios;
   double total_model_us = 0.0;
-  // DDP's buckets may overlap in a real job (gloo runs two at once); the replay runs them on
-  // one stream, so a bucket's time is what it added after the previous one finished.
-  const bool ddp = trace.run.framework == Framework::kDdp;
+  // Collectives that ran at once (DDP over gloo runs two) or queued for the stream count what
+  // the replay's rule (shared_link.h) says each took alone.
+  const int slots = CollectivesInFlight(trace.run);
+  std::vector<RecordedFlight> flights;
   for (const StepTrace& step : trace.steps) {
-    double previous_end_us = 0.0;
-    for (const CollectiveRecord& c : step.collectives) {
-      const double from_us = ddp ? std::max(c.copy_in_end_us, previous_end_us) : c.copy_in_end_us;
-      const double measured = c.comm_end_us - from_us;
-      previous_end_us = std::max(previous_end_us, c.comm_end_us);
-      const double model = network.CollectiveUs(c.op, c.algorithm, c.bytes);
-      if (std::isfinite(measured) && measured > 0.0 && model > 0.0) {
-        ratios.push_back({measured / model, model});
-        total_model_us += model;
+    for (int rank : CollectiveRanks(step)) {
+      const std::vector<const CollectiveRecord*> records = RankCollectives(step, rank);
+      flights.clear();
+      for (const CollectiveRecord* c : records) {
+        flights.push_back({c->copy_in_end_us, c->comm_end_us,
+                           FixedPartUs(network, c->op, c->algorithm, c->bytes)});
+      }
+      const std::vector<double> solo = SoloTimes(flights, slots);
+      for (size_t i = 0; i < records.size(); ++i) {
+        const CollectiveRecord& c = *records[i];
+        const double model = network.CollectiveUs(c.op, c.algorithm, c.bytes);
+        if (std::isfinite(solo[i]) && solo[i] > 0.0 && model > 0.0) {
+          ratios.push_back({solo[i] / model, model});
+          total_model_us += model;
+        }
       }
     }
   }
@@ -123,6 +134,46 @@ double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
     if (below_us >= 0.5 * total_model_us) return r.ratio;
   }
   return ratios.back().ratio;
+}
+
+double MeasuredLaunchUs(const Trace& trace, const NetworkModel& network, double copy_scale) {
+  const std::unique_ptr<StepSchedule> schedule =
+      MakeRunSchedule(trace.run, trace.run.knobs, trace.run.topology.world_size());
+  if (schedule->pacing() != Pacing::kOnReady) return 0.0;
+  const bool copy_in = schedule->gradient_copies().copy_in_when_ready;
+  const std::vector<TensorSpec>& tensors = trace.run.workload.tensors;
+  std::vector<double> gaps;
+  std::vector<double> ready;
+  for (const StepTrace& step : trace.steps) {
+    for (int rank : CollectiveRanks(step)) {
+      ready.assign(tensors.size(), -1.0);
+      for (const TensorEvent& e : step.tensors) {
+        if (e.rank == rank && e.tensor >= 0 && e.tensor < static_cast<int>(ready.size())) {
+          ready[e.tensor] = e.ready_us;
+        }
+      }
+      double previous_start_us = -1.0;
+      for (const CollectiveRecord* c : RankCollectives(step, rank)) {
+        double last_ready_us = -1.0;
+        int last = -1;
+        for (int t : c->tensors) {
+          if (t >= 0 && t < static_cast<int>(ready.size()) && ready[t] > last_ready_us) {
+            last_ready_us = ready[t];
+            last = t;
+          }
+        }
+        // A launch held back by the one before it shows that one's cost, not its own.
+        if (last >= 0 && previous_start_us <= last_ready_us && c->start_us >= last_ready_us) {
+          const double copy_us =
+              copy_in ? copy_scale * network.CopyUs(tensors[last].bytes()) : 0.0;
+          gaps.push_back(c->start_us - last_ready_us - copy_us);
+        }
+        previous_start_us = c->start_us;
+      }
+    }
+  }
+  if (gaps.size() < kMinEvidence) return 0.0;
+  return std::max(0.0, Median(std::move(gaps)));
 }
 
 ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
@@ -152,6 +203,7 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
   if (e.copy_ratios.size() >= kMinEvidence) {
     options.copy_scale = std::clamp(Median(std::move(e.copy_ratios)), 0.25, 20.0);
   }
+  options.launch_us = MeasuredLaunchUs(trace, network, options.copy_scale);
   return options;
 }
 

@@ -35,6 +35,17 @@ std::vector<std::vector<int>> AssignDdpBuckets(const Workload& w, std::span<cons
   return out;
 }
 
+int DdpCollectivesInFlight(CollectiveRunner runner) {
+  switch (runner) {
+    case CollectiveRunner::kHostLibrary:
+      return 2;
+    case CollectiveRunner::kNcclLibrary:
+    case CollectiveRunner::kExecutor:
+      break;
+  }
+  return 1;
+}
+
 Status CheckDdpWorkload(const Workload& w) {
   for (const TensorSpec& t : w.tensors) {
     if (t.op != Op::kAllreduce) {
@@ -113,9 +124,11 @@ void DdpBucketPolicy::EndStep(std::span<const int> ready_order) {
   Reset();
 }
 
-DdpBucketSchedule::DdpBucketSchedule(const Workload& workload, const Knobs& knobs)
+DdpBucketSchedule::DdpBucketSchedule(const Workload& workload, const Knobs& knobs,
+                                     int in_flight)
     : policy_(workload, knobs.ddp_first_bucket_bytes(), knobs.ddp_bucket_cap_bytes()),
-      bucket_view_(knobs.ddp_gradient_as_bucket_view) {}
+      bucket_view_(knobs.ddp_gradient_as_bucket_view),
+      in_flight_(std::max(1, in_flight)) {}
 
 std::unique_ptr<StepSchedule> DdpBucketSchedule::Clone() const {
   return std::make_unique<DdpBucketSchedule>(*this);

@@ -18,6 +18,12 @@
 //   hook); a bucket is a flat allreduce in place in the area; after the last bucket, DDP's
 //   finalize copies all bucket bytes back to the gradients. With gradient_as_bucket_view the
 //   gradients are views into the buckets: neither copy.
+// - The buckets' allreduces go to the process group, which runs several at once where it has
+//   several workers (DdpCollectivesInFlight): torch 1.13's ProcessGroupGloo runs its work
+//   queue on options->threads = 2 x its devices worker threads (torch/csrc/distributed/c10d/
+//   init.cpp: one device per interface in GLOO_SOCKET_IFNAME, one by default), each taking
+//   the next queued allreduce when free; ProcessGroupNCCL runs a process group's collectives
+//   on one NCCL stream per device, one after another.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +43,11 @@ namespace autotune {
 // and cap_bytes > 0.
 std::vector<std::vector<int>> AssignDdpBuckets(const Workload& w, std::span<const int> order,
                                                int64_t first_cap_bytes, int64_t cap_bytes);
+
+// How many bucket allreduces run at once, by what runs them: DDP's gloo process group 2 (its
+// worker threads with one network interface), NCCL's 1 (its one stream), autotune's executor 1
+// (its one background thread).
+int DdpCollectivesInFlight(CollectiveRunner runner);
 
 // OK when DDP can run the workload: every tensor is an allreduce (DDP reduces gradients only);
 // else names the first tensor that is not.
@@ -80,16 +91,18 @@ class DdpBucketPolicy {
 };
 
 // DDP's step schedule: pacing kOnReady; Launch is DdpBucketPolicy::Ready for the knobs' bucket
-// caps; every bucket a flat allreduce with no copies of its own; the gradients in a bucket
-// area, copied in when ready and back at the step's end unless gradient_as_bucket_view;
-// EndStep rebuilds the buckets after the first step.
+// caps; every bucket a flat allreduce with no copies of its own, in_flight of them at once;
+// the gradients in a bucket area, copied in when ready and back at the step's end unless
+// gradient_as_bucket_view; EndStep rebuilds the buckets after the first step.
 class DdpBucketSchedule final : public StepSchedule {
  public:
-  // Nothing of workload is kept beyond the constructor.
-  DdpBucketSchedule(const Workload& workload, const Knobs& knobs);
+  // Nothing of workload is kept beyond the constructor. in_flight >= 1: the process group's
+  // concurrent allreduces (DdpCollectivesInFlight).
+  DdpBucketSchedule(const Workload& workload, const Knobs& knobs, int in_flight = 1);
 
   std::unique_ptr<StepSchedule> Clone() const override;
   Pacing pacing() const override { return Pacing::kOnReady; }
+  int max_in_flight() const override { return in_flight_; }
   std::vector<FusedCollective> Launch(std::span<const int> newly_ready) override;
   Algorithm AlgorithmOf(Op /*op*/) const override { return Algorithm::kFlat; }
   CollectiveCopies CopiesOf(const FusedCollective& /*c*/) const override { return {}; }
@@ -104,6 +117,7 @@ class DdpBucketSchedule final : public StepSchedule {
  private:
   DdpBucketPolicy policy_;
   bool bucket_view_ = false;  // gradient_as_bucket_view
+  int in_flight_ = 1;
 };
 
 }  // namespace autotune

@@ -114,6 +114,8 @@ class HorovodCycleSchedule final : public StepSchedule {
 
   std::unique_ptr<StepSchedule> Clone() const override;
   Pacing pacing() const override { return Pacing::kNegotiatedCycle; }
+  // One background thread runs the cycle's collectives one after another.
+  int max_in_flight() const override { return 1; }
   std::vector<FusedCollective> Launch(std::span<const int> newly_ready) override;
   Algorithm AlgorithmOf(Op op) const override;
   CollectiveCopies CopiesOf(const FusedCollective& c) const override;

@@ -6,14 +6,26 @@
 namespace autotune {
 
 std::unique_ptr<StepSchedule> MakeStepSchedule(const Workload& workload, const Knobs& knobs,
-                                               Framework framework, int world_size) {
+                                               Framework framework, int world_size,
+                                               CollectiveRunner runner) {
   switch (framework) {
     case Framework::kDdp:
-      return std::make_unique<DdpBucketSchedule>(workload, knobs);
+      return std::make_unique<DdpBucketSchedule>(workload, knobs, DdpCollectivesInFlight(runner));
     case Framework::kHorovod:
       break;
   }
   return std::make_unique<HorovodCycleSchedule>(workload, knobs, world_size);
+}
+
+CollectiveRunner RunnerOf(const RunInfo& run) {
+  if (run.kind != RunKind::kImported) return CollectiveRunner::kExecutor;
+  return run.backend == BackendKind::kNccl ? CollectiveRunner::kNcclLibrary
+                                           : CollectiveRunner::kHostLibrary;
+}
+
+std::unique_ptr<StepSchedule> MakeRunSchedule(const RunInfo& run, const Knobs& knobs,
+                                              int world_size) {
+  return MakeStepSchedule(run.workload, knobs, run.framework, world_size, RunnerOf(run));
 }
 
 CollectiveRecord RecordOf(const FusedCollective& c, Algorithm algorithm,

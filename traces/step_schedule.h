@@ -93,6 +93,11 @@ class StepSchedule {
   // launch order (empty when nothing is released).
   virtual std::vector<FusedCollective> Launch(std::span<const int> newly_ready) = 0;
 
+  // How many launched collectives may run at once: the communication library's worker
+  // threads or streams (launches wait for a free one in launch order). 1: one stream, each
+  // starts when the previous one ended. Concurrent collectives share the link
+  // (simulator/shared_link.h says how).
+  virtual int max_in_flight() const = 0;
   // The algorithm a collective of op runs with.
   virtual Algorithm AlgorithmOf(Op op) const = 0;
   // The copies around collective c (one that Launch returned).
@@ -110,12 +115,25 @@ class StepSchedule {
   virtual bool EndStep(std::span<const int> ready_order) = 0;
 };
 
-// The schedule of `framework` for knobs on a job of world_size ranks, at the start of the first
-// step: Horovod's (fusion threshold, num_groups, cycle, hierarchical knobs) or DDP's (bucket
-// caps, gradient_as_bucket_view). Nothing of workload is kept. DDP buckets every tensor as an
+// What runs a job's collectives: autotune's executor (its one background thread, one
+// collective at a time), or the framework's own communication library, on host memory (DDP's
+// gloo process group) or on GPUs (NCCL).
+enum class CollectiveRunner { kExecutor, kHostLibrary, kNcclLibrary };
+// A stored run's: an imported run is a real job (its library, by its backend); a measured one
+// was run by the executor.
+CollectiveRunner RunnerOf(const RunInfo& run);
+
+// The schedule of `framework` for knobs on a job of world_size ranks whose collectives `runner`
+// runs, at the start of the first step: Horovod's (fusion threshold, num_groups, cycle,
+// hierarchical knobs) or DDP's (bucket caps, gradient_as_bucket_view; concurrent buckets by
+// runner, DdpCollectivesInFlight). Nothing of workload is kept. DDP buckets every tensor as an
 // allreduce of its bytes; CheckDdpWorkload says whether DDP can run the workload.
-std::unique_ptr<StepSchedule> MakeStepSchedule(const Workload& workload, const Knobs& knobs,
-                                               Framework framework, int world_size);
+std::unique_ptr<StepSchedule> MakeStepSchedule(
+    const Workload& workload, const Knobs& knobs, Framework framework, int world_size,
+    CollectiveRunner runner = CollectiveRunner::kExecutor);
+// The schedule of run's job (its workload, framework and runner) for knobs on world_size ranks.
+std::unique_ptr<StepSchedule> MakeRunSchedule(const RunInfo& run, const Knobs& knobs,
+                                              int world_size);
 
 // The record of collective c, run with algorithm in the given phases: the seq-th collective of
 // its step on rank, launched by cycle `cycle` (on-ready pacing: its launch index, DDP's bucket

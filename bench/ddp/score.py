@@ -85,6 +85,19 @@ def main():
     figure("spearman_vs_real_ddp", rho, "1", 0.9, "ratio>=1")
     cvs = [statistics.stdev(s) / statistics.mean(s) for s in steps.values() if len(s) > 1]
     figure("noise_step_cv", 100 * statistics.median(cvs), "%", mape, "none", anchor="model_mape")
+    # Rank order where it is measurable: the pairs of settings whose real step times differ by
+    # more than twice the run-to-run noise (median relative spread of a setting's run medians),
+    # and how many of them the prediction orders the same way.
+    spread = [(max(m) - min(m)) / statistics.mean(m) for m in medians.values() if len(m) > 1]
+    if spread:
+        noise = statistics.median(spread)
+        pairs = [(x, y) for i, x in enumerate(order) for y in order[i + 1:]
+                 if abs(real[x] - real[y]) / statistics.mean([real[x], real[y]]) > 2 * noise]
+        same = sum((real[x] - real[y]) * (predicted[x] - predicted[y]) > 0 for x, y in pairs)
+        print(f"# run-to-run noise {100 * noise:.1f}%: {len(pairs)} pairs of settings differ by "
+              f"more than twice it; the prediction orders {same} of them the same way")
+        if pairs:
+            figure("pairs_ordered_beyond_noise", same / len(pairs), "1", 0.9, "ratio>=1")
     traced = os.path.join(a.dir, "traced.json")
     if os.path.exists(traced):
         with open(traced) as f:
@@ -99,6 +112,14 @@ def main():
           f"{'a gain' if gain_beyond_noise else 'no gain'} beyond step-to-step noise")
     figure("grid_best_speedup", real[default] / real[grid_best], "x", 1.0, "none",
            anchor="default")
+    # The simulator's view of the same gain, and what its own favourite really gave.
+    sim_best = min(order, key=lambda n: predicted[n])
+    print(f"# predicted speedup of the grid best {grid_best}: "
+          f"{predicted[default] / predicted[grid_best]:.3f}x (measured "
+          f"{real[default] / real[grid_best]:.3f}x); the simulator's best {sim_best} measured "
+          f"{real[default] / real[sim_best]:.3f}x")
+    figure("predicted_grid_best_speedup", predicted[default] / predicted[grid_best], "x",
+           real[default] / real[grid_best], "none", anchor="measured_speedup")
     if a.search:
         score_search(a, figure, real, default, gain_beyond_noise)
     score_confirm(a.dir, figure)

@@ -16,18 +16,30 @@ using testing::MakeTrace;
 using testing::MakeWorkload;
 using testing::Topo;
 
+constexpr CollectiveRunner kGloo = CollectiveRunner::kHostLibrary;
+constexpr CollectiveRunner kNccl = CollectiveRunner::kNcclLibrary;
+
 // Three gradients of 1e6, 1e6 and 2e6 bytes ready 1.0, 1.5 and 2.0 ms into a 2.5 ms
 // backward pass; the recorded step finished its gradients at 9 ms and ended at 10 ms (a
-// 1 ms tail). Two ranks: an allreduce of B bytes costs 2 * 5 us + B / 200 us; copies run at
-// 4000 B/us.
-Simulation ThreeGradients() {
+// 1 ms tail). Two ranks: an allreduce of B bytes costs 2 * latency + B / 200 us (latency 5 us
+// unless given); copies run at 4000 B/us (a gradient's copy into its bucket: 250 us per 1e6
+// bytes). runner: autotune's executor and NCCL run one bucket at a time, gloo (a real job on
+// host memory) two.
+Simulation ThreeGradients(CollectiveRunner runner = CollectiveRunner::kExecutor,
+                          double latency_us = 5.0, double launch_us = 0.0) {
   Trace trace = MakeTrace(MakeWorkload({1000000, 1000000, 2000000}, {1.0, 1.5, 2.0}, 0.0, 2.5,
                                        1.0),
                           Topo(1, 2), Knobs(), 9000.0, 10.0);
   trace.run.framework = Framework::kDdp;
-  NetworkParams p = NetworkParams::Uniform(5.0, 200.0);
+  if (runner != CollectiveRunner::kExecutor) trace.run.kind = RunKind::kImported;
+  trace.run.backend =
+      runner == CollectiveRunner::kNcclLibrary ? BackendKind::kNccl : BackendKind::kMpi;
+  NetworkParams p = NetworkParams::Uniform(latency_us, 200.0);
   p.copy = {0.0, 4000.0};
-  return MakeSimulation(trace, NetworkModel::FromParams(p, Topo(1, 2)));
+  ReplayOptions options = testing::ExactOptions();
+  options.launch_us = launch_us;
+  return MakeSimulation(trace, NetworkModel::FromParams(p, Topo(1, 2)), NegotiationModel(),
+                        options);
 }
 
 Knobs Ddp(double first_mb, double cap_mb, bool view) {
@@ -48,26 +60,62 @@ double PredictUs(const Simulation& sim, const Knobs& knobs, StepTrace* timeline 
 TEST(DdpReplayTest, BucketsStartWhenCompleteAndRunOneAfterAnother) {
   const Simulation sim = ThreeGradients();
   StepTrace t;
-  // First bucket 1 MiB, cap 1 MiB: {0, 1} (2e6 >= 1 MiB) and {2}. {0, 1} starts when t1 is
-  // ready (1500) and ends at 1500 + 10 + 1e4 = 11510; {2} (ready at 2000) waits for the
-  // stream: 11510 + 10 + 1e4 = 21520. The finalize copies 4e6 B back: +1000. Tail: +1000.
-  EXPECT_NEAR(PredictUs(sim, Ddp(1, 1, false), &t), 23520.0, 1e-6);
+  // First bucket 1 MiB, cap 1 MiB: {0, 1} (2e6 >= 1 MiB) and {2}. The hook copies t0 at
+  // 1000-1250 and t1 at 1500-1750: {0, 1} starts at 1750 and ends at 1750 + 10 + 1e4 = 11760;
+  // {2} (copied 2000-2500) waits for the stream: 11760 + 10 + 1e4 = 21770. The finalize
+  // copies 4e6 B back: +1000. Tail: +1000.
+  EXPECT_NEAR(PredictUs(sim, Ddp(1, 1, false), &t), 23770.0, 1e-6);
   ASSERT_EQ(t.collectives.size(), 2u);
   EXPECT_EQ(t.collectives[0].tensors, (std::vector<int>{0, 1}));
-  EXPECT_DOUBLE_EQ(t.collectives[0].start_us, 1500.0);
-  EXPECT_DOUBLE_EQ(t.collectives[1].start_us, 11510.0);
+  EXPECT_DOUBLE_EQ(t.collectives[0].start_us, 1750.0);
+  EXPECT_DOUBLE_EQ(t.collectives[1].start_us, 11760.0);
   EXPECT_TRUE(t.cycles.empty());
-  // Caps of 0.25 MiB: one bucket per gradient. {0} 1000 -> 6010; {1} 6010 -> 11020;
-  // {2} 11020 -> 21030; copy back 1000; tail 1000.
-  EXPECT_NEAR(PredictUs(sim, Ddp(0.25, 0.25, false)), 23030.0, 1e-6);
-  // One bucket of everything (first bucket 64 MiB): starts at 2000, 2000 + 10 + 2e4 =
-  // 22010; copy back 1000; tail 1000.
-  EXPECT_NEAR(PredictUs(sim, Ddp(64, 1024, false)), 24010.0, 1e-6);
+  // Caps of 0.25 MiB: one bucket per gradient. {0} 1250 -> 6260; {1} (copied by 1750)
+  // 6260 -> 11270; {2} (copied by 2500) 11270 -> 21280; copy back 1000; tail 1000.
+  EXPECT_NEAR(PredictUs(sim, Ddp(0.25, 0.25, false)), 23280.0, 1e-6);
+  // One bucket of everything (first bucket 64 MiB): t2 copied by 2500, 2500 + 10 + 2e4 =
+  // 22510; copy back 1000; tail 1000.
+  EXPECT_NEAR(PredictUs(sim, Ddp(64, 1024, false)), 24510.0, 1e-6);
 }
 
-TEST(DdpReplayTest, GradientAsBucketViewRemovesExactlyTheCopyBack) {
+TEST(DdpReplayTest, GradientAsBucketViewRemovesTheCopies) {
   const Simulation sim = ThreeGradients();
-  EXPECT_NEAR(PredictUs(sim, Ddp(1, 1, false)) - PredictUs(sim, Ddp(1, 1, true)), 1000.0, 1e-6);
+  // Views: no copy into the buckets, none back. {0, 1} at 1500 -> 11510, {2} 11510 -> 21520,
+  // tail 1000: 22520, against 23770 with the copies (the copy back, 1000, and the first
+  // bucket's 250 us later start, which the second one inherits).
+  EXPECT_NEAR(PredictUs(sim, Ddp(1, 1, true)), 22520.0, 1e-6);
+  EXPECT_NEAR(PredictUs(sim, Ddp(1, 1, false)) - PredictUs(sim, Ddp(1, 1, true)), 1250.0, 1e-6);
+}
+
+TEST(DdpReplayTest, GlooRunsTwoBucketsAtOnceSharingTheLink) {
+  // gloo: two buckets in flight. Latency 500 us: an allreduce is 1000 us of latency (which
+  // overlaps) and B / 200 us on the link (which is split between the two in flight).
+  // {0, 1} launched at 1750 (as above): latency to 2750, link alone 2750-3500 (750 of its
+  // 10000 us). {2} launched at 2500, latency to 3500. From 3500 they share the link: {0, 1}'s
+  // 9250 left take 18500, it ends at 22000; {2} has got 9250 by then and runs its last 750
+  // alone: 22750. Copy back 1000, tail 1000: 24750.
+  StepTrace t;
+  EXPECT_NEAR(PredictUs(ThreeGradients(kGloo, 500.0), Ddp(1, 1, false), &t), 24750.0, 1e-6);
+  ASSERT_EQ(t.collectives.size(), 2u);
+  EXPECT_NEAR(t.collectives[0].start_us, 1750.0, 1e-6);
+  EXPECT_NEAR(t.collectives[0].comm_end_us, 22000.0, 1e-6);
+  EXPECT_NEAR(t.collectives[1].start_us, 2500.0, 1e-6);
+  EXPECT_NEAR(t.collectives[1].comm_end_us, 22750.0, 1e-6);  // its end_us: the copy back's
+  // NCCL's one stream: {0, 1} 1750 + 1000 + 10000 = 12750, {2} 12750 -> 23750; +2000: 25750.
+  EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 500.0), Ddp(1, 1, false)), 25750.0, 1e-6);
+}
+
+TEST(DdpReplayTest, EachLaunchCostsTheHookItsLaunchTime) {
+  // 300 us per launch on the hook's thread, after the copy; one bucket per gradient, NCCL.
+  // {0}: copied by 1250, launched 1550, 1550 + 10 + 5000 = 6560. {1}: ready at 1500 but the
+  // hook is busy until 1550: copied 1550-1800, launched 2100; waits for the stream:
+  // 6560 -> 11570. {2}: ready 2000, hook free at 2100, copied
+  // 2100-2600, launched 2900; 11570 -> 21580. Copy back 1000, tail 1000: 23580.
+  EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 5.0, 300.0), Ddp(0.25, 0.25, false)), 23580.0,
+              1e-6);
+  // One bucket: the hook copies t0 1000-1250, t1 1500-1750, t2 2000-2500 and launches once:
+  // 2800 + 10 + 2e4 = 22810; +2000: 24810 (one launch, 300 us more than without).
+  EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 5.0, 300.0), Ddp(64, 1024, false)), 24810.0, 1e-6);
 }
 
 }  // namespace

@@ -108,6 +108,75 @@ TEST(TraceCalibrationTest, CommScaleWeighsCollectivesByTheirTime) {
   EXPECT_NEAR(MeasuredCommRatio(t, Net()), 1.5, 1e-9);
 }
 
+// A real DDP job imported on 1x2 (three gradients of 1e6, 1e6 and 2e6 bytes ready 1.0, 1.5 and
+// 2.0 ms into the backward pass, one bucket each), its rank-0 buckets as the import makes them: start =
+// copy-in end = the communication hook's call, comm end = end = its completion.
+Trace DdpTrace(int steps, BackendKind backend) {
+  Trace t = testing::MakeTrace(
+      testing::MakeWorkload({1000000, 1000000, 2000000}, {1.0, 1.5, 2.0}, 0.0, 2.5, 1.0),
+      Topo(1, 2), Knobs(), 40000.0, 45.0, steps);
+  t.run.framework = Framework::kDdp;
+  t.run.kind = RunKind::kImported;
+  t.run.backend = backend;
+  t.run.knobs.ddp_first_bucket_mb = 0.25;
+  t.run.knobs.ddp_bucket_cap_mb = 0.25;
+  return t;
+}
+
+CollectiveRecord Bucket(int index, std::vector<int> tensors, int64_t bytes, double start_us,
+                        double end_us) {
+  CollectiveRecord c = Collective(index, std::move(tensors), bytes, start_us, 0.0,
+                                  end_us - start_us, 0.0);
+  c.seq = index;
+  return c;
+}
+
+TEST(TraceCalibrationTest, DdpLaunchCostIsTheGapAfterTheLastGradientsCopy) {
+  // Copies at 10000 B/us: 100 us per 1e6 bytes. Bucket {0}: t0 ready 1000, started 1220 (gap
+  // 220 - copy 100 = 120); {1}: t1 ready 1500, started 1730 (230 - 100 = 130); {2}: t2 ready
+  // 2000, started 2310 (310 - 200 = 110). Median 120.
+  NetworkParams p = NetworkParams::Uniform(5.0, 200.0);
+  p.copy = {0.0, 10000.0};
+  const NetworkModel net = NetworkModel::FromParams(p, Topo(1, 2));
+  Trace t = DdpTrace(1, BackendKind::kNccl);
+  t.steps[0].collectives = {Bucket(0, {0}, 1000000, 1220.0, 9000.0),
+                            Bucket(1, {1}, 1000000, 1730.0, 15000.0),
+                            Bucket(2, {2}, 2000000, 2310.0, 30000.0)};
+  EXPECT_NEAR(MeasuredLaunchUs(t, net, 1.0), 120.0, 1e-9);
+  EXPECT_NEAR(CalibrateOptions(t, net, NegotiationModel()).launch_us, 120.0, 1e-9);
+  // With gradient_as_bucket_view nothing is copied: gaps 220, 230, 310, median 230.
+  t.run.knobs.ddp_gradient_as_bucket_view = true;
+  EXPECT_NEAR(MeasuredLaunchUs(t, net, 1.0), 230.0, 1e-9);
+  t.run.knobs.ddp_gradient_as_bucket_view = false;
+  // A second step whose {0} started late, at 1600 (gap 500): {1}, ready at 1500, waited for
+  // {0}'s launch, so its gap is left out; {2}'s (110) counts. Gaps 120, 130, 110, 500, 110:
+  // median 120 (125 had {1}'s 130 counted).
+  t.steps.push_back(t.steps[0]);
+  t.steps[1].collectives[0].start_us = t.steps[1].collectives[0].copy_in_end_us = 1600.0;
+  EXPECT_NEAR(MeasuredLaunchUs(t, net, 1.0), 120.0, 1e-9);
+  // Horovod's cycles launch nothing on ready: no launch cost.
+  EXPECT_EQ(CalibrateOptions(BaseTrace(2), Net(), NegotiationModel()).launch_us, 0.0);
+}
+
+TEST(TraceCalibrationTest, DdpCommScaleUndoesGloosTwoBucketsAtOnce) {
+  // No latency: allreduce = B / 200 us on 1x2. Two steps, buckets of 2e6 B (10000 us alone)
+  // launched at 1750 and 2500 that ran 1.5x slower than the model and shared the link: A
+  // alone 1750-2500 (750 of its 15000), then both at half rate: A ends 2500 + 2 x 14250 =
+  // 31000, B has got 14250 then and ends 31750. Under gloo's rule each took 15000 alone:
+  // ratio 1.5. Read as one stream, A would be 29250 (2.925x) and B 750 (0.075x).
+  NetworkParams p = NetworkParams::Uniform(0.0, 200.0);
+  p.copy = {0.0, 1000.0};
+  const NetworkModel net = NetworkModel::FromParams(p, Topo(1, 2));
+  Trace t = DdpTrace(2, BackendKind::kMpi);
+  t.run.workload = testing::MakeWorkload({2000000, 2000000}, {1.0, 1.5}, 0.0, 2.5, 1.0);
+  for (StepTrace& st : t.steps) {
+    st.tensors.clear();
+    st.collectives = {Bucket(0, {0}, 2000000, 1750.0, 31000.0),
+                      Bucket(1, {1}, 2000000, 2500.0, 31750.0)};
+  }
+  EXPECT_NEAR(MeasuredCommRatio(t, net), 1.5, 1e-9);
+}
+
 TEST(TraceCalibrationTest, SilentTraceKeepsTheDefaults) {
   const ReplayOptions o = CalibrateOptions(BaseTrace(2), Net(), NegotiationModel());
   const ReplayOptions defaults;

@@ -224,6 +224,28 @@ TEST(StepSchedule, TheFrameworkPicksThePlugIn) {
   EXPECT_EQ(MembersOf(Launch(horovod.get(), {0, 1, 2, 3, 4})), (Members{{0, 1, 2, 3, 4}}));
 }
 
+TEST(StepSchedule, WhatRunsTheCollectivesSaysHowManyAtOnce) {
+  // torch 1.13's ProcessGroupGloo: 2 worker threads per interface (one); ProcessGroupNCCL: one
+  // stream; autotune's executor: one background thread; Horovod: one at a time everywhere.
+  const Knobs k = DdpCaps(1, 2, false);
+  auto in_flight = [&](Framework f, CollectiveRunner r) {
+    return MakeStepSchedule(FiveTensors(), k, f, 4, r)->max_in_flight();
+  };
+  EXPECT_EQ(in_flight(Framework::kDdp, CollectiveRunner::kHostLibrary), 2);
+  EXPECT_EQ(in_flight(Framework::kDdp, CollectiveRunner::kNcclLibrary), 1);
+  EXPECT_EQ(in_flight(Framework::kDdp, CollectiveRunner::kExecutor), 1);
+  EXPECT_EQ(in_flight(Framework::kHorovod, CollectiveRunner::kHostLibrary), 1);
+  // A stored run's runner: an imported run is the real job (its library by its backend), a
+  // measured one the executor.
+  RunInfo run;
+  run.kind = RunKind::kMeasured;
+  EXPECT_EQ(RunnerOf(run), CollectiveRunner::kExecutor);
+  run.kind = RunKind::kImported;
+  EXPECT_EQ(RunnerOf(run), CollectiveRunner::kHostLibrary);
+  run.backend = BackendKind::kNccl;
+  EXPECT_EQ(RunnerOf(run), CollectiveRunner::kNcclLibrary);
+}
+
 TEST(StepSchedule, RecordOfCopiesTheCollectiveAndItsPhases) {
   FusedCollective c;
   c.op = Op::kAllgather;
