@@ -24,9 +24,9 @@ inline constexpr int kMinSelfCalibrationCollectives = 3;
 // first one's are taken): per op, scope (flat -> world, hierarchical) and size bin (a factor
 // of sqrt(2)), the MEAN duration of the collectives in the bin (stored as the point's
 // median_us: a step pays the sum of its collectives, and a loaded job's are skewed by
-// scheduling hiccups that a median would drop); copies of 64 KiB and more give copy points. A collective's duration is its comm phase (for a DDP run, counted from the
-// later of its start and the previous bucket's end, as MeasuredCommRatio counts it). Traces of
-// another shape, backend or framework than the first are skipped. NotFound when fewer than
+// scheduling hiccups that a median would drop); copies of 64 KiB and more give copy points. A
+// collective's duration is its time alone (SoloTimes, trace_calibration.h: collectives that
+// ran at once shared the link, as MeasuredCommRatio counts them). Traces of another shape, backend or framework than the first are skipped. NotFound when fewer than
 // kMinSelfCalibrationCollectives collectives have a positive duration. The result has id 0,
 // the first trace's topology, backend and hardware, and `hardware` prefixed with the source.
 StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces);
