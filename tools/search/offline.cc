@@ -60,7 +60,7 @@ Status SimulatePrior(const SearchFlags& flags, const Inputs& in, tuner::KnobSear
     std::cerr << "search: note: measured samples only: " << in.uncalibrated.message() << "\n";
     return Status::Ok();
   }
-  std::cerr << "search: network model: " << in.network_source << "\n";
+  std::cerr << "search: note: network model: " << in.network_source << "\n";
   const sim::Simulation& simulation = *in.simulation;
   ProgressLine progress(flags.quiet);
   return search->SimulatePrior(
