@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "traces/files.h"
 #include "traces/knobs.h"
 
 namespace autotune {
@@ -515,8 +516,9 @@ Status ValidateKnob(const KnobSpec& spec, const Knobs& knobs) {
     if (*spec.unit) range += std::string(" ") + spec.unit;
   }
   if (ok) return Status::Ok();
-  return Status::InvalidArgument("knob " + std::string(spec.name) + " = " + text +
-                                 " is out of range " + range);
+  // The value may come from a file (a multi-line YAML scalar): escaped, the line stays one.
+  return Status::InvalidArgument("knob " + std::string(spec.name) + " = " +
+                                 EscapeForTerminal(text) + " is out of range " + range);
 }
 
 std::string KnobLimitsText(const KnobSpec& spec) {
