@@ -244,7 +244,7 @@ void AddImportCommand(CLI::App& root, Action* action) {
                   "The job's production step time (ms) at the same setting, measured without "
                   "its timeline or trace (writing one slows the job); predictions are then of "
                   "the production job. Default: estimated from the trace")
-      ->check(CLI::PositiveNumber);
+      ->check(GreaterThan(0));
   app->add_option("--step-log", flags->step_log,
                   "A log of the untraced job whose last JSON line holds \"step_ms\": [...] "
                   "(as bench/horovod/train.py prints); its median is the production step time");
@@ -252,12 +252,12 @@ void AddImportCommand(CLI::App& root, Action* action) {
                   "CPU cores of one host of the job, shared by its ranks and their "
                   "communication threads (compute slowed by communication is modelled when "
                   "given). Default: not known")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   app->add_option("--nodes-per-host", flags->nodes_per_host,
                   "Nodes of --nodes that share one host's cores (an emulated cluster on one "
                   "machine: all of them).")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   app->add_flag("--again", flags->again,
                 "Import a source imported before (same files, same options) as a new run; "
                 "without it the earlier run is reused");
