@@ -31,7 +31,8 @@ std::string RunList(const std::vector<int64_t>& runs) {
 // shape, backend and framework), newest first, at most kMaxSelfCalibrationRuns - 1.
 Status LoadSameJobTraces(Store& store, const RunInfo& run, std::vector<Trace>* out) {
   std::vector<RunInfo> runs;
-  AUTOTUNE_RETURN_IF_ERROR(store.ListRuns(&runs));
+  std::vector<Status> unreadable;  // another run's bad row does not stop this simulation
+  AUTOTUNE_RETURN_IF_ERROR(store.ListRuns(&runs, &unreadable));
   std::sort(runs.begin(), runs.end(),
             [](const RunInfo& a, const RunInfo& b) { return a.id > b.id; });
   for (const RunInfo& r : runs) {
