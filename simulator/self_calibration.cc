@@ -34,19 +34,9 @@ bool SameJobShape(const RunInfo& a, const RunInfo& b) {
 // (shared_link.h, SoloTimes, all of a collective's time shared: no network model yet).
 void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives) {
   const int world = trace.run.topology.world_size();
-  const int slots = CollectivesInFlight(trace.run);
-  std::vector<RecordedFlight> flights;
-  for (const StepTrace& step : trace.steps) {
-    for (int rank : CollectiveRanks(step)) {
-      const std::vector<const CollectiveRecord*> records = RankCollectives(step, rank);
-      flights.clear();
-      for (const CollectiveRecord* c : records) {
-        flights.push_back({c->copy_in_end_us, c->comm_end_us, 0.0});
-      }
-      const std::vector<double> solo = SoloTimes(flights, slots);
-      for (size_t i = 0; i < records.size(); ++i) {
-        const CollectiveRecord& c = *records[i];
-        const double comm_us = solo[i];
+  ForEachSoloCollective(
+      trace, [](const CollectiveRecord&) { return 0.0; },
+      [&](const CollectiveRecord& c, double comm_us) {
         // The calibration counts an allgather by the bytes each rank sends.
         const int64_t message = c.op == Op::kAllgather ? c.bytes / std::max(1, world) : c.bytes;
         if (message > 0 && std::isfinite(comm_us) && comm_us > 0.0) {
@@ -64,9 +54,7 @@ void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives)
           bin.times_us.push_back(copy_us);
           bin.bytes.push_back(static_cast<double>(message));
         }
-      }
-    }
-  }
+      });
 }
 
 }  // namespace

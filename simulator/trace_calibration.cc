@@ -104,27 +104,16 @@ double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
   double total_model_us = 0.0;
   // Collectives that ran at once (DDP over gloo runs two) or queued for the stream count what
   // the replay's rule (shared_link.h) says each took alone.
-  const int slots = CollectivesInFlight(trace.run);
-  std::vector<RecordedFlight> flights;
-  for (const StepTrace& step : trace.steps) {
-    for (int rank : CollectiveRanks(step)) {
-      const std::vector<const CollectiveRecord*> records = RankCollectives(step, rank);
-      flights.clear();
-      for (const CollectiveRecord* c : records) {
-        flights.push_back({c->copy_in_end_us, c->comm_end_us,
-                           FixedPartUs(network, c->op, c->algorithm, c->bytes)});
-      }
-      const std::vector<double> solo = SoloTimes(flights, slots);
-      for (size_t i = 0; i < records.size(); ++i) {
-        const CollectiveRecord& c = *records[i];
+  ForEachSoloCollective(
+      trace,
+      [&](const CollectiveRecord& c) { return FixedPartUs(network, c.op, c.algorithm, c.bytes); },
+      [&](const CollectiveRecord& c, double solo_us) {
         const double model = network.CollectiveUs(c.op, c.algorithm, c.bytes);
-        if (std::isfinite(solo[i]) && solo[i] > 0.0 && model > 0.0) {
-          ratios.push_back({solo[i] / model, model});
+        if (std::isfinite(solo_us) && solo_us > 0.0 && model > 0.0) {
+          ratios.push_back({solo_us / model, model});
           total_model_us += model;
         }
-      }
-    }
-  }
+      });
   if (ratios.size() < kMinEvidence) return 1.0;
   std::sort(ratios.begin(), ratios.end(),
             [](const Ratio& a, const Ratio& b) { return a.ratio < b.ratio; });
