@@ -48,7 +48,9 @@ struct StoredSimulation {
 // (workload name, topology shape, backend, framework; the newest kMaxSelfCalibrationRuns),
 // give the network model's points (CalibrationFromTraces); with a calibrate of the topology
 // too, the job's own points replace the calibrate's where both measured
-// (MergeCalibrations), and without one they stand alone. Errors, each one line: the store's
+// (MergeCalibrations), and without one they stand alone. A DDP job on CPUs (gloo) takes its
+// own points alone even with a calibrate: that measured Open MPI, another library (the
+// calibrate stands in only when the job's own points are too few). Errors, each one line: the store's
 // NotFound naming the run when there is none; InvalidArgument when the run is not a measured
 // or imported run (IsMeasuredKind) or has no recorded steps; the missing calibration (see
 // IfUncalibrated); Simulation::Build's errors.

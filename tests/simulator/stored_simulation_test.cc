@@ -36,8 +36,9 @@ class StoredSimulationTest : public ::testing::Test {
     return NetworkModel::FromParams(NetworkParams::Uniform(40, 115), Topo(2, 2));
   }
 
-  // A complete synthetic measured run of scaled resnet50 on 2x2; its id.
-  int64_t AddRun() {
+  // A complete synthetic measured run of scaled resnet50 on 2x2; its id. `kind` and
+  // `framework` say where it came from.
+  int64_t AddRun(RunKind kind = RunKind::kMeasured, Framework framework = Framework::kHorovod) {
     Workload w;
     EXPECT_TRUE(BuiltinWorkload("resnet50", &w).ok());
     EXPECT_TRUE(ScaleWorkload(0.02, &w).ok());
@@ -48,6 +49,8 @@ class StoredSimulationTest : public ::testing::Test {
     EXPECT_TRUE(
         SynthesizeTrace(w, Knobs(), net, NegotiationModel::Prior(net, 161), options, &trace).ok());
     RunInfo run = trace.run;
+    run.kind = kind;
+    run.framework = framework;
     EXPECT_TRUE(store_->CreateRun(&run).ok());
     for (const StepTrace& s : trace.steps) EXPECT_TRUE(store_->AppendStep(run.id, s).ok());
     EXPECT_TRUE(store_->FinishRun(run.id, true).ok());
@@ -93,6 +96,40 @@ TEST_F(StoredSimulationTest, BuildsTheSimulationForTheTarget) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(loaded.simulation->topology().key(), "4x2");
   EXPECT_TRUE(loaded.simulation->topology().hosts.empty());
+}
+
+// An imported job's own collectives are its network model; with a calibrate of the same
+// library they are merged, while a DDP job on CPUs (gloo) does not take a calibrate of Open MPI.
+// The calibrate here is 10x slower than the network the runs were synthesized on, so which one
+// the model follows shows in a predicted collective.
+TEST_F(StoredSimulationTest, ADdpJobOnCpusDoesNotTakeACalibrateOfOpenMpi) {
+  Calibration calibration = SynthesizeCalibration(
+      NetworkModel::FromParams(NetworkParams::Uniform(400, 11.5), Topo(2, 2)));
+  ASSERT_TRUE(store_->SaveCalibration(&calibration).ok());
+  const double own_us = Network().FlatUs(Op::kAllreduce, 1 << 20);
+
+  const int64_t horovod = AddRun(RunKind::kImported, Framework::kHorovod);
+  StoredSimulation loaded;
+  Status s = LoadSimulation(*store_, horovod, {}, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(loaded.measured_calibration);
+  EXPECT_NE(loaded.network_source.find("calibration " + std::to_string(calibration.id) +
+                                       " elsewhere"),
+            std::string::npos)
+      << loaded.network_source;
+
+  const int64_t ddp = AddRun(RunKind::kImported, Framework::kDdp);
+  s = LoadSimulation(*store_, ddp, {}, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_FALSE(loaded.measured_calibration);
+  EXPECT_EQ(loaded.network_source,
+            "the own collectives of run " + std::to_string(ddp) +
+                " (DDP's gloo allreduce; calibration " + std::to_string(calibration.id) +
+                " measured Open MPI's, another library: not used)");
+  // The synthesized 1 MiB allreduce, not the calibrate's 10x slower one.
+  const double predicted_us =
+      loaded.simulation->network().FlatUs(Op::kAllreduce, 1 << 20);
+  EXPECT_NEAR(predicted_us, own_us, 0.05 * own_us);
 }
 
 TEST_F(StoredSimulationTest, OnlyAMeasuredRunWithStepsIsReplayed) {
