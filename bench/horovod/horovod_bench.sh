@@ -46,7 +46,7 @@
 #                         [--host-cores N] [--untraced-fit]
 #        horovod_bench.sh --extrap [--out DIR] [--repeats R] ...
 #        horovod_bench.sh --rescore DIR [--extrap] [--search] [--confirm N] [--autotune BIN]
-#        horovod_bench.sh --horovod-autotune SECONDS --out DIR [--models M] ...
+#        horovod_bench.sh --horovod-autotune SECONDS|search --out DIR [--models M] ...
 #        horovod_bench.sh --confirm-settings A,B,... [--confirm-runs N] --out DIR [--models M]
 #   --settings: run only these settings of the grid (default all 12; the default f128_c1 is
 #   always run). A second run into the same --out keeps bench.db's calibration and adds the
@@ -64,7 +64,8 @@
 # --models, into --out, then exit):
 #   --horovod-autotune SECONDS: runs the job once with HOROVOD_AUTOTUNE=1 and
 #   HOROVOD_AUTOTUNE_LOG=MODEL/horovod_autotune/autotune_log.csv for SECONDS of timed steps
-#   (train.py --seconds; no knob in the environment, so Horovod tunes them all), and writes
+#   (train.py --seconds; no knob in the environment, so Horovod tunes them all; "search": the
+#   wall-clock seconds --search's live search took, MODEL/search_seconds), and writes
 #   the setting its log ends on (its best row when its tuning ended, else its best-scored
 #   row; horovod_autotune_setting.py) as MODEL/horovod_autotune/horovod.yaml and .env.
 #   --confirm-settings A,B,...: alternates the default f128_c1 and each setting --confirm-runs
@@ -247,20 +248,27 @@ predict() {
 }
 
 if [[ -n $hvd_autotune ]]; then
-  [[ $hvd_autotune =~ ^[0-9]+([.][0-9]+)?$ ]] ||
-    { echo "horovod_bench.sh: --horovod-autotune takes seconds, not $hvd_autotune" >&2; exit 2; }
+  [[ $hvd_autotune == search || $hvd_autotune =~ ^[0-9]+([.][0-9]+)?$ ]] ||
+    { echo "horovod_bench.sh: --horovod-autotune takes seconds or 'search', not $hvd_autotune" >&2
+      exit 2; }
   for model in $models; do
+    budget=$hvd_autotune
+    if [[ $budget == search ]]; then
+      [[ -s $out/$model/search_seconds ]] ||
+        { echo "horovod_bench.sh: no $out/$model/search_seconds (run --search first)" >&2; exit 2; }
+      budget=$(cat "$out/$model/search_seconds")
+    fi
     d=$out/$model/horovod_autotune
     mkdir -p "$d"
     rm -f "$d/autotune_log.csv"
-    log "$model: Horovod's autotune (HOROVOD_AUTOTUNE=1), production, $hvd_autotune s of steps"
+    log "$model: Horovod's autotune (HOROVOD_AUTOTUNE=1), production, $budget s of steps"
     start=$(date +%s)
     rc=0
     # No knob in the environment: Horovod holds a knob given there fixed and tunes the rest.
     env -u HOROVOD_FUSION_THRESHOLD -u HOROVOD_CYCLE_TIME -u HOROVOD_CACHE_CAPACITY \
       -u HOROVOD_HIERARCHICAL_ALLREDUCE -u HOROVOD_HIERARCHICAL_ALLGATHER -u HOROVOD_TIMELINE \
       HOROVOD_AUTOTUNE=1 HOROVOD_AUTOTUNE_LOG="$d/autotune_log.csv" \
-      $(job_command "$model" "" "" "--seconds $hvd_autotune") > "$d/run.raw" 2> "$d/run.err" ||
+      $(job_command "$model" "" "" "--seconds $budget") > "$d/run.raw" 2> "$d/run.err" ||
       rc=$?
     if [[ $rc -ne 0 ]]; then
       echo "horovod_bench.sh: the $model job under HOROVOD_AUTOTUNE failed (exit $rc):" >&2
@@ -430,11 +438,15 @@ for model in $models; do
     search_run=$(search_import "$model")
     if [[ ! -s $out/$model/search.log ]]; then
       log "$model: search --live on the real job"
+      search_start=$(date +%s)
       "$autotune" search --db "$db" --run "$search_run" --live \
         --launcher "$(job_command "$model")" \
         --autotune-warmup-samples "$warmup" --autotune-steps-per-sample "$steps" \
         --max-samples 4 --out "$out/$model/best.yaml" > "$out/$model/search.log" 2>&1 ||
         { echo "horovod_bench.sh: search failed:" >&2; tail -5 "$out/$model/search.log" >&2; exit 1; }
+      # The budget to give --horovod-autotune for an equal wall-clock budget.
+      echo "$(( $(date +%s) - search_start ))" > "$out/$model/search_seconds"
+      log "$model: search --live took $(cat "$out/$model/search_seconds") s (wall clock)"
     fi
   fi
   score=("$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$sdb" --run "$run"
