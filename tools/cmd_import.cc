@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "tools/command.h"
 #include "tools/flag_checks.h"
 #include "tools/help_defaults.h"
+#include "tools/import_autotune_log.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
 
@@ -26,6 +28,8 @@ namespace {
 struct ImportFlags {
   std::string timeline;
   std::string ddp_trace;
+  std::string autotune_log;  // --horovod-autotune-log
+  int64_t run = 0;           // its job's run
   std::string db = "autotune.db";
   int nodes = 0;
   int ranks_per_node = 0;
@@ -161,10 +165,28 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
 }
 
 int RunImport(const ImportFlags& flags) {
+  if (!flags.autotune_log.empty()) {
+    if (flags.run <= 0) {
+      return Fail("import: --horovod-autotune-log needs --run N, the job's imported (or "
+                  "recorded) run, whose workload, topology and backend its samples take");
+    }
+    std::set<std::string> given;
+    Knobs unused;
+    const Status knobs = flags.knobs.Resolve(&unused, &given);
+    if (!knobs.ok()) return Fail(knobs);
+    if (!given.empty() || !flags.knobs.config_file().empty()) {
+      return Fail("import: knob flags and --config-file do not apply to "
+                  "--horovod-autotune-log: its samples' knobs come from the log and, for the "
+                  "knobs it does not hold, from --run's run");
+    }
+    return ImportHorovodAutotuneLog(
+        {flags.autotune_log, flags.run, flags.db, flags.again, flags.json});
+  }
   ImportOptions options;
   const bool ddp = !flags.ddp_trace.empty();
   if (ddp == !flags.timeline.empty()) {
-    return Fail("import: give one of --horovod-timeline FILE or --ddp-trace DIR");
+    return Fail("import: give one of --horovod-timeline FILE, --ddp-trace DIR or "
+                "--horovod-autotune-log FILE");
   }
   options.source = ddp ? flags.ddp_trace : flags.timeline;
   options.topology.nodes = flags.nodes;
@@ -213,51 +235,77 @@ void AddImportCommand(CLI::App& root, Action* action) {
       "import",
       "Import a real job's Horovod timeline (HOROVOD_TIMELINE, complete or cut off) or PyTorch "
       "DDP trace (AUTOTUNE_DDP_TRACE under autotune apply) as a run of kind imported: its "
-      "tensors, steps, ready times and fused collectives (Horovod's cycles, DDP's buckets)");
+      "tensors, steps, ready times and fused collectives (Horovod's cycles, DDP's buckets); "
+      "or a Horovod autotune log as measured samples of an imported run's job");
   PrintDefaultsInDescriptions(app);
-  app->add_option("--horovod-timeline", flags->timeline,
-                  "The timeline file Horovod wrote on rank 0");
-  app->add_option("--ddp-trace", flags->ddp_trace,
-                  "The folder of rank<R>.json files that autotune's sitecustomize wrote for a "
-                  "DDP job run under `autotune apply` with AUTOTUNE_DDP_TRACE=DIR (a run of "
-                  "framework ddp; its DDP settings come from the files)");
+  CLI::Option* autotune_log = app->add_option(
+      "--horovod-autotune-log", flags->autotune_log,
+      "The CSV of a past Horovod autotune run of the job (HOROVOD_AUTOTUNE_LOG, horovodrun "
+      "--autotune-log-file): each row becomes a measured sample (score bytes/us x 1e6 = "
+      "bytes/s) of the job of --run, stored in one transaction with a run that holds them (no "
+      "steps). Horovod's final best row is not a sample; rows with torus_allreduce 1 are left "
+      "out. Needs --run");
+  CLI::Option* run = app->add_option(
+      "--run", flags->run,
+      "--horovod-autotune-log: the job's imported (or recorded) run; the samples take its "
+      "workload, topology, backend and scale (so `search --run N` blends them) and its knobs "
+      "for those the log does not hold");
+  run->needs(autotune_log);
   app->add_option("--db", flags->db, "SQLite database file.")->capture_default_str();
-  app->add_option("--nodes", flags->nodes,
-                  "Nodes the job ran on. Default: from the timeline's rank ticks")
-      ->check(AtLeast(1));
-  app->add_option("--ranks-per-node", flags->ranks_per_node,
-                  "Ranks per node. Default: from the timeline's rank ticks")
-      ->check(AtLeast(1));
-  app->add_option("--warmup-steps", flags->warmup_steps,
-                  "Leading steps left out (the first pays the response cache's misses).")
-      ->capture_default_str()
-      ->check(AtLeast(0));
-  app->add_option("--max-steps", flags->max_steps,
-                  "Steps kept after the warm-up at most (the rest left out); 0 = all.")
-      ->capture_default_str()
-      ->check(AtLeast(0));
-  app->add_option("--workload", flags->workload,
-                  "Name of the imported workload (runs of one job share it so that search "
-                  "blends their measurements). Default: the file's name without extension");
+  std::vector<CLI::Option*> trace_only;
+  trace_only.push_back(app->add_option("--horovod-timeline", flags->timeline,
+                                       "The timeline file Horovod wrote on rank 0"));
+  trace_only.push_back(app->add_option(
+      "--ddp-trace", flags->ddp_trace,
+      "The folder of rank<R>.json files that autotune's sitecustomize wrote for a DDP job run "
+      "under `autotune apply` with AUTOTUNE_DDP_TRACE=DIR (a run of framework ddp; its DDP "
+      "settings come from the files)"));
+  trace_only.push_back(app->add_option("--nodes", flags->nodes,
+                                       "Nodes the job ran on. Default: from the timeline's "
+                                       "rank ticks")
+                           ->check(AtLeast(1)));
+  trace_only.push_back(app->add_option("--ranks-per-node", flags->ranks_per_node,
+                                       "Ranks per node. Default: from the timeline's rank ticks")
+                           ->check(AtLeast(1)));
+  trace_only.push_back(
+      app->add_option("--warmup-steps", flags->warmup_steps,
+                      "Leading steps left out (the first pays the response cache's misses).")
+          ->capture_default_str()
+          ->check(AtLeast(0)));
+  trace_only.push_back(
+      app->add_option("--max-steps", flags->max_steps,
+                      "Steps kept after the warm-up at most (the rest left out); 0 = all.")
+          ->capture_default_str()
+          ->check(AtLeast(0)));
+  trace_only.push_back(app->add_option(
+      "--workload", flags->workload,
+      "Name of the imported workload (runs of one job share it so that search blends their "
+      "measurements). Default: the file's name without extension"));
   app->add_flag("--json", flags->json, "Print one JSON object on stdout instead of a summary");
-  app->add_option("--untraced-step-ms", flags->untraced_step_ms,
-                  "The job's production step time (ms) at the same setting, measured without "
-                  "its timeline or trace (writing one slows the job); predictions are then of "
-                  "the production job. Default: estimated from the trace")
-      ->check(GreaterThan(0));
-  app->add_option("--step-log", flags->step_log,
-                  "A log of the untraced job whose last JSON line holds \"step_ms\": [...] "
-                  "(as bench/horovod/train.py prints); its median is the production step time");
-  app->add_option("--host-cores", flags->host_cores,
-                  "CPU cores of one host of the job, shared by its ranks and their "
-                  "communication threads (compute slowed by communication is modelled when "
-                  "given). Default: not known")
-      ->check(AtLeast(1));
-  app->add_option("--nodes-per-host", flags->nodes_per_host,
-                  "Nodes of --nodes that share one host's cores (an emulated cluster on one "
-                  "machine: all of them).")
-      ->capture_default_str()
-      ->check(AtLeast(1));
+  trace_only.push_back(
+      app->add_option("--untraced-step-ms", flags->untraced_step_ms,
+                      "The job's production step time (ms) at the same setting, measured "
+                      "without its timeline or trace (writing one slows the job); predictions "
+                      "are then of the production job. Default: estimated from the trace")
+          ->check(GreaterThan(0)));
+  trace_only.push_back(app->add_option(
+      "--step-log", flags->step_log,
+      "A log of the untraced job whose last JSON line holds \"step_ms\": [...] (as "
+      "bench/horovod/train.py prints); its median is the production step time"));
+  trace_only.push_back(
+      app->add_option("--host-cores", flags->host_cores,
+                      "CPU cores of one host of the job, shared by its ranks and their "
+                      "communication threads (compute slowed by communication is modelled "
+                      "when given). Default: not known")
+          ->check(AtLeast(1)));
+  trace_only.push_back(
+      app->add_option("--nodes-per-host", flags->nodes_per_host,
+                      "Nodes of --nodes that share one host's cores (an emulated cluster on "
+                      "one machine: all of them).")
+          ->capture_default_str()
+          ->check(AtLeast(1)));
+  // The log's samples take all of these from --run's run.
+  for (CLI::Option* option : trace_only) autotune_log->excludes(option);
   app->add_flag("--again", flags->again,
                 "Import a source imported before (same files, same options) as a new run; "
                 "without it the earlier run is reused");
@@ -265,7 +313,9 @@ void AddImportCommand(CLI::App& root, Action* action) {
   app->footer(
       "Give the knobs the job ran under (flags or --config-file): the timeline does not carry "
       "them. Give --nodes and --ranks-per-node as the job ran, so that a calibration of the "
-      "same topology applies.");
+      "same topology applies.\n"
+      "Horovod's autotune log: first import the job's timeline (the run N it needs), then "
+      "`autotune import --horovod-autotune-log FILE --run N`.");
   app->callback([flags, action] { *action = [flags]() { return RunImport(*flags); }; });
 }
 

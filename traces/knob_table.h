@@ -86,8 +86,13 @@ struct KnobSpec {
   const char* hf_trainer_argument = "";
   const char* summary_label = nullptr;  // "threshold" in KnobsShort; nullptr: not shown
   const char* summary_unit = "";        // "MB" in "threshold=128MB"
-  int horovod_log_column = -1;  // its column in Horovod's autotune log (0-3); -1: none
+  // Its column in Horovod's autotune log (formats/horovod_autotune_log.h), 0-5; -1: none.
+  // Column 2, torus_allreduce, is no knob's (autotune has no torus allreduce).
+  int horovod_log_column = -1;
   const char* horovod_log_name = nullptr;  // that column's name ("tensor_fusion_threshold")
+  // The column holds whether the value is above 0, as 0/1 (Horovod's cache_enabled), not
+  // the value itself.
+  bool horovod_log_as_enabled = false;
   // How the tuner's search space holds the knob (every knob of the run's backend is in it).
   KnobScale scale = KnobScale::kLinear;
   std::vector<std::string> search_choices = {};  // kChoice: the subset searched ({} = all)

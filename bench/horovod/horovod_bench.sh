@@ -46,6 +46,8 @@
 #                         [--host-cores N] [--untraced-fit]
 #        horovod_bench.sh --extrap [--out DIR] [--repeats R] ...
 #        horovod_bench.sh --rescore DIR [--extrap] [--search] [--confirm N] [--autotune BIN]
+#        horovod_bench.sh --horovod-autotune SECONDS|search --out DIR [--models M] ...
+#        horovod_bench.sh --confirm-settings A,B,... [--confirm-runs N] --out DIR [--models M]
 #   --settings: run only these settings of the grid (default all 12; the default f128_c1 is
 #   always run). A second run into the same --out keeps bench.db's calibration and adds the
 #   models given.
@@ -57,6 +59,22 @@
 #   --confirm N: after the search, runs the default and best.yaml (or, when best.yaml keeps
 #   the defaults, the grid's best) alternately N times each (traced, as the search's runs),
 #   and prints the speedup with a bootstrap interval over those runs.
+#
+# Head to head with Horovod's own autotune (production runs, no timeline; per model of
+# --models, into --out, then exit):
+#   --horovod-autotune SECONDS: runs the job once with HOROVOD_AUTOTUNE=1 and
+#   HOROVOD_AUTOTUNE_LOG=MODEL/horovod_autotune/autotune_log.csv for SECONDS of timed steps
+#   (train.py --seconds; no knob in the environment, so Horovod tunes them all; "search": the
+#   wall-clock seconds --search's live search took, MODEL/search_seconds), and writes
+#   the setting its log ends on (its best row when its tuning ended, else its best-scored
+#   row; horovod_autotune_setting.py) as MODEL/horovod_autotune/horovod.yaml and .env.
+#   --confirm-settings A,B,...: alternates the default f128_c1 and each setting --confirm-runs
+#   times (default 3; round r runs the default, A, B, ...), production runs into
+#   MODEL/confirm_settings/, and prints per setting its median step time (median of run
+#   medians), its speedup over the default and a 95% bootstrap interval over the run medians
+#   (bench/common/confirm_settings.py). A setting is a grid name (f0_c25), "horovod"
+#   (MODEL/horovod_autotune/horovod.yaml), "autotune" (MODEL/best.yaml of --search) or a
+#   config file (its name without .yaml labels it).
 # Needs root (network namespaces), the system python3 with torch, torchvision and horovod.
 # Run it under the machine's timing lock when other measurements may run at the same time.
 set -euo pipefail
@@ -80,6 +98,9 @@ extrap=0
 rescore=""
 host_cores=$(nproc)
 untraced_fit=0
+hvd_autotune=""
+confirm_settings=""
+confirm_runs=3
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -100,6 +121,9 @@ while [[ $# -gt 0 ]]; do
     --rescore) rescore=$2; shift 2 ;;
     --host-cores) host_cores=$2; shift 2 ;;
     --untraced-fit) untraced_fit=1; shift ;;
+    --horovod-autotune) hvd_autotune=$2; shift 2 ;;
+    --confirm-settings) confirm_settings=$2; shift 2 ;;
+    --confirm-runs) confirm_runs=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "horovod_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -147,10 +171,11 @@ write_config() {
   printf 'params:\n  fusion_threshold_mb: %s\n  cycle_time_ms: %s\n' "$mb" "$ms" > "$2/$1.yaml"
 }
 
-# The job's command line for model $1 on $2 nodes x $3 ranks (what --launcher gets too).
+# The job's command line for model $1 on $2 nodes x $3 ranks (what --launcher gets too); $4,
+# when given, replaces "--steps N" (e.g. "--seconds 60").
 job_command() {
   echo "$root/tools/cluster.sh --nodes ${2:-2} --ranks-per-node ${3:-2} --rate $rate --" \
-    "$python $here/train.py --model $1 --steps $steps --warmup $warmup"
+    "$python $here/train.py --model $1 ${4:---steps $steps} --warmup $warmup"
 }
 
 # Runs `job_command $1 $5 $6` under config $2; traced (timeline to $3.tl.json) unless $4 is
@@ -221,6 +246,83 @@ predict() {
     echo "$name refused: $(grep -v '^\s*$' "$file.err" | tail -1)" >> "$file"
   fi
 }
+
+if [[ -n $hvd_autotune ]]; then
+  [[ $hvd_autotune == search || $hvd_autotune =~ ^[0-9]+([.][0-9]+)?$ ]] ||
+    { echo "horovod_bench.sh: --horovod-autotune takes seconds or 'search', not $hvd_autotune" >&2
+      exit 2; }
+  for model in $models; do
+    budget=$hvd_autotune
+    if [[ $budget == search ]]; then
+      [[ -s $out/$model/search_seconds ]] ||
+        { echo "horovod_bench.sh: no $out/$model/search_seconds (run --search first)" >&2; exit 2; }
+      budget=$(cat "$out/$model/search_seconds")
+    fi
+    d=$out/$model/horovod_autotune
+    mkdir -p "$d"
+    rm -f "$d/autotune_log.csv"
+    log "$model: Horovod's autotune (HOROVOD_AUTOTUNE=1), production, $budget s of steps"
+    start=$(date +%s)
+    rc=0
+    # No knob in the environment: Horovod holds a knob given there fixed and tunes the rest.
+    env -u HOROVOD_FUSION_THRESHOLD -u HOROVOD_CYCLE_TIME -u HOROVOD_CACHE_CAPACITY \
+      -u HOROVOD_HIERARCHICAL_ALLREDUCE -u HOROVOD_HIERARCHICAL_ALLGATHER -u HOROVOD_TIMELINE \
+      HOROVOD_AUTOTUNE=1 HOROVOD_AUTOTUNE_LOG="$d/autotune_log.csv" \
+      $(job_command "$model" "" "" "--seconds $budget") > "$d/run.raw" 2> "$d/run.err" ||
+      rc=$?
+    if [[ $rc -ne 0 ]]; then
+      echo "horovod_bench.sh: the $model job under HOROVOD_AUTOTUNE failed (exit $rc):" >&2
+      tail -5 "$d/run.err" >&2
+      exit 1
+    fi
+    grep '^{' "$d/run.raw" | tail -1 > "$d/run.json"
+    log "$model: Horovod's autotune ran $(( $(date +%s) - start )) s (wall clock, launch included)"
+    "$python" "$here/horovod_autotune_setting.py" "$d/autotune_log.csv" "$d/horovod.yaml"
+    "$autotune" apply --config-file "$d/horovod.yaml" --print-env > "$d/horovod.env"
+  done
+  exit 0
+fi
+
+if [[ -n $confirm_settings ]]; then
+  [[ $confirm_runs =~ ^[1-9][0-9]*$ ]] ||
+    { echo "horovod_bench.sh: --confirm-runs takes a count, not $confirm_runs" >&2; exit 2; }
+  IFS=, read -r -a wanted <<<"$confirm_settings"
+  for model in $models; do
+    d=$out/$model/confirm_settings
+    mkdir -p "$d"
+    write_config f128_c1 "$d"
+    labels=()
+    for want in "${wanted[@]}"; do
+      case $want in
+        horovod) config=$out/$model/horovod_autotune/horovod.yaml; label=horovod ;;
+        autotune) config=$out/$model/best.yaml; label=autotune ;;
+        *.yaml) config=$want; label=$(basename "$want" .yaml) ;;
+        *)
+          found=0
+          for row in "${settings[@]}"; do [[ ${row%% *} == "$want" ]] && found=1; done
+          [[ $found -eq 1 ]] ||
+            { echo "horovod_bench.sh: --confirm-settings: unknown setting $want" >&2; exit 2; }
+          write_config "$want" "$d"
+          config=$d/$want.yaml
+          label=$want ;;
+      esac
+      label=${label//[^A-Za-z0-9_]/_}
+      [[ -f $config ]] ||
+        { echo "horovod_bench.sh: --confirm-settings $want: no config file $config" >&2; exit 2; }
+      [[ $config == "$d/$label.yaml" ]] || cp "$config" "$d/$label.yaml"
+      labels+=("$label")
+    done
+    for ((r = 1; r <= confirm_runs; r++)); do
+      for label in f128_c1 "${labels[@]}"; do
+        log "$model confirm-settings round $r of $confirm_runs: $label, production"
+        run_job "$model" "$d/$label.yaml" "$d/$label.r$r" production
+      done
+    done
+    "$python" "$root/bench/common/confirm_settings.py" --dir "$d" --default f128_c1 \
+      --settings "${labels[*]}" --prefix "horovod.$model" --bench-figure "$bench_figure"
+  done
+  exit 0
+fi
 
 if [[ $extrap -eq 1 ]]; then
   topologies=("2 1" "4 1" "2 2")
@@ -336,11 +438,15 @@ for model in $models; do
     search_run=$(search_import "$model")
     if [[ ! -s $out/$model/search.log ]]; then
       log "$model: search --live on the real job"
+      search_start=$(date +%s)
       "$autotune" search --db "$db" --run "$search_run" --live \
         --launcher "$(job_command "$model")" \
         --autotune-warmup-samples "$warmup" --autotune-steps-per-sample "$steps" \
         --max-samples 4 --out "$out/$model/best.yaml" > "$out/$model/search.log" 2>&1 ||
         { echo "horovod_bench.sh: search failed:" >&2; tail -5 "$out/$model/search.log" >&2; exit 1; }
+      # The budget to give --horovod-autotune for an equal wall-clock budget.
+      echo "$(( $(date +%s) - search_start ))" > "$out/$model/search_seconds"
+      log "$model: search --live took $(cat "$out/$model/search_seconds") s (wall clock)"
     fi
   fi
   score=("$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$sdb" --run "$run"

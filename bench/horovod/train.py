@@ -4,6 +4,8 @@ hvd.DistributedOptimizer (gradients allreduced from backward hooks), broadcast o
 and optimizer state first, then --warmup untimed and --steps timed steps.
 
 Each rank times every step (wall clock, from before zero_grad to after optimizer.step());
+with --seconds S the timed steps go on until S seconds have passed instead of --steps (the
+ranks agree to stop through a one-number allreduce issued at each step's start);
 rank 0 gathers all ranks' times and prints one JSON line:
   {"model": ..., "ranks": N, "step_ms": [max over ranks, per timed step], "rank_step_ms": [...]}
 The communication knobs come from the environment (HOROVOD_FUSION_THRESHOLD, ...), as
@@ -70,6 +72,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--num-groups", type=int, default=0)
+    parser.add_argument("--seconds", type=float, default=0.0,
+                        help="time the steps after the warm-up until this many seconds of wall "
+                             "clock have passed (--steps is then ignored); 0: run --steps")
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -97,14 +102,29 @@ def main():
         return cross_entropy(output.reshape(-1, flat) if flat else output, target)
 
     times = []
-    for step in range(args.warmup + args.steps):
+    timed_start = None
+    step = 0
+    while True:
+        if args.seconds <= 0 and step >= args.warmup + args.steps:
+            break
         start = time.perf_counter()
+        if step == args.warmup:
+            timed_start = start
+        stop = None
+        if args.seconds > 0 and step >= args.warmup:
+            # Whether any rank's clock has run out, agreed by an allreduce that Horovod runs in
+            # the step's first cycle, under its compute (collected after the step).
+            over = float(start - timed_start >= args.seconds)
+            stop = hvd.allreduce_async(torch.tensor([over]), op=hvd.Sum, name="seconds_over")
         optimizer.zero_grad()
         loss = loss_fn(model(data), target)
         loss.backward()
         optimizer.step()
+        if stop is not None and hvd.synchronize(stop).item() > 0:
+            break
         if step >= args.warmup:
             times.append((time.perf_counter() - start) * 1000.0)
+        step += 1
     gathered = hvd.allgather(torch.tensor([times], dtype=torch.float64))
     if hvd.rank() == 0:
         per_rank = gathered.tolist()

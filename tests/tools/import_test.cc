@@ -140,5 +140,123 @@ TEST(ImportTest, SimulateSearchAndCompareUseImportedRuns) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
+// A Horovod autotune log written by hand in Horovod 0.28.1's layout (parameter_manager.cc:
+// header, rows "ha,hg,torus, cache,cycle_ms,threshold_mb,score" with the score in bytes/us,
+// and a final best row repeating the best score).
+constexpr const char* kHorovodLog =
+    "hierarchical_allreduce,hierarchical_allgather,torus_allreduce,cache_enabled,cycle_time_ms,"
+    "tensor_fusion_threshold,score\n"
+    "0,0,0, 1,5,4,310.5\n"
+    "0,0,0, 1,50,32,402.25\n"
+    "0,0,0, 0,25,16,377\n"
+    "0,0,0, 1,50,32,402.25\n";
+
+// Its rows become measured samples of the job's imported run: same workload, topology, scale
+// and backend, so that `search --run 1` counts them; they are held by a run of their own, so
+// the timeline's run keeps its one sample (and its steps). A second import of the same log is
+// the same measurement; --again stores it once more.
+TEST(ImportTest, HorovodAutotuneLogRowsBecomeMeasuredSamplesOfTheJob) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  ASSERT_EQ(RunAutotune(ImportArgs(db, Fixture("resnet50_default.json"))).exit_code, 0);
+  const std::string log = dir.File("autotune_log.csv");
+  WriteFile(log, kHorovodLog);
+  const std::string args = "import --db '" + db + "' --horovod-autotune-log '" + log + "' --run 1";
+  CommandResult r = RunAutotune(args + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["run"], 2);
+  EXPECT_EQ(j["job_run"], 1);
+  EXPECT_EQ(j["samples"], 3);
+  EXPECT_EQ(j["best"]["line"], 5);
+  EXPECT_EQ(j["best"]["knobs"]["fusion_threshold_mb"], 32.0);
+  EXPECT_EQ(j["reused"], false);
+
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(db, Store::Mode::kReadOnly, &store).ok());
+  RunInfo job, holder;
+  ASSERT_TRUE(store->GetRun(1, &job).ok());
+  ASSERT_TRUE(store->GetRun(2, &holder).ok());
+  EXPECT_EQ(holder.kind, RunKind::kImported);
+  EXPECT_FALSE(holder.complete);
+  EXPECT_EQ(holder.steps_recorded, 0);
+  EXPECT_NE(holder.end_reason.find("Horovod's autotune log"), std::string::npos);
+  SampleQuery query;  // what search's LoadStoredSamples asks for run 1
+  query.workload = job.workload.name;
+  query.topology = job.topology;
+  query.fidelity = Fidelity::kMeasured;
+  query.scale = job.scale;
+  query.backend = job.backend;
+  std::vector<Sample> samples;
+  ASSERT_TRUE(store->ListSamples(query, &samples).ok());
+  ASSERT_EQ(samples.size(), 4u);  // the timeline's and the log's 3
+  EXPECT_EQ(samples[0].run_id, 1);
+  const double bytes_per_step = 25557032.0 * 4;  // resnet50's float32 gradients
+  const double scores[] = {310.5e6, 402.25e6, 377e6};
+  for (int i = 0; i < 3; ++i) {
+    const Sample& s = samples[i + 1];
+    EXPECT_EQ(s.run_id, 2);
+    EXPECT_EQ(s.trace_run_id, 1);
+    EXPECT_DOUBLE_EQ(s.score_bytes_per_s, scores[i]);
+    EXPECT_NEAR(s.step_ms, 1e3 * bytes_per_step / scores[i], 1e-6 * s.step_ms);
+  }
+  EXPECT_EQ(samples[1].knobs.cycle_time_ms, 5.0);
+  EXPECT_EQ(samples[1].knobs.fusion_threshold_mb, 4.0);
+  EXPECT_EQ(samples[1].knobs.cache_capacity, job.knobs.cache_capacity);
+  EXPECT_EQ(samples[3].knobs.cache_capacity, 0);
+  EXPECT_EQ(samples[3].knobs.cycle_time_ms, 25.0);
+  store.reset();
+
+  r = RunAutotune(args + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["reused"], true);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["run"], 2);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM samples"), 4);
+  r = RunAutotune(args + " --again");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("imported 3 rows of Horovod's autotune log"), std::string::npos) << r.out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM samples WHERE run_id = 3"), 3);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM samples WHERE run_id = 1"), 1);
+  // search from the job's run counts them; runs and report show the run that holds them.
+  AddCalibration(db);
+  r = RunAutotune("search --db '" + db + "' --run 1 --sim-budget 10 --propose 1 --json --out '" +
+                  dir.path() + "/best.yaml'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["measured_samples"], 7);
+  r = RunAutotune("runs --db '" + db + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("run 2 ended: holds the 3 measured samples of Horovod's autotune log"),
+            std::string::npos)
+      << r.out;
+  r = RunAutotune("report --db '" + db + "' --out '" + dir.path() + "/report.html'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A malformed log, a missing --run, a run that is not the job's: one line, exit 1, the
+// database byte for byte as it was.
+TEST(ImportTest, BadHorovodAutotuneLogLeavesTheDatabaseAsItWas) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  ASSERT_EQ(RunAutotune(ImportArgs(db, Fixture("resnet50_default.json"))).exit_code, 0);
+  const std::string before = ReadFile(db);
+  const std::string log = dir.File("autotune_log.csv");
+  WriteFile(log, std::string(kHorovodLog) + "0,0,0, 1,5,x,300\n");
+  const std::string args = "import --db '" + db + "' --horovod-autotune-log '" + log + "'";
+  struct Case {
+    std::string extra, phrase;
+  };
+  for (const Case& c : {Case{" --run 1", log + " line 6: tensor_fusion_threshold \"x\" is not a "
+                                               "number"},
+                        Case{"", "--horovod-autotune-log needs --run N"},
+                        Case{" --run 7", "run 7"}}) {
+    const CommandResult r = RunAutotune(args + c.extra);
+    EXPECT_EQ(r.exit_code, 1) << c.extra;
+    EXPECT_EQ(LineCount(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(c.phrase), std::string::npos) << r.err;
+    EXPECT_EQ(ReadFile(db), before) << c.extra;
+  }
+}
+
 }  // namespace
 }  // namespace autotune::testing

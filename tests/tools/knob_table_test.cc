@@ -149,7 +149,7 @@ TEST(KnobTable, TuningLogHasOneColumnPerKnob) {
   for (const auto& [name, row] : Rows()) {
     cli::SampleLog log;
     ASSERT_TRUE(log.Open(path).ok());
-    log.Write(WithValue(name, row.value), "measured", 2e6);
+    log.Write(WithValue(name, row.value), Fidelity::kMeasured, 2e6);
     log = cli::SampleLog();  // closes the file
     std::ifstream in(path);
     std::string header, line, cell;

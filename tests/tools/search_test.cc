@@ -104,13 +104,18 @@ TEST(SearchTest, ConstantsStayAndTheUnmeasuredDefaultIsProposedFirst) {
   nlohmann::json provenance = nlohmann::json::parse(config.provenance_json);
   EXPECT_GT(provenance["predicted_score"].get<double>(), 0.0);
   EXPECT_EQ(provenance["run"], 1);
-  // The log: Horovod's columns first, one row per sample.
+  // The log: Horovod's 7 columns first; the measured samples (none here) in the file named,
+  // the simulated ones in FILE.simulated.csv.
+  const std::string horovod_header =
+      "hierarchical_allreduce,hierarchical_allgather,torus_allreduce,cache_enabled,"
+      "cycle_time_ms,tensor_fusion_threshold,score,";
   std::string csv = ReadFile(log);
-  EXPECT_EQ(csv.rfind("hierarchical_allreduce,hierarchical_allgather,cycle_time_ms,"
-                      "tensor_fusion_threshold,score,",
-                      0),
-            0u);
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + j["simulated_samples"].get<int>());
+  EXPECT_EQ(csv.rfind(horovod_header, 0), 0u) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1) << csv;
+  std::string simulated = ReadFile(log + ".simulated.csv");
+  EXPECT_EQ(simulated.rfind(horovod_header, 0), 0u) << simulated;
+  EXPECT_EQ(std::count(simulated.begin(), simulated.end(), '\n'),
+            1 + j["simulated_samples"].get<int>());
   // The database was only read.
   EXPECT_EQ(ReadFile(db), before);
 }

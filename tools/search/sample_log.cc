@@ -1,79 +1,78 @@
 #include "tools/search/sample_log.h"
 
-#include <algorithm>
-#include <cctype>
+#include <sstream>
 #include <vector>
 
+#include "formats/horovod_autotune_log.h"
 #include "traces/knob_table.h"
 
 namespace autotune::cli {
 
 namespace {
 
-// The knobs of Horovod's autotune log, in its column order (hierarchical allreduce, allgather,
-// cycle time, fusion threshold in MB), then the other knobs in table order.
-std::vector<const KnobSpec*> MakeLogColumns(bool horovod) {
-  std::vector<const KnobSpec*> out;
-  for (const KnobSpec& spec : KnobTable()) {
-    if ((spec.horovod_log_column >= 0) == horovod) out.push_back(&spec);
-  }
-  if (horovod) {
-    std::sort(out.begin(), out.end(), [](const KnobSpec* a, const KnobSpec* b) {
-      return a->horovod_log_column < b->horovod_log_column;
-    });
-  }
-  return out;
+// The knobs after Horovod's columns: those whose value Horovod's columns do not hold (every knob
+// without a column, and the cache capacity, of which Horovod's holds only "enabled").
+const std::vector<const KnobSpec*>& OtherColumns() {
+  static const std::vector<const KnobSpec*> kOthers = [] {
+    std::vector<const KnobSpec*> out;
+    for (const KnobSpec& spec : KnobTable()) {
+      if (spec.horovod_log_column < 0 || spec.horovod_log_as_enabled) out.push_back(&spec);
+    }
+    return out;
+  }();
+  return kOthers;
 }
 
-const std::vector<const KnobSpec*>& LogColumns(bool horovod) {
-  static const std::vector<const KnobSpec*> kHorovod = MakeLogColumns(true);
-  static const std::vector<const KnobSpec*> kOthers = MakeLogColumns(false);
-  return horovod ? kHorovod : kOthers;
+Status OpenOne(const std::string& path, std::ofstream* file) {
+  file->open(path, std::ios::trunc);
+  if (!*file) return Status::IoError(path + ": cannot write the autotune log");
+  *file << HorovodLogHeader();
+  for (const KnobSpec* spec : OtherColumns()) *file << ',' << spec->name;
+  *file << ",fidelity,score_bytes_per_s\n";
+  file->flush();
+  return Status::Ok();
 }
 
 }  // namespace
 
+std::string SimulatedLogPath(const std::string& path) { return path + ".simulated.csv"; }
+
 std::string HorovodLogColumnsText() {
   std::string out;
-  for (const KnobSpec* spec : LogColumns(true)) {
+  std::stringstream header(HorovodLogHeader());
+  for (std::string name; std::getline(header, name, ',');) {
     if (!out.empty()) out += ", ";
-    const std::string name = spec->horovod_log_name;
-    std::string unit = spec->summary_unit;
-    for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::string suffix = "_" + unit;
-    const bool named_in_unit =
-        name.size() > suffix.size() &&
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
     out += name;
-    // A column whose name does not say its unit ("tensor_fusion_threshold") gets it.
-    if (!unit.empty() && !named_in_unit) out += std::string(" in ") + spec->summary_unit;
+    for (const KnobSpec& spec : KnobTable()) {
+      // A column whose name does not say its unit ("tensor_fusion_threshold") gets it.
+      const std::string unit = spec.summary_unit;
+      if (spec.horovod_log_column >= 0 && name == spec.horovod_log_name && !unit.empty() &&
+          !name.ends_with("_" + std::string(spec.unit))) {
+        out += " in " + unit;
+      }
+    }
   }
   return out;
 }
 
 Status SampleLog::Open(const std::string& path) {
   if (path.empty()) return Status::Ok();
-  file_.open(path, std::ios::trunc);
-  if (!file_) return Status::IoError(path + ": cannot write the autotune log");
-  for (const KnobSpec* spec : LogColumns(true)) file_ << spec->horovod_log_name << ',';
-  file_ << "score";
-  for (const KnobSpec* spec : LogColumns(false)) file_ << ',' << spec->name;
-  file_ << ",fidelity,score_bytes_per_s\n";
-  return Status::Ok();
+  AUTOTUNE_RETURN_IF_ERROR(OpenOne(path, &measured_));
+  return OpenOne(SimulatedLogPath(path), &simulated_);
 }
 
-void SampleLog::Write(const Knobs& k, const std::string& fidelity, double score_bytes_per_s) {
-  if (!file_.is_open()) return;
-  for (const KnobSpec* spec : LogColumns(true)) file_ << KnobNumber(*spec, k) << ',';
-  file_ << score_bytes_per_s * 1e-6;  // Horovod's unit: bytes per microsecond
-  for (const KnobSpec* spec : LogColumns(false)) file_ << ',' << KnobText(*spec, k);
-  file_ << ',' << fidelity << ',' << score_bytes_per_s << '\n';
-  file_.flush();
+void SampleLog::Write(const Knobs& k, Fidelity fidelity, double score_bytes_per_s) {
+  std::ofstream& file = fidelity == Fidelity::kMeasured ? measured_ : simulated_;
+  if (!file.is_open()) return;
+  file << HorovodLogRow(k, score_bytes_per_s);
+  for (const KnobSpec* spec : OtherColumns()) file << ',' << KnobText(*spec, k);
+  file << ',' << FidelityName(fidelity) << ',' << score_bytes_per_s << '\n';
+  file.flush();
 }
 
 tuner::SampleListener LogTo(SampleLog* log) {
   return [log](const Knobs& knobs, Fidelity fidelity, double score_bytes_per_s) {
-    log->Write(knobs, FidelityName(fidelity), score_bytes_per_s);
+    log->Write(knobs, fidelity, score_bytes_per_s);
   };
 }
 

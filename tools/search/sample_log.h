@@ -5,32 +5,41 @@
 #include <fstream>
 #include <string>
 
+#include "traces/fidelity.h"
 #include "traces/knobs.h"
 #include "traces/status.h"
 #include "tuner/knob_search.h"
 
 namespace autotune::cli {
 
-// The CSV of --autotune-log-file: Horovod's columns first (its units: threshold
-// in MB, score in bytes per microsecond), then every other knob, the fidelity
-// and the score in bytes/s.
+// The CSVs of --autotune-log-file FILE. FILE holds the measured samples in Horovod's own layout
+// (formats/horovod_autotune_log.h: its 7 columns exactly as Horovod writes them, threshold in MB,
+// score in bytes per microsecond), then, after them, every other knob, the fidelity and the score
+// in bytes/s: a reader of Horovod's logs, which reads columns by name or takes the first 7, reads
+// it as a Horovod log. The simulated samples go to FILE.simulated.csv (same columns), so that no
+// such reader takes a prediction for a measurement. Unlike Horovod's, the log has no final "best"
+// row: the decision is the command's output (its --out config file).
 class SampleLog {
  public:
-  // An empty path: no log, Write does nothing.
+  // An empty path: no log, Write does nothing. Both files are written afresh (headers).
   Status Open(const std::string& path);
-  void Write(const Knobs& knobs, const std::string& fidelity, double score_bytes_per_s);
+  void Write(const Knobs& knobs, Fidelity fidelity, double score_bytes_per_s);
 
  private:
-  std::ofstream file_;
+  std::ofstream measured_;
+  std::ofstream simulated_;
 };
 
+// The file of the simulated samples of the log at `path`: "PATH.simulated.csv".
+std::string SimulatedLogPath(const std::string& path);
+
 // Horovod's columns of the log as the help names them: "hierarchical_allreduce,
-// hierarchical_allgather, cycle_time_ms, tensor_fusion_threshold in MB" (the knob table's log
-// columns in order, each with its summary unit unless its name ends in it).
+// hierarchical_allgather, torus_allreduce, cache_enabled, cycle_time_ms, tensor_fusion_threshold in
+// MB, score".
 std::string HorovodLogColumnsText();
 
-// A listener of the search that writes each sample it takes in to `log` (which must outlive
-// the search).
+// A listener of the search that writes each sample it takes in to `log` (which must outlive the
+// search).
 tuner::SampleListener LogTo(SampleLog* log);
 
 }  // namespace autotune::cli

@@ -41,12 +41,15 @@ void AddTuningFlag(CLI::App* app, TuningCommand command, TuningFlag flag, Tuning
       return;
     case TuningFlag::kLogFile:
       app->add_option("--autotune-log-file", f->log_file,
-                      search ? "CSV, one row per sample: Horovod's columns first (" +
+                      search ? "CSV of the measured samples, one row each, in the layout of "
+                                   "Horovod's autotune log (" +
                                    HorovodLogColumnsText() +
-                                   ", score in bytes/us), then the other knobs, fidelity, "
-                                   "score_bytes_per_s"
-                             : "--autotune: CSV, one row per sample (the same columns as `search "
-                               "--autotune-log-file`: Horovod's first)");
+                                   " in bytes/us), then the other knobs, fidelity, "
+                                   "score_bytes_per_s; the simulated samples go to "
+                                   "FILE.simulated.csv"
+                             : "--autotune: CSV of the measured samples (the columns of `search "
+                               "--autotune-log-file`: Horovod's first); the simulated samples "
+                               "go to FILE.simulated.csv");
       return;
     case TuningFlag::kWarmupSamples:
       app->add_option("--autotune-warmup-samples", f->warmup_samples,

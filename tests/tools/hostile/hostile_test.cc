@@ -31,6 +31,11 @@ std::string Quote(const std::string& s) {
   return out + "'";
 }
 
+// Horovod's autotune log header (horovod/common/parameter_manager.cc), with its newline.
+constexpr const char* kHorovodLogHeader =
+    "hierarchical_allreduce,hierarchical_allgather,torus_allreduce,cache_enabled,cycle_time_ms,"
+    "tensor_fusion_threshold,score\n";
+
 std::string FixtureTimeline() {
   return std::string(AUTOTUNE_FIXTURES_DIR) + "/horovod/resnet50_default.json";
 }
@@ -181,6 +186,13 @@ std::vector<Case> Cases() {
   add("import_warmup_negative", [tl](Env& e) { return "import --horovod-timeline " + tl + " --warmup-steps -1" + Db(e); }, 2, "--warmup-steps must be at least 0");
   add("import_max_steps_negative", [tl](Env& e) { return "import --horovod-timeline " + tl + " --max-steps -2" + Db(e); }, 2, "--max-steps must be at least 0");
   add("import_neither_source", [](Env& e) { return "import" + Db(e); }, 1, "give one of --horovod-timeline");
+  add("autotune_log_bad_cell", [](Env& e) { return "import --horovod-autotune-log " + e.File("hvd.csv", std::string(kHorovodLogHeader) + "0,0,0, 1,5,4,310\n0,0,0, 1,x,4,300\n") + " --run 1" + Db(e); }, 1, "hvd.csv line 3: cycle_time_ms \"x\" is not a number");
+  add("autotune_log_without_run", [](Env& e) { return "import --horovod-autotune-log " + e.File("hvd.csv", std::string(kHorovodLogHeader) + "0,0,0, 1,5,4,310\n") + Db(e); }, 1, "needs --run N");
+  add("autotune_log_of_a_ddp_run", [](Env& e) { return "import --horovod-autotune-log " + e.File("hvd.csv", std::string(kHorovodLogHeader) + "0,0,0, 1,5,4,310\n") + " --run 2" + Db(e); }, 1, "a Horovod autotune log belongs to a Horovod job");
+  add("autotune_log_with_nodes", [](Env& e) { return "import --horovod-autotune-log " + e.File("hvd.csv", std::string(kHorovodLogHeader) + "0,0,0, 1,5,4,310\n") + " --run 1 --nodes 2" + Db(e); }, 2, "excludes");
+  add("autotune_log_is_a_timeline", [tl](Env& e) { return "import --horovod-autotune-log " + tl + " --run 1" + Db(e); }, 1, "not a Horovod autotune log");
+  add("autotune_log_torus_row_is_a_note", [](Env& e) { return "import --horovod-autotune-log " + e.File("hvd.csv", std::string(kHorovodLogHeader) + "0,0,1, 1,5,4,310\n0,0,0, 1,5,4,300\n") + " --run 1" + Db(e); }, 0, "", [](Env& e) {
+        EXPECT_EQ(QueryInt(e.db, "SELECT count(*) FROM samples WHERE run_id = 3"), 1); });
   add("import_both_sources", [tl](Env& e) { return "import --horovod-timeline " + tl + " --ddp-trace " + e.Ddp("t") + Db(e); }, 1, "give one of");
   add("timeline_run_zero", [](Env& e) { return "timeline --run 0 --out x.json" + Db(e); }, 2, "--run must be at least 1");
   add("simulate_nodes_huge", [](Env& e) { return "simulate --run 1 --nodes 70000" + Db(e); }, 2, "--nodes must be between 1 and 65536");
