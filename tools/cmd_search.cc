@@ -44,8 +44,12 @@ void AddSearchCommand(CLI::App& root, Action* action) {
       "default only when measured step times show it faster beyond noise (95% bootstrap\n"
       "interval of the speedup above 1); else the default, and one line says so. While that\n"
       "interval contains 1, the proposals repeat the best and the default. Knobs given as flags\n"
-      "or in --config-file are constants, never tuned. The database is only read. Record a\n"
-      "proposal with `autotune record --config-file F`.");
+      "or in --config-file are constants, never tuned. The rest are searched in the space the\n"
+      "job shapes (fusion threshold 0 or between its two smallest tensors and one step's bytes,\n"
+      "cycle time up to the step time, cache off or holding every tensor, hierarchical knobs\n"
+      "held on CPU Horovod or one node, DDP's bucket cap in whole MB): stderr notes it, one\n"
+      "line a knob. The database is only read. Record a proposal with\n"
+      "`autotune record --config-file F`.");
   app->add_option("--db", flags->db, "SQLite database file. Default ./autotune.db");
   app->add_option("--run", flags->run,
                   "Recorded or imported run whose trace the simulator replays")

@@ -1,5 +1,6 @@
 #include "tuner/knob_search.h"
 
+#include <optional>
 #include <utility>
 
 #include "traces/knob_table.h"
@@ -10,7 +11,6 @@ namespace {
 // Whether `free` or `scope` keeps dimension d at its base value.
 bool Fixed(FreeKnobs free, const SpaceScope& scope, const Dimension& d) {
   const KnobSpec* spec = FindKnob(d.name);
-  if (scope.target == Target::kCpu && spec != nullptr && spec->needs_hierarchy) return true;
   if (!scope.tune_on_request && spec != nullptr && KnobSearchedOnRequest(*spec)) return true;
   switch (free) {
     case FreeKnobs::kAll:
@@ -23,29 +23,38 @@ bool Fixed(FreeKnobs free, const SpaceScope& scope, const Dimension& d) {
   return true;
 }
 
-}  // namespace
-
-const char* TargetName(Target target) {
-  switch (target) {
-    case Target::kCpu:
-      return "cpu";
-    case Target::kNccl:
-      return "nccl";
-    case Target::kExecutor:
-      return "executor";
-  }
-  return "unknown";
-}
-
-Status ParseTarget(const std::string& name, Target* target) {
-  for (Target t : {Target::kCpu, Target::kNccl, Target::kExecutor}) {
-    if (name == TargetName(t)) {
-      *target = t;
-      return Status::Ok();
+// The knob table's space of `backend` and scope.framework with each knob `job` shapes (and
+// `constants` does not name) in its shaped dimension; *applied gets the shapes that took effect.
+Status ShapedSpace(BackendKind backend, const Knobs& base, const std::set<std::string>& constants,
+                   const SpaceScope& scope, const JobSpace& job, Space* out, JobSpace* applied) {
+  const Space table = KnobSearchSpace(backend, scope.framework);
+  const Knobs defaults;
+  for (int i = 0; i < table.num_dimensions(); ++i) {
+    Dimension d = table.dimension(i);
+    const KnobShape* shape = job.Find(d.name);
+    if (shape != nullptr && constants.count(d.name) == 0) {
+      if (shape->held) {
+        applied->knobs.push_back(*shape);
+      } else {
+        const KnobSpec& spec = *FindKnob(d.name);
+        const bool real = d.kind == DimensionKind::kContinuous;
+        auto value = [&](const Knobs& knobs) {
+          return real ? RoundToKnobPrecision(KnobNumber(spec, knobs)) : KnobNumber(spec, knobs);
+        };
+        std::optional<Dimension> shaped =
+            ShapedDimension(d, *shape, {value(defaults), value(base)});
+        if (shaped) {
+          d = std::move(*shaped);
+          applied->knobs.push_back(*shape);
+        }
+      }
     }
+    AUTOTUNE_RETURN_IF_ERROR(out->AddDimension(std::move(d)).WithPrefix("job-shaped space"));
   }
-  return Status::InvalidArgument("target \"" + name + "\": expected cpu, nccl or executor");
+  return Status::Ok();
 }
+
+}  // namespace
 
 Status KnobsToPoint(const Space& space, const Knobs& knobs, Point* point) {
   point->assign(space.num_dimensions(), 0.0);
@@ -83,17 +92,31 @@ std::vector<std::string> OnlineKnobNames(Framework framework) {
 }
 
 Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::string>& constants,
-                 FreeKnobs free, const SpaceScope& scope, Space* out) {
-  Space space = KnobSearchSpace(backend, scope.framework);
+                 FreeKnobs free, const SpaceScope& scope, Space* out, JobSpace* shaped) {
+  const JobSpace job = ShapeSpaceForJob(scope.job, scope.target, scope.framework);
+  Space space;
+  JobSpace applied;
+  AUTOTUNE_RETURN_IF_ERROR(ShapedSpace(backend, base, constants, scope, job, &space, &applied));
   for (const std::string& name : constants) {
     // A knob of the other backend or framework: stays in base.
     if (space.IndexOf(name) < 0) continue;
     AUTOTUNE_RETURN_IF_ERROR(FixKnobAt(&space, name, base).WithPrefix("constant " + name));
   }
   for (int i = 0; i < space.num_dimensions(); ++i) {
-    if (space.is_constant(i) || !Fixed(free, scope, space.dimension(i))) continue;
     const std::string name = space.dimension(i).name;
+    const KnobShape* shape = applied.Find(name);
+    const bool held = shape != nullptr && shape->held;
+    if (space.is_constant(i) || !(held || Fixed(free, scope, space.dimension(i)))) continue;
     AUTOTUNE_RETURN_IF_ERROR(FixKnobAt(&space, name, base).WithPrefix("constant " + name));
+  }
+  if (shaped != nullptr) {
+    // A knob searched in its shaped bounds that another rule holds has no note of its own.
+    shaped->knobs.clear();
+    for (const KnobShape& shape : applied.knobs) {
+      if (shape.held || !space.is_constant(space.IndexOf(shape.knob))) {
+        shaped->knobs.push_back(shape);
+      }
+    }
   }
   *out = std::move(space);
   return Status::Ok();

@@ -12,9 +12,11 @@
 #include "traces/fidelity.h"
 #include "traces/knobs.h"
 #include "traces/status.h"
+#include "tuner/job_space.h"
 #include "tuner/knob_space.h"
 #include "tuner/search_loop.h"
 #include "tuner/space.h"
+#include "tuner/target.h"
 
 namespace autotune::tuner {
 
@@ -41,33 +43,27 @@ enum class FreeKnobs {
   kOnline,   // IsOnlineKnob's only: what can change between samples inside one run
 };
 
-// What the measured samples run on; it decides which knobs can matter at all.
-enum class Target {
-  kCpu,       // Horovod on CPUs (MPI): it turns hierarchical collectives off without NCCL/DDL
-  kNccl,      // Horovod with NCCL: hierarchical collectives exist
-  kExecutor,  // autotune's own executor: every knob exists
-};
-// "cpu", "nccl", "executor".
-const char* TargetName(Target target);
-// Inverse of TargetName; InvalidArgument naming the value and the choices otherwise.
-Status ParseTarget(const std::string& name, Target* target);
-
-// Beyond FreeKnobs: what the target runs and what the user asked to tune.
+// Beyond FreeKnobs: what the target runs, what the user asked to tune, and the job.
 struct SpaceScope {
   Target target = Target::kExecutor;  // kCpu: the hierarchical knobs are constants
   // Whether the knobs the table searches only on request (KnobSearched::kOnRequest, such as a
   // training-script argument `apply` cannot set) are searched; else they are constants.
   bool tune_on_request = false;
   Framework framework = Framework::kHorovod;  // only this framework's knobs are in the space
+  JobFacts job = {};  // what shapes the space (ShapeSpaceForJob); nothing known: the table's ranges
 };
 
 // The search space of `backend`'s knobs for a search from `base` (defaults + constants): each
-// knob in `constants`, each knob `free` excludes, the knob table's needs_hierarchy knobs on a
-// kCpu target, and the knobs searched only on request unless scope.tune_on_request, is a
-// constant at its value in `base`.
+// knob shaped by the job (ShapeSpaceForJob(scope.job, scope.target, scope.framework), widened
+// to hold the knob's default and its value in `base`) unless it is in `constants`; each knob in
+// `constants`, each knob `free` excludes, each knob the job's shape holds, and the knobs
+// searched only on request unless scope.tune_on_request, is a constant at its value in `base`.
+// `shaped`, when given, gets the shapes that took effect (a knob searched in its shaped
+// bounds, or held by the shape), for the notes a search prints (JobSpaceNote).
 // Fails naming the knob ("constant NAME: ...") whose value has no place in the space.
 Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::string>& constants,
-                 FreeKnobs free, const SpaceScope& scope, Space* space);
+                 FreeKnobs free, const SpaceScope& scope, Space* space,
+                 JobSpace* shaped = nullptr);
 
 // The measured step times of one measured sample of a setting (one run of it), ms.
 struct MeasuredSteps {

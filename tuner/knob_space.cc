@@ -69,6 +69,14 @@ const KnobSpec* RowOf(const Space& space, int i) { return FindKnob(space.dimensi
 // A categorical dimension over an integer knob's ids lists them from the row's minimum.
 bool IsIdCategory(const KnobSpec& spec) { return spec.type == KnobType::kInteger; }
 
+// A value the job cannot tell from a bound of dimension d, as that bound (Dimension::same_above,
+// zero_below); any other value as it is.
+double SameAsBound(const Dimension& d, double value) {
+  if (d.same_above && value > d.upper) return d.upper;
+  if (d.zero_below && value > 0.0 && value < d.lower) return 0.0;
+  return value;
+}
+
 }  // namespace
 
 StatusOr<double> KnobCoordinate(const Space& space, int i, const Knobs& knobs) {
@@ -76,12 +84,12 @@ StatusOr<double> KnobCoordinate(const Space& space, int i, const Knobs& knobs) {
   const KnobSpec* spec = RowOf(space, i);
   if (spec == nullptr) return Status::InvalidArgument("dimension '" + d.name + "' is no knob");
   if (d.kind == DimensionKind::kContinuous) {
-    const double value = RoundToKnobPrecision(KnobNumber(*spec, knobs));
+    const double value = SameAsBound(d, RoundToKnobPrecision(KnobNumber(*spec, knobs)));
     AUTOTUNE_RETURN_IF_ERROR(space.CheckValue(i, value));
     return value;
   }
   if (d.kind != DimensionKind::kCategorical) {
-    const double value = KnobNumber(*spec, knobs);
+    const double value = SameAsBound(d, KnobNumber(*spec, knobs));
     AUTOTUNE_RETURN_IF_ERROR(space.CheckValue(i, value));
     return value;
   }
@@ -100,6 +108,10 @@ StatusOr<double> KnobCoordinate(const Space& space, int i, const Knobs& knobs) {
 void SetKnobCoordinate(const Space& space, const Point& point, int i, Knobs* knobs) {
   const Dimension& d = space.dimension(i);
   const KnobSpec& spec = *RowOf(space, i);
+  // The upper bound of a same_above dimension stands for every value above it: a knob already
+  // above it (the default 128 MB threshold of a 30 MB model) keeps its value, so the setting
+  // written is the one the user has, not a new number that behaves the same.
+  if (d.same_above && point[i] == d.upper && KnobNumber(spec, *knobs) > d.upper) return;
   if (d.kind == DimensionKind::kContinuous) {
     SetKnobNumber(spec, RoundToKnobPrecision(point[i]), knobs);
   } else if (d.kind != DimensionKind::kCategorical) {

@@ -23,11 +23,15 @@ Space KnobSearchSpace(BackendKind backend, Framework framework = Framework::kHor
 // text carries (RoundToKnobPrecision). i: a dimension of `space`, named after its knob.
 
 // The native value of dimension i for the knob's value in `knobs`: the number, 0/1, or the
-// index of its category. Fails naming the dimension when the value has no place in it (a
-// choice the space does not list, a number outside its bounds).
+// index of its category; a value the job cannot tell from a bound is that bound (above the
+// upper bound of a same_above dimension, between 0 and the lower bound of a zero_below one:
+// tuner/space.h). Fails naming the dimension when the value has no place in it (a choice the
+// space does not list, a number outside its bounds, a fraction for a whole-valued dimension).
 StatusOr<double> KnobCoordinate(const Space& space, int i, const Knobs& knobs);
-// Writes dimension i of `point` into its knob of `knobs` (the inverse of KnobCoordinate).
-// REQUIRES: point[i] is a valid value of the dimension (Space::CheckValue).
+// Writes dimension i of `point` into its knob of `knobs` (the inverse of KnobCoordinate); at the
+// upper bound of a same_above dimension a knob already above it keeps its value (the same
+// setting, as the user wrote it). REQUIRES: point[i] is a valid value of the dimension
+// (Space::CheckValue).
 void SetKnobCoordinate(const Space& space, const Point& point, int i, Knobs* knobs);
 // Fixes the dimension `name` of `space` at the knob's value in `knobs` (Space::SetConstant).
 // Fails as KnobCoordinate does, or when the space has no such dimension.

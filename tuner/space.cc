@@ -12,9 +12,11 @@
 namespace autotune::tuner {
 namespace {
 
+// kZeroOrLog's log part (ToUnit and FromUnit handle its 0 first).
 double Transform(Scale scale, double x) {
   switch (scale) {
     case Scale::kLog:
+    case Scale::kZeroOrLog:
       return std::log(x);
     case Scale::kLog1p:
       return std::log1p(x);
@@ -27,6 +29,7 @@ double Transform(Scale scale, double x) {
 double InverseTransform(Scale scale, double t) {
   switch (scale) {
     case Scale::kLog:
+    case Scale::kZeroOrLog:
       return std::exp(t);
     case Scale::kLog1p:
       return std::expm1(t);
@@ -36,8 +39,24 @@ double InverseTransform(Scale scale, double t) {
   return t;
 }
 
+double ZeroShare(const Dimension& d) {
+  return d.lower == d.upper ? kTwoValuedZeroShare : kZeroOrLogZeroShare;
+}
+
+// Where t in [0,1] lies between lower and upper on a kZeroOrLog scale (1 when they are equal).
+double ZeroOrLogFraction(const Dimension& d, double x) {
+  if (d.lower == d.upper) return 1.0;
+  return (std::log(x) - std::log(d.lower)) / (std::log(d.upper) - std::log(d.lower));
+}
+
 // Unit-cube coordinate of a continuous/integer value.
 double ToUnit(const Dimension& d, double x) {
+  if (d.scale == Scale::kZeroOrLog) {
+    if (!(x > 0.0)) return 0.0;
+    const double z = ZeroShare(d);
+    return std::clamp(z + (1.0 - z) * ZeroOrLogFraction(d, std::clamp(x, d.lower, d.upper)), z,
+                      1.0);
+  }
   double lo = Transform(d.scale, d.lower);
   double hi = Transform(d.scale, d.upper);
   double clamped = std::clamp(x, d.lower, d.upper);
@@ -45,10 +64,27 @@ double ToUnit(const Dimension& d, double x) {
 }
 
 double FromUnit(const Dimension& d, double u) {
-  double lo = Transform(d.scale, d.lower);
-  double hi = Transform(d.scale, d.upper);
-  double x = InverseTransform(d.scale, lo + std::clamp(u, 0.0, 1.0) * (hi - lo));
+  u = std::clamp(u, 0.0, 1.0);
+  double x = 0.0;
+  if (d.scale == Scale::kZeroOrLog) {
+    const double z = ZeroShare(d);
+    if (u < z) return 0.0;
+    const double t = (u - z) / (1.0 - z);
+    x = d.lower == d.upper
+            ? d.upper
+            : std::exp(std::log(d.lower) + t * (std::log(d.upper) - std::log(d.lower)));
+  } else {
+    double lo = Transform(d.scale, d.lower);
+    double hi = Transform(d.scale, d.upper);
+    x = InverseTransform(d.scale, lo + u * (hi - lo));
+  }
   if (d.kind == DimensionKind::kInteger) x = std::round(x);
+  return std::clamp(x, d.lower, d.upper);
+}
+
+// x held inside dimension d's values (0 stays 0 on a kZeroOrLog scale).
+double Clamped(const Dimension& d, double x) {
+  if (d.scale == Scale::kZeroOrLog && !(x > 0.0)) return 0.0;
   return std::clamp(x, d.lower, d.upper);
 }
 
@@ -115,11 +151,12 @@ Status Space::AddDimension(Dimension d) {
   switch (d.kind) {
     case DimensionKind::kContinuous:
     case DimensionKind::kInteger:
-      if (!std::isfinite(d.lower) || !std::isfinite(d.upper) || !(d.lower < d.upper)) {
+      if (!std::isfinite(d.lower) || !std::isfinite(d.upper) || !(d.lower <= d.upper) ||
+          (d.lower == d.upper && d.scale != Scale::kZeroOrLog)) {
         return Status::InvalidArgument(where + ": bounds [" + FormatNumber(d.lower, "%g") + ", " +
                                        FormatNumber(d.upper, "%g") + "] are empty");
       }
-      if (d.scale == Scale::kLog && d.lower <= 0.0) {
+      if ((d.scale == Scale::kLog || d.scale == Scale::kZeroOrLog) && d.lower <= 0.0) {
         return Status::InvalidArgument(where + ": log scale needs a positive lower bound");
       }
       if (d.scale == Scale::kLog1p && d.lower <= -1.0) {
@@ -184,10 +221,12 @@ Status Space::CheckValue(int i, double value) const {
       }
       return Status::Ok();
   }
+  if (d.scale == Scale::kZeroOrLog && value == 0.0) return Status::Ok();
   if (value < d.lower || value > d.upper) {
-    return Status::InvalidArgument(where + ": " + FormatNumber(value, "%g") + " is outside [" +
-                                   FormatNumber(d.lower, "%g") + ", " +
-                                   FormatNumber(d.upper, "%g") + "]");
+    return Status::InvalidArgument(
+        where + ": " + FormatNumber(value, "%g") + " is outside " +
+        (d.scale == Scale::kZeroOrLog ? "{0} and " : "") + "[" + FormatNumber(d.lower, "%g") +
+        ", " + FormatNumber(d.upper, "%g") + "]");
   }
   return Status::Ok();
 }
@@ -394,7 +433,7 @@ Space Space::RuntimeOnly(const Point& fixed) const {
   for (int i = 0; i < num_dimensions(); ++i) {
     if (dimensions_[i].lifetime == Lifetime::kPerLaunch && !constant_[i]) {
       runtime.constant_[i] = true;
-      runtime.constant_value_[i] = std::clamp(fixed[i], dimensions_[i].lower, dimensions_[i].upper);
+      runtime.constant_value_[i] = Clamped(dimensions_[i], fixed[i]);
     }
   }
   runtime.Recount();

@@ -5,7 +5,9 @@
 //   boolean: 0 or 1; categorical: the index of the category.
 // Free dimensions are encoded to [0,1]^encoded_size() for the model:
 //   continuous / integer: one coordinate, linear, log, or log(1 + x) (which admits 0) between
-//     the bounds; integers are rounded in native units when decoded;
+//     the bounds, or "0 or log" (kZeroOrLog: 0, or log-scaled between the bounds, for a knob
+//     whose values between 0 and the lower bound all behave as 0); integers are rounded in
+//     native units when decoded;
 //   boolean: one coordinate, decoded as value >= 0.5;
 //   categorical: ONE-HOT, one coordinate per category, decoded as the arg max (ties go to
 //     the first). One-hot rather than ordinal because categories (ring, tree) have no order;
@@ -25,7 +27,15 @@
 namespace autotune::tuner {
 
 enum class DimensionKind { kContinuous, kInteger, kBoolean, kCategorical };
-enum class Scale { kLinear, kLog, kLog1p };  // kLog1p encodes log(1 + x), so 0 is allowed
+// kLog1p encodes log(1 + x), so 0 is allowed. kZeroOrLog: the values are 0 and [lower, upper]
+// (0 < lower <= upper; lower == upper makes a two-valued knob: 0 or upper). The coordinate's
+// first share (kZeroOrLogZeroShare, or kTwoValuedZeroShare when lower == upper) decodes to 0,
+// the rest log-scaled over [lower, upper], so a decoded value never lies between 0 and lower.
+enum class Scale { kLinear, kLog, kLog1p, kZeroOrLog };
+// 0 is one setting among the rest (no fusion, no cache), so it owns a share of the coordinate
+// that a random draw or the acquisition's optimizer can land on, not a point of measure zero.
+inline constexpr double kZeroOrLogZeroShare = 0.2;
+inline constexpr double kTwoValuedZeroShare = 0.5;
 // Runtime knobs may change between samples inside one run; per-launch knobs (library
 // environment read at init) only between runs.
 enum class Lifetime { kRuntime, kPerLaunch };
@@ -39,6 +49,14 @@ struct Dimension {
   std::vector<std::string> categories;  // categorical only; at least one, distinct
   Lifetime lifetime = Lifetime::kRuntime;
   double default_value = 0.0;  // native value used by Space::Default()
+  // Continuous/integer: every value above `upper` behaves as `upper` does (a fusion threshold
+  // above the bytes one step reduces): the space holds none of them, and whoever maps a
+  // setting into the space maps them to `upper` (tuner/knob_space.h). Space itself only
+  // carries the fact.
+  bool same_above = false;
+  // kZeroOrLog: every value between 0 and `lower` behaves as 0 (a fusion threshold below the
+  // two smallest tensors together); mapped to 0 the same way.
+  bool zero_below = false;
 
   static Dimension Continuous(std::string name, double lower, double upper, Scale scale,
                               double default_value, Lifetime lifetime = Lifetime::kRuntime);
@@ -56,9 +74,10 @@ class Space {
  public:
   Space() = default;
 
-  // Appends a dimension. Fails naming the dimension when bounds are empty, a log scale meets a
-  // non-positive lower bound (kLog) or one <= -1 (kLog1p), categories are missing or repeated,
-  // the default is invalid, or the name is already used.
+  // Appends a dimension. Fails naming the dimension when bounds are empty (lower == upper is
+  // allowed for kZeroOrLog only), a log scale meets a non-positive lower bound (kLog,
+  // kZeroOrLog) or one <= -1 (kLog1p), categories are missing or repeated, the default is
+  // invalid, or the name is already used.
   Status AddDimension(Dimension dimension);
   // Fixes a dimension to a native value; it is then never tuned. Fails when the name is
   // unknown or the value is not valid for the dimension.
@@ -77,11 +96,12 @@ class Space {
 
   // Returns OK when every value is valid for its dimension and constants hold their value.
   Status Validate(const Point& point) const;
-  // OK when `value` is a valid native value of dimension i (inside the bounds, integral where
-  // the dimension is, 0/1, a category index); else names the dimension and the value.
+  // OK when `value` is a valid native value of dimension i (inside the bounds, or 0 on a
+  // kZeroOrLog scale; integral where the dimension is, 0/1, a category index); else names the
+  // dimension and the value.
   Status CheckValue(int i, double value) const;
   // Native -> unit cube. REQUIRES: point.size() == num_dimensions(). Values outside the bounds
-  // are clamped.
+  // are clamped (on a kZeroOrLog scale, a value <= 0 encodes as 0, one in (0, lower) as lower).
   Eigen::VectorXd Encode(const Point& point) const;
   // Unit cube -> native (constants filled in; integers rounded; categories by arg max).
   // REQUIRES: encoded.size() == encoded_size(). Coordinates outside [0,1] are clamped.

@@ -3,6 +3,7 @@
 // kind, the stored samples a search learns from, and --autotune's list of online knobs.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <set>
 #include <string>
@@ -35,11 +36,14 @@ Knobs DefaultKnobs(const SearchSetup& setup) {
   return knobs;
 }
 
-// A run the executor recorded on mpi with num_groups 4 and a 2 ms cycle.
+// A run the executor recorded on mpi on 2 nodes of 2 ranks with num_groups 4 and a 2 ms cycle
+// (no workload or step time: nothing else shapes its space).
 RunInfo RecordedRun() {
   RunInfo run;
   run.kind = RunKind::kMeasured;
   run.backend = BackendKind::kMpi;
+  run.topology.nodes = 2;
+  run.topology.ranks_per_node = 2;
   run.knobs.num_groups = 4;
   run.knobs.cycle_time_ms = 2.0;
   return run;
@@ -143,6 +147,47 @@ TEST(SearchSetupTest, OfflineAndOnlineSearchesMoveAndStopAsTheirCommandsDo) {
   ASSERT_TRUE(SetUpSearch(run, online, &setup).ok());
   EXPECT_EQ(FreeNames(setup.space).count("cycle_time_ms"), 0u);
   EXPECT_EQ(DefaultKnobs(setup).cycle_time_ms, 2.0);
+}
+
+// The job shapes the space: the run's topology, tensors and step time reach it (the shapes
+// themselves are tests/tuner/job_space_test.cc's).
+TEST(SearchSetupTest, TheRunsJobShapesTheSpace) {
+  RunInfo run = RecordedRun();
+  run.workload.tensors = {{.name = "a", .shape = {256}}, {.name = "b", .shape = {256}}};
+  run.step_ms_median = 40.0;
+  EXPECT_EQ(JobFactsOf(run).step_ms, 40.0);
+  run.untraced_step_ms = 30.0;  // the production step time wins where the import was given it
+  EXPECT_EQ(JobFactsOf(run).step_ms, 30.0);
+  EXPECT_EQ(JobFactsOf(run).workload.tensors.size(), 2u);
+  ASSERT_TRUE(JobFactsOf(run).topology.has_value());
+  EXPECT_EQ(JobFactsOf(run).topology->key(), "2x2");
+
+  SearchSetup setup;
+  ASSERT_TRUE(SetUpSearch(run, SearchRequest(), &setup).ok());
+  const tuner::Dimension& cycle = setup.space.dimension(setup.space.IndexOf("cycle_time_ms"));
+  EXPECT_EQ(cycle.upper, 30.0);
+  // The two 1 KiB tensors: no fusion, or both (2048 B = 0.001953125 MB, 0.00195313 at the
+  // knob's precision rounded up).
+  const tuner::Dimension& fusion =
+      setup.space.dimension(setup.space.IndexOf("fusion_threshold_mb"));
+  EXPECT_EQ(fusion.scale, tuner::Scale::kZeroOrLog);
+  EXPECT_EQ(fusion.lower, std::strtod("0.00195313", nullptr));
+  EXPECT_EQ(fusion.upper, fusion.lower);
+  Names shaped;
+  for (const tuner::KnobShape& s : setup.shape.knobs) shaped.insert(s.knob);
+  // The job allgathers nothing: hierarchical allgather is held.
+  EXPECT_EQ(shaped, (Names{"fusion_threshold_mb", "cycle_time_ms", "cache_capacity",
+                           "hierarchical_allgather"}));
+  EXPECT_EQ(FreeNames(setup.space),
+            (Names{"fusion_threshold_mb", "cycle_time_ms", "cache_capacity",
+                   "hierarchical_allreduce"}));
+
+  // One node: no hierarchical knob moves.
+  run.topology.nodes = 1;
+  run.topology.ranks_per_node = 4;
+  ASSERT_TRUE(SetUpSearch(run, SearchRequest(), &setup).ok());
+  EXPECT_EQ(FreeNames(setup.space),
+            (Names{"fusion_threshold_mb", "cycle_time_ms", "cache_capacity"}));
 }
 
 TEST(SearchSetupTest, ADdpRunSearchesDdpsKnobs) {

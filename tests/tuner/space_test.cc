@@ -117,6 +117,50 @@ TEST(SpaceTest, RejectsBadDimensionsAndValues) {
   EXPECT_EQ(space.encoded_size(), 1);
 }
 
+// kZeroOrLog: 0 owns the first fifth of the coordinate, [1, 1000] the rest on a log scale
+// (1 at 0.2, 1000 at 1, 10^1.5 = 31.6... half-way at 0.6); nothing between 0 and 1 decodes.
+TEST(SpaceTest, ZeroOrLogDecodesToZeroOrTheRange) {
+  Space space;
+  ASSERT_TRUE(
+      space.AddDimension(Dimension::Continuous("t", 1, 1000, Scale::kZeroOrLog, 0)).ok());
+  auto decode = [&](double u) { return space.Decode(Eigen::VectorXd::Constant(1, u))[0]; };
+  auto encode = [&](double x) { return space.Encode({x})[0]; };
+  EXPECT_EQ(decode(0.0), 0.0);
+  EXPECT_EQ(decode(0.19), 0.0);
+  EXPECT_DOUBLE_EQ(decode(0.2), 1.0);
+  EXPECT_NEAR(decode(0.6), std::pow(10.0, 1.5), 1e-9);
+  EXPECT_DOUBLE_EQ(decode(1.0), 1000.0);
+  EXPECT_EQ(encode(0.0), 0.0);
+  EXPECT_DOUBLE_EQ(encode(1.0), 0.2);
+  EXPECT_DOUBLE_EQ(encode(1000.0), 1.0);
+  EXPECT_DOUBLE_EQ(encode(0.5), 0.2);  // clamped to the range's end
+  // Snap: the point a coordinate stands for.
+  EXPECT_EQ(space.Snap(Eigen::VectorXd::Constant(1, 0.1))[0], 0.0);
+  EXPECT_DOUBLE_EQ(space.Snap(Eigen::VectorXd::Constant(1, 0.6))[0], 0.6);
+  EXPECT_TRUE(space.CheckValue(0, 0.0).ok());
+  EXPECT_TRUE(space.CheckValue(0, 1.0).ok());
+  EXPECT_FALSE(space.CheckValue(0, 0.5).ok());
+  EXPECT_FALSE(space.CheckValue(0, 1001.0).ok());
+
+  // Two-valued (lower == upper): 0 or 404, half the coordinate each; integers.
+  Space cache;
+  ASSERT_TRUE(cache.AddDimension(Dimension::Integer("c", 404, 404, Scale::kZeroOrLog, 404)).ok());
+  EXPECT_EQ(cache.Decode(Eigen::VectorXd::Constant(1, 0.49))[0], 0.0);
+  EXPECT_EQ(cache.Decode(Eigen::VectorXd::Constant(1, 0.5))[0], 404.0);
+  EXPECT_EQ(cache.Encode({404.0})[0], 1.0);
+  EXPECT_FALSE(cache.CheckValue(0, 42.0).ok());
+  // lower == upper is a range only on this scale; a log scale needs lower > 0.
+  EXPECT_FALSE(cache.AddDimension(Dimension::Integer("d", 4, 4, Scale::kLog, 4)).ok());
+  EXPECT_FALSE(cache.AddDimension(Dimension::Integer("e", 0, 4, Scale::kZeroOrLog, 0)).ok());
+  // RuntimeOnly keeps a per-launch 0 at 0.
+  Space per_launch;
+  ASSERT_TRUE(per_launch
+                  .AddDimension(Dimension::Continuous("t", 1, 1000, Scale::kZeroOrLog, 0,
+                                                      Lifetime::kPerLaunch))
+                  .ok());
+  EXPECT_EQ(per_launch.RuntimeOnly({0.0}).Default()[0], 0.0);
+}
+
 TEST(KnobSpaceTest, MatchesTheDesignTable) {
   Space space = KnobSearchSpace(BackendKind::kMpi);
   Point d = space.Default();

@@ -117,6 +117,9 @@ int RunSearch(const SearchFlags& flags, Round* round) {
   if (in.setup.space.encoded_size() == 0) {
     return Fail("search: every knob is a constant; nothing to tune");
   }
+  for (const tuner::KnobShape& shape : in.setup.shape.knobs) {
+    std::cerr << "search: note: " << tuner::JobSpaceNote(shape, in.setup.space) << "\n";
+  }
   SampleLog log;
   status = log.Open(flags.tuning.log_file);
   if (!status.ok()) return Fail(status);

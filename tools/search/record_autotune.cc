@@ -31,6 +31,9 @@ Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
   request.knobs = start;
   request.constants = constants;
   request.target = tuner::Target::kExecutor;  // the executor plays the samples
+  // The run is not played yet: its topology and step time are not known here, and nothing
+  // of it shapes the space (the target still does).
+  request.job = tuner::JobFacts();
   request.tuning = flags.tuning;
   SearchSetup setup;
   AUTOTUNE_RETURN_IF_ERROR(SetUpSearch(run, request, &setup));

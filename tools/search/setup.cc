@@ -42,10 +42,19 @@ tuner::Target TargetOf(const RunInfo& run) {
   return tuner::Target::kExecutor;
 }
 
+tuner::JobFacts JobFactsOf(const RunInfo& run) {
+  tuner::JobFacts job;
+  job.workload = run.workload;
+  job.topology = run.topology;
+  job.step_ms = run.untraced_step_ms > 0.0 ? run.untraced_step_ms : run.step_ms_median;
+  return job;
+}
+
 Status SetUpSearch(const RunInfo& run, const SearchRequest& request, SearchSetup* setup) {
   setup->scope.target = request.target.value_or(TargetOf(run));
   setup->scope.framework = run.framework;
   setup->scope.tune_on_request = request.tune_on_request;
+  setup->scope.job = request.job.value_or(JobFactsOf(run));
   setup->base = request.knobs;
   if (!request.tune_on_request) {
     for (const KnobSpec& spec : KnobTable()) {
@@ -56,7 +65,7 @@ Status SetUpSearch(const RunInfo& run, const SearchRequest& request, SearchSetup
   }
   setup->options = MakeOptions(request);
   return tuner::KnobSpace(run.backend, setup->base, request.constants, FreeKnobsOf(request),
-                          setup->scope, &setup->space);
+                          setup->scope, &setup->space, &setup->shape);
 }
 
 Status LoadStoredSamples(Store& store, const RunInfo& run, StoredSamples* out) {

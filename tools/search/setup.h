@@ -43,6 +43,9 @@ struct SearchRequest {
   Knobs knobs;                          // the knobs' defaults with the constants given
   std::set<std::string> constants;      // names of the knobs given (flags, --config-file)
   std::optional<tuner::Target> target;  // what the measurements run on; empty: TargetOf(run)
+  // What of the job shapes the space; empty: JobFactsOf(run). record --autotune gives an
+  // empty JobFacts: the run it tunes is not played yet, its topology not known.
+  std::optional<tuner::JobFacts> job;
   bool tune_on_request = false;         // also search the knobs searched only on request
   bool tune_backend_knobs = false;      // kOffline: also search the backend's algorithm knobs
   TuningFlags tuning;                   // sample budget, noise, seed
@@ -52,18 +55,28 @@ struct SearchRequest {
 
 // A search ready to run: tuner::KnobSearch(space, base, options).
 struct SearchSetup {
-  tuner::SpaceScope scope;  // the target, the run's framework, whether on-request knobs move
+  // The target, the run's framework, whether on-request knobs move, and the job (JobFactsOf).
+  tuner::SpaceScope scope;
   // request.knobs, with each knob searched only on request at the run's value unless it was
   // given or requested: what the knobs outside the space are.
   Knobs base;
   tuner::Space space;  // the run's backend and framework; the knobs that do not move constant
+  // How the job shaped the space (tuner/job_space.h): what `search` notes, one line a knob.
+  tuner::JobSpace shape;
   tuner::SearchOptions options;  // the model and the stop rule of request.mode
 };
 
-// The set-up of a search over the knobs of `run` (its backend, framework, kind and knobs are
-// read) under `request`. The space frees every knob of the run's backend and framework
-// except: the constants; the knobs searched only on request unless request.tune_on_request;
-// the hierarchical knobs on a kCpu target; the backend's algorithm knobs in kOffline unless
+// What of `run` shapes its search space: its workload (the tensors one step reduces), its
+// topology, and its step time (the untraced one where the import was given it, else the
+// stored median; 0 when neither is known).
+tuner::JobFacts JobFactsOf(const RunInfo& run);
+
+// The set-up of a search over the knobs of `run` (its backend, framework, kind, knobs,
+// workload, topology and step time are read) under `request`. The space is shaped by the job
+// (tuner::ShapeSpaceForJob of request.job, else JobFactsOf(run)) and frees every knob of the
+// run's backend and framework except: the constants; the knobs searched only on request unless
+// request.tune_on_request; the knobs the job's shape holds (the hierarchical knobs on a kCpu
+// target or one node); the backend's algorithm knobs in kOffline unless
 // request.tune_backend_knobs (the simulator does not model them); the per-launch knobs in
 // kOnline. Fails naming the knob ("constant NAME: ...") whose value has no place in the space.
 Status SetUpSearch(const RunInfo& run, const SearchRequest& request, SearchSetup* setup);
