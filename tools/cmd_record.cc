@@ -15,6 +15,7 @@
 #include "executor/backend_choice.h"
 #include "executor/compute.h"
 #include "executor/knob_environment.h"
+#include "executor/layout.h"
 #include "executor/like_run.h"
 #include "executor/mpi_runtime.h"
 #include "executor/record.h"
@@ -141,7 +142,8 @@ Status ValidateBeforeLaunch(const RecordFlags& flags) {
   if (flags.autotune.enabled) {
     std::unique_ptr<OnlineTuner> tuner;  // checks that something is left to tune
     AUTOTUNE_RETURN_IF_ERROR(OnlineTuner::Create(OnlineTuningFlags(), options.knobs, constants,
-                                                 options.backend, options.framework, &tuner));
+                                                 options.backend, options.framework,
+                                                 tuner::JobFacts(), &tuner));
   }
   AUTOTUNE_RETURN_IF_ERROR(ResolveComputeFlag(flags, &options));
   Workload workload;
@@ -180,12 +182,23 @@ int RunRecordCommand(RecordFlags& flags) {
 
   std::unique_ptr<OnlineTuner> tuner;  // rank 0 with --autotune
   Status st = resolved;
+  tuner::JobFacts job;  // what shapes the online search's space: the ranks' layout, the workload
+  if (st.ok() && flags.autotune.enabled) {  // every rank: the layout is found collectively
+    executor::NodeLayout layout;
+    executor::LayoutComms comms;
+    st = executor::DetectLayout(MPI_COMM_WORLD, &layout, &comms);
+    executor::FreeLayoutComms(&comms);
+    if (st.ok()) job.topology = layout.ToTopology();
+  }
+  if (st.ok() && rank == 0 && flags.autotune.enabled) {
+    st = executor::ResolveRecordInputs(options, &job.workload);
+  }
   if (st.ok() && rank == 0 && flags.autotune.enabled) {
     OnlineTuningFlags autotune = flags.autotune;
     autotune.steps_given = flags.steps_option->count() > 0;
     autotune.db = flags.record.db_path;
-    st =
-        OnlineTuner::Create(autotune, knobs, constants, options.backend, options.framework, &tuner);
+    st = OnlineTuner::Create(autotune, knobs, constants, options.backend, options.framework, job,
+                             &tuner);
   }
   st = executor::AgreeOnStatus(MPI_COMM_WORLD, st);
   executor::RecordResult result;

@@ -21,7 +21,8 @@ OnlineTuner::OnlineTuner(const OnlineTuningFlags& flags, SearchSetup setup)
 
 Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
                            const std::set<std::string>& constants, BackendKind backend,
-                           Framework framework, std::unique_ptr<OnlineTuner>* out) {
+                           Framework framework, const tuner::JobFacts& job,
+                           std::unique_ptr<OnlineTuner>* out) {
   RunInfo run;  // the run being played, as far as the set-up reads it
   run.knobs = start;
   run.backend = backend;
@@ -31,9 +32,7 @@ Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
   request.knobs = start;
   request.constants = constants;
   request.target = tuner::Target::kExecutor;  // the executor plays the samples
-  // The run is not played yet: its topology and step time are not known here, and nothing
-  // of it shapes the space (the target still does).
-  request.job = tuner::JobFacts();
+  request.job = job;  // the run is not played yet: what the caller knows of it
   request.tuning = flags.tuning;
   SearchSetup setup;
   AUTOTUNE_RETURN_IF_ERROR(SetUpSearch(run, request, &setup));

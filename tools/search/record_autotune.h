@@ -48,12 +48,14 @@ void AddOnlineTuningFlags(CLI::App* app, OnlineTuningFlags* flags);
 class OnlineTuner {
  public:
   // start: the knobs of the run (defaults + constants); constants: the names of
-  // the knobs the user gave; backend, framework: the run's. The search is set up by
-  // SetUpSearch (tools/search/setup.h, SearchMode::kOnline, target the executor). Fails when
-  // every runtime knob is a constant; opens the log file.
+  // the knobs the user gave; backend, framework: the run's; job: what is known of the run
+  // before it plays (its workload and its ranks' layout; not its step time), which shapes the
+  // space. The search is set up by SetUpSearch (tools/search/setup.h, SearchMode::kOnline,
+  // target the executor). Fails when every runtime knob is a constant; opens the log file.
   static Status Create(const OnlineTuningFlags& flags, const Knobs& start,
                        const std::set<std::string>& constants, BackendKind backend,
-                       Framework framework, std::unique_ptr<OnlineTuner>* out);
+                       Framework framework, const tuner::JobFacts& job,
+                       std::unique_ptr<OnlineTuner>* out);
 
   // executor::TuningStep: takes a finished sample, decides the next knobs.
   Status Step(const executor::TuningSample& sample, executor::TuningDecision* decision);

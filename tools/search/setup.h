@@ -43,8 +43,8 @@ struct SearchRequest {
   Knobs knobs;                          // the knobs' defaults with the constants given
   std::set<std::string> constants;      // names of the knobs given (flags, --config-file)
   std::optional<tuner::Target> target;  // what the measurements run on; empty: TargetOf(run)
-  // What of the job shapes the space; empty: JobFactsOf(run). record --autotune gives an
-  // empty JobFacts: the run it tunes is not played yet, its topology not known.
+  // What of the job shapes the space; empty: JobFactsOf(run). record --autotune gives what it
+  // knows before its run plays: the workload and the ranks' layout, not the step time.
   std::optional<tuner::JobFacts> job;
   bool tune_on_request = false;         // also search the knobs searched only on request
   bool tune_backend_knobs = false;      // kOffline: also search the backend's algorithm knobs
