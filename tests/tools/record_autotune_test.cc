@@ -215,6 +215,14 @@ TEST_F(TunedRecordTest, WritesTheBestSettingWithoutASimulatorPrior) {
   const std::string& err = run_->result.err;
   EXPECT_NE(err.find("autotune: best of 5 samples"), std::string::npos) << err;
   EXPECT_NE(err.find("no simulator prior (no calibration for topology"), std::string::npos) << err;
+  // The one rule decides what is written: the default (with the constant) unless it shows
+  // the candidate faster, and the line says which.
+  EXPECT_NE(err.find("autotune: candidate "), std::string::npos) << err;
+  autotune::Knobs start;
+  start.cycle_time_ms = 2.0;
+  if (err.find(" beats the default: yes") == std::string::npos) {
+    EXPECT_EQ(config.knobs, start) << err;
+  }
 }
 
 // With a calibration of the topology in the database, the simulator replays the run's own
