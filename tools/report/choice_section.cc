@@ -1,6 +1,7 @@
 // ChoiceView (tools/report/search_section.h): the chosen setting against the default: the
 // decision `search` stored for the run when there is one (shown as stored, not recomputed),
 // else decided by the search's own code (tuner::KnobSearch) over the stored measured samples.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -105,11 +106,18 @@ Status ChoiceView(Store& store, const SearchGroup& group, ReportView* view, std:
   if (!chosen.ok() || !fallback.ok()) {
     return no_view((chosen.ok() ? fallback : chosen).status().message());
   }
-  StoredDecision stored;
-  const Status found = store.LatestDecision(run.id, &stored);
-  if (!found.ok() && found.code() != Status::Code::kNotFound) return found;
+  // The newest decision a search of any of the group's runs stored.
+  std::vector<StoredDecision> decisions;
+  AUTOTUNE_RETURN_IF_ERROR(store.ListDecisions(&decisions));
+  const StoredDecision* stored = nullptr;
+  for (const StoredDecision& d : decisions) {
+    if (std::find(group.trace_runs.begin(), group.trace_runs.end(), d.run_id) !=
+        group.trace_runs.end()) {
+      stored = &d;
+    }
+  }
   const std::string decision =
-      found.ok() ? "Stored " + DecisionLine(stored, run.framework) + "."
+      stored != nullptr ? "Stored " + DecisionLine(*stored, run.framework) + "."
                  : DecisionText(c->decision) + " (no decision stored yet: run `autotune search`)";
   json rows = json::array();
   const bool same = c->candidate.point == c->default_setting.point;

@@ -236,6 +236,10 @@ nlohmann::json SearchJson(const RoundReport& r) {
     j["decision"] = DecisionToJson(r.decision);
     j["decision"]["reused"] = r.decision_reused;
     j["best"]["is_default"] = r.decision.chosen == r.decision.default_knobs;
+    tuner::Verdict stored = tuner::Verdict::kIsDefault;
+    if (r.decision_reused && tuner::ParseVerdictName(r.decision.verdict, &stored)) {
+      j["best"]["beats_default"] = tuner::VerdictText(stored);
+    }
   }
   if (written.measured.count > 0) {
     j["best"]["measured_score_bytes_per_s"] = written.measured.mean;
