@@ -98,13 +98,16 @@ bool HasSteps(const RealRuns& runs) {
   return false;
 }
 
-// The sequence of a side's latest run in the comparison; -1 when none.
-int64_t LatestRun(const RunComparison& comparison, RunRole role) {
-  int64_t latest = -1;
-  for (const ComparedRun& r : comparison.runs) {
-    if (r.role == role) latest = std::max(latest, r.sequence);
-  }
-  return latest;
+// The role of the next run so that the runs go D C C D D C C D ...: after two runs of one
+// setting the other; after a change, the setting just run again. Without runs: the candidate.
+RunRole NextInPattern(const RunComparison& comparison) {
+  const std::vector<ComparedRun>& runs = comparison.runs;  // in sequence order
+  const size_t n = runs.size();
+  if (n == 0) return RunRole::kCandidate;
+  const RunRole last = runs[n - 1].role;
+  const RunRole other = last == RunRole::kDefault ? RunRole::kCandidate : RunRole::kDefault;
+  if (n >= 2 && runs[n - 2].role == last) return other;
+  return last;
 }
 
 }  // namespace
@@ -197,11 +200,8 @@ std::vector<RunRole> RemeasureOrder(const Decision& decision) {
     case Remeasure::kNone:
       break;
   }
-  if (LatestRun(decision.comparison, RunRole::kDefault) >
-      LatestRun(decision.comparison, RunRole::kCandidate)) {
-    return {RunRole::kDefault, RunRole::kCandidate};
-  }
-  return {RunRole::kCandidate, RunRole::kDefault};
+  const RunRole first = NextInPattern(decision.comparison);
+  return {first, first == RunRole::kDefault ? RunRole::kCandidate : RunRole::kDefault};
 }
 
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,

@@ -237,9 +237,13 @@ TEST(SearchPolicyTest, RemeasuresAlternateSoThatEachCandidateRunIsBracketed) {
   d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
                        {RunRole::kCandidate, 0, 1, 10, 99.0, false}};
   EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kCandidate, RunRole::kDefault}));
+  // One at a time (record --autotune): D C C -> D; D C C D -> D; D C C D D -> C.
   d.comparison.runs.push_back({RunRole::kCandidate, 0, 2, 10, 99.0, false});
+  EXPECT_EQ(RemeasureOrder(d).front(), RunRole::kDefault);
   d.comparison.runs.push_back({RunRole::kDefault, 0, 3, 10, 100.0, false});
   EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kDefault, RunRole::kCandidate}));
+  d.comparison.runs.push_back({RunRole::kDefault, 0, 4, 10, 100.0, false});
+  EXPECT_EQ(RemeasureOrder(d).front(), RunRole::kCandidate);
 }
 
 TEST(SearchPolicyTest, VerdictNamesRoundTrip) {

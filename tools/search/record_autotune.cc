@@ -170,6 +170,44 @@ Status OnlineTuner::Best(Knobs* knobs, tuner::SearchLoop::Conclusion* conclusion
   return Status::Ok();
 }
 
+void OnlineTuner::StoreDecision(const std::string& db, int64_t run_id,
+                                const tuner::SearchLoop::Conclusion& conclusion,
+                                const Knobs& chosen) {
+  StatusOr<Knobs> candidate = search_.ToKnobs(conclusion.candidate.point);
+  StatusOr<Knobs> default_knobs = search_.ToKnobs(conclusion.default_setting.point);
+  const tuner::Decision& d = conclusion.decision;
+  StoredDecision stored;
+  stored.run_id = run_id;
+  stored.command = "record --autotune";
+  stored.evidence_key = "record --autotune;run=" + std::to_string(run_id);
+  stored.chosen = chosen;
+  stored.candidate = candidate.ok() ? *candidate : chosen;
+  stored.default_knobs = default_knobs.ok() ? *default_knobs : chosen;
+  stored.verdict = tuner::VerdictName(d.verdict);
+  stored.has_speedup = d.has_speedup && d.comparison.valid;
+  if (stored.has_speedup) {
+    stored.speedup = d.speedup.speedup;
+    stored.speedup_low = d.speedup.low;
+    stored.speedup_high = d.speedup.high;
+    stored.confidence = d.speedup.confidence;
+  }
+  stored.noise_cv = d.noise.cv();
+  stored.summary = "candidate " + KnobsShort(stored.candidate, framework_) +
+                   " beats the default: " + tuner::VerdictText(d.verdict);
+  for (const tuner::ComparedRun& r : d.comparison.runs) {
+    stored.runs.push_back({r.run_id, r.role == tuner::RunRole::kCandidate, r.steps, r.median_ms,
+                           r.outlier});
+  }
+  std::unique_ptr<Store> store;
+  Status st = db.empty() ? Status::InvalidArgument("no database")
+                         : Store::Open(db, Store::Mode::kReadWrite, &store);
+  if (st.ok()) st = store->SaveDecision(&stored);
+  if (!st.ok()) {
+    std::fprintf(stderr, "record --autotune: note: decision not stored: %s\n",
+                 st.message().c_str());
+  }
+}
+
 Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) {
   ConfigFile config;
   config.framework = framework_;
@@ -195,6 +233,7 @@ Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) 
                candidate.ok() ? KnobsShort(*candidate, framework_).c_str() : "?",
                tuner::VerdictText(d.verdict), speedup.c_str());
   std::fflush(json ? stderr : stdout);
+  StoreDecision(db, run_id, conclusion, config.knobs);
   if (flags_.out.empty()) return Status::Ok();
   nlohmann::json provenance = {{"db", db},
                                {"run", run_id},

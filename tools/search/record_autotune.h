@@ -72,6 +72,10 @@ class OnlineTuner {
  private:
   OnlineTuner(const OnlineTuningFlags& flags, SearchSetup setup);
 
+  // Stores the run's decision (command "record --autotune", the samples' step times behind
+  // it) in `db`; a failure is a note on stderr, not an error of the run.
+  void StoreDecision(const std::string& db, int64_t run_id,
+                     const tuner::SearchLoop::Conclusion& conclusion, const Knobs& chosen);
   // Maps the time-based flags from the probe sample (sample 0).
   void MapTimeFlags(const executor::TuningSample& probe, executor::TuningDecision* decision);
   // Simulates flags_.sim_budget settings chosen by the tuner on run_id's trace so far and
