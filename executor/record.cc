@@ -338,6 +338,7 @@ Status PlaySteps(Session* s, RecordResult* result) {
           sample.index = result->samples++;
           sample.score_bytes_per_s = ScoreBytesPerSecond(sample.bytes, sample.seconds);
           sample.step_ms_median = Median(sample_ms);
+          sample.step_ms = sample_ms;
           bool done = false;
           AUTOTUNE_RETURN_IF_ERROR(EndSample(s, result->run.id, sample, &done));
           tuning = !done;

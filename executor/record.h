@@ -34,6 +34,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "executor/compute.h"
 #include "traces/backend_kind.h"
@@ -56,6 +57,7 @@ struct TuningSample {
   double seconds = 0.0;            // sum of its step times
   double score_bytes_per_s = 0.0;  // bytes / seconds (Horovod's score)
   double step_ms_median = 0.0;
+  std::vector<double> step_ms;  // its steps' times, in step order
 };
 
 // What the tuner decided after a sample.

@@ -1,5 +1,5 @@
--- autotune database schema, version 5 (a read-write open migrates an older database by
--- rebuilding its runs table: store/store_migration.cc says what each version added).
+-- autotune database schema, version 6 (a read-write open migrates an older database by
+-- rebuilding its runs table and adding the decision tables: store/store_migration.cc says what each version added).
 -- Read it with the sqlite3 shell, e.g.:
 --   sqlite3 autotune.db 'SELECT id, workload_name, complete, step_ms_median FROM runs'
 -- Times: *_us are microseconds from the start of the step on the rank that measured them
@@ -9,7 +9,7 @@
 -- never a median or mean of per-step ratios (traces/score.h), measured or simulated alike.
 -- The build embeds this file; the store creates it in one transaction on a new database.
 
--- Identity and version. application = 'autotune'; schema_version = 5, also kept as the file
+-- Identity and version. application = 'autotune'; schema_version = 6, also kept as the file
 -- header's PRAGMA user_version, which every open checks first.
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
@@ -174,3 +174,42 @@ CREATE TABLE samples (
   step_ms           REAL NOT NULL                 -- median step time
 );
 CREATE INDEX samples_by_workload ON samples (workload, nodes, ranks_per_node);
+
+-- What a search decided (version 6; these tables stay last: the migration creates them from
+-- here). One row per decision `search` (or `record --autotune`) took: the setting it chose,
+-- the verdict on its candidate against the default, the interval, and what it was decided
+-- from. `runs`, `report` and a later `search` of the same evidence show it as stored.
+CREATE TABLE decisions (
+  id                   INTEGER PRIMARY KEY,
+  created_at           TEXT NOT NULL,           -- UTC, ISO 8601
+  run_id               INTEGER NOT NULL,        -- the run searched from
+  command              TEXT NOT NULL,           -- search | search --live | record --autotune
+  evidence_key         TEXT NOT NULL,           -- the measured samples and the question it
+                                                -- was decided from; equal key: same decision
+  chosen_knobs_json    TEXT NOT NULL,           -- the setting written: the candidate when
+                                                -- verdict = 'beats_default', else the default
+  candidate_knobs_json TEXT NOT NULL,           -- the setting judged against the default
+  default_knobs_json   TEXT NOT NULL,
+  verdict              TEXT NOT NULL CHECK (verdict IN ('is_default', 'best_not_measured',
+                         'default_not_measured', 'no_step_times', 'run_to_run_unknown',
+                         'within_noise', 'runs_disagree', 'beats_default')),
+  speedup              REAL,                    -- candidate over default, from the run
+  speedup_low          REAL,                    -- medians (tuner/run_comparison.h); NULL
+  speedup_high         REAL,                    -- when the verdict has no speedup
+  confidence           REAL,                    -- two-sided level of [low, high]
+  noise_cv             REAL NOT NULL,           -- step-time noise the verdict was stated against
+  summary              TEXT NOT NULL            -- the verdict line as printed
+);
+CREATE INDEX decisions_by_run ON decisions (run_id);
+
+-- The real runs behind a decision's speedup, in the order they ran.
+CREATE TABLE decision_runs (
+  decision_id    INTEGER NOT NULL REFERENCES decisions (id),
+  seq            INTEGER NOT NULL,              -- 0, 1, ... in run order
+  run_id         INTEGER NOT NULL,              -- the real run (0: none stored)
+  role           TEXT NOT NULL CHECK (role IN ('default', 'candidate')),
+  steps          INTEGER NOT NULL,
+  median_step_ms REAL NOT NULL,
+  outlier        INTEGER NOT NULL,              -- 1: left out, an outlier among its repeats
+  PRIMARY KEY (decision_id, seq)
+) WITHOUT ROWID;

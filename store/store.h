@@ -27,7 +27,7 @@ namespace autotune {
 
 class Transaction;
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // A scored point in knob space, measured (a complete measured or imported run) or simulated
 // (a replay).
@@ -54,6 +54,36 @@ struct SampleQuery {
   // Of the run in the sample's run_id; a sample without a run matches neither when set.
   std::optional<double> scale;         // the run's --scale, exactly
   std::optional<BackendKind> backend;  // the run's backend
+};
+
+// One real run behind a stored decision.
+struct DecisionRun {
+  int64_t run_id = 0;        // the real run; 0 when it is not a stored run
+  bool candidate = false;    // true: a run of the candidate; false: of the default
+  int steps = 0;
+  double median_step_ms = 0.0;
+  bool outlier = false;      // left out of the speedup: an outlier among its repeats
+};
+
+// A search's decision as stored (schema.sql, table decisions): what it chose and why.
+struct StoredDecision {
+  int64_t id = 0;
+  std::string created_at;
+  int64_t run_id = 0;        // the run searched from
+  std::string command;       // "search", "search --live", "record --autotune"
+  std::string evidence_key;  // what it was decided from (the caller's key; equal: same)
+  Knobs chosen;              // the setting written
+  Knobs candidate;           // the setting judged against the default
+  Knobs default_knobs;
+  std::string verdict;       // tuner::VerdictName of the verdict
+  bool has_speedup = false;  // the four below are stored (else NULL)
+  double speedup = 0.0;      // candidate over default
+  double speedup_low = 0.0;
+  double speedup_high = 0.0;
+  double confidence = 0.0;
+  double noise_cv = 0.0;
+  std::string summary;            // the verdict line as printed
+  std::vector<DecisionRun> runs;  // in the order they ran
 };
 
 class Store {
@@ -143,6 +173,15 @@ class Store {
                      std::vector<Sample>* out);
   // The samples `query` selects, oldest first.
   Status ListSamples(const SampleQuery& query, std::vector<Sample>* out);
+
+  // --- decisions --------------------------------------------------------------------
+  // Stores a decision with its runs in one transaction; sets id and created_at. Refuses
+  // (InvalidArgument, nothing written) a verdict the schema does not list.
+  Status SaveDecision(StoredDecision* decision);
+  // The newest decision taken from run `run_id`; NotFound when there is none.
+  Status LatestDecision(int64_t run_id, StoredDecision* out);
+  // Every decision, oldest first, with its runs.
+  Status ListDecisions(std::vector<StoredDecision>* out);
 
  private:
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

@@ -3,7 +3,9 @@
 // Version 1 -> 2: runs.kind's CHECK gained 'imported'. Version 2 -> 3: runs gained
 // end_reason (default ''). Version 3 -> 4: runs gained framework (default 'horovod').
 // Version 4 -> 5: runs gained host_cores (0), nodes_per_host (1), untraced_step_ms (0) and
-// source_hash (''); PRAGMA user_version is set too. SQLite cannot
+// source_hash (''); PRAGMA user_version is set too. Version 5 -> 6: the decisions and
+// decision_runs tables (created from the embedded schema, where they come last); runs is not
+// rebuilt. Every migration is one transaction: all of it or nothing. SQLite cannot
 // alter a CHECK, so the runs table is rebuilt the way SQLite's documentation prescribes ("Making
 // Other Kinds Of Table Schema Changes", lang_altertable.html): foreign keys off outside the
 // transaction, then in one transaction create the new table, copy the rows by column name (ids
@@ -12,6 +14,7 @@
 #include <sqlite3.h>
 
 #include <string>
+#include <utility>
 
 #include "store/schema_sql.h"
 #include "store/sqlite_statement.h"
@@ -60,12 +63,10 @@ StatusOr<std::string> OldRunColumns(sqlite3* db, const std::string& path) {
   return columns;
 }
 
-// Rebuilds runs under the current schema and sets schema_version, in one transaction.
+// Rebuilds runs under the current schema, inside the caller's transaction.
 Status RebuildRuns(sqlite3* db, const std::string& path, bool check_foreign_keys) {
   StatusOr<std::string> create = RunsTableSql("runs_migrated");
   if (!create.ok()) return create.status().WithPrefix(path);
-  Transaction tx(db);
-  AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path));
   AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, *create));
   // The old columns by name; columns the old schema lacks take their defaults.
   StatusOr<std::string> columns = OldRunColumns(db, path);
@@ -83,6 +84,38 @@ Status RebuildRuns(sqlite3* db, const std::string& path, bool check_foreign_keys
     }
     AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path));
   }
+  return Status::Ok();
+}
+
+// The embedded schema's statements of version 6's tables (from `CREATE TABLE decisions` to
+// the end), with `table_prefix` / `index_prefix` in place of "CREATE TABLE " / "CREATE INDEX ".
+StatusOr<std::string> DecisionTablesSql(const std::string& table_prefix,
+                                        const std::string& index_prefix) {
+  const std::string schema = kSchemaSql;
+  const size_t begin = schema.find("CREATE TABLE decisions (");
+  if (begin == std::string::npos) {
+    return Status::Internal("the embedded schema has no decisions table");
+  }
+  std::string sql = schema.substr(begin);
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"CREATE TABLE ", table_prefix},
+                                 {"CREATE INDEX ", index_prefix}}) {
+    for (size_t at = sql.find(from); at != std::string::npos; at = sql.find(from, at + to.size())) {
+      sql.replace(at, from.size(), to);
+    }
+  }
+  return sql;
+}
+
+// Brings the schema from `from_version` up in one transaction and sets the versions.
+Status Migrate(sqlite3* db, const std::string& path, int from_version, bool check_foreign_keys) {
+  Transaction tx(db);
+  AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path));
+  if (from_version < 5) AUTOTUNE_RETURN_IF_ERROR(RebuildRuns(db, path, check_foreign_keys));
+  if (from_version < 6) {
+    StatusOr<std::string> tables = DecisionTablesSql("CREATE TABLE IF NOT EXISTS ", "CREATE INDEX IF NOT EXISTS ");
+    if (!tables.ok()) return tables.status().WithPrefix(path);
+    AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, *tables));
+  }
   Statement version(db, "UPDATE meta SET value = ? WHERE key = 'schema_version'");
   AUTOTUNE_RETURN_IF_ERROR(version.Bind(1, std::to_string(kSchemaVersion)).Run().WithPrefix(path));
   AUTOTUNE_RETURN_IF_ERROR(SetUserVersion(db, path));
@@ -99,9 +132,9 @@ Status MigrateSchema(sqlite3* db, const std::string& path, int from_version) {
   if (from_version >= kSchemaVersion) return Status::Ok();
   const bool foreign_keys = ForeignKeysOn(db);
   if (foreign_keys) AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, "PRAGMA foreign_keys = OFF"));
-  const Status rebuilt = RebuildRuns(db, path, foreign_keys);
+  const Status migrated = Migrate(db, path, from_version, foreign_keys);
   if (foreign_keys) AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, "PRAGMA foreign_keys = ON"));
-  return rebuilt;
+  return migrated;
 }
 
 Status ShowOlderSchemaAsCurrent(sqlite3* db, const std::string& path, int version) {
@@ -114,7 +147,16 @@ Status ShowOlderSchemaAsCurrent(sqlite3* db, const std::string& path, int versio
   if (version < 5) {
     added += ", 0 AS host_cores, 1 AS nodes_per_host, 0.0 AS untraced_step_ms, '' AS source_hash";
   }
-  return ExecSql(db, path, "CREATE TEMP VIEW runs AS SELECT *" + added + " FROM main.runs");
+  if (version < 5) {
+    AUTOTUNE_RETURN_IF_ERROR(
+        ExecSql(db, path, "CREATE TEMP VIEW runs AS SELECT *" + added + " FROM main.runs"));
+  }
+  if (version < 6) {  // no decisions yet: the tables, empty, in the temporary schema
+    StatusOr<std::string> tables = DecisionTablesSql("CREATE TEMP TABLE ", "CREATE INDEX temp.");
+    if (!tables.ok()) return tables.status().WithPrefix(path);
+    AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, *tables));
+  }
+  return Status::Ok();
 }
 
 }  // namespace autotune

@@ -1,12 +1,14 @@
 // `autotune runs`: lists the runs of a database.
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
+#include "tools/search/decision_record.h"
 
 namespace autotune::cli {
 
@@ -52,9 +54,20 @@ void AddRunsCommand(CLI::App& root, Action* action) {
       s = store->ListRuns(&runs, &unreadable);
       if (!s.ok()) return Fail(s);
       for (const Status& bad : unreadable) Warn(bad.message() + " (run left out; the others listed)");
+      // The newest stored decision of each run searched from, shown as stored.
+      std::map<int64_t, StoredDecision> decided;
+      std::vector<StoredDecision> decisions;
+      s = store->ListDecisions(&decisions);
+      if (!s.ok()) Warn(s.message() + " (decisions left out; the runs listed)");
+      for (StoredDecision& d : decisions) decided[d.run_id] = std::move(d);
       if (opts->json) {
         nlohmann::json list = nlohmann::json::array();
-        for (const RunInfo& r : runs) list.push_back(RunToJson(r));
+        for (const RunInfo& r : runs) {
+          list.push_back(RunToJson(r));
+          if (const auto it = decided.find(r.id); it != decided.end()) {
+            list.back()["decision"] = DecisionToJson(it->second);
+          }
+        }
         std::cout << list.dump() << "\n";
         return 0;
       }
@@ -74,6 +87,12 @@ void AddRunsCommand(CLI::App& root, Action* action) {
       for (const RunInfo& r : runs) {  // why each incomplete run ended, where known
         if (!r.complete && !r.end_reason.empty()) {
           std::printf("run %lld ended: %s\n", static_cast<long long>(r.id), r.end_reason.c_str());
+        }
+      }
+      for (const RunInfo& r : runs) {
+        if (const auto it = decided.find(r.id); it != decided.end()) {
+          std::printf("run %lld searched: %s\n", static_cast<long long>(r.id),
+                      DecisionLine(it->second, r.framework).c_str());
         }
       }
       if (runs.empty()) std::printf("(no runs in %s)\n", opts->db.c_str());

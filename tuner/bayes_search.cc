@@ -14,6 +14,8 @@ const char* StopReasonName(StopReason reason) {
       return "budget spent";
     case StopReason::kExpectedImprovementBelowThreshold:
       return "expected improvement below threshold";
+    case StopReason::kNothingPredictedFaster:
+      return "nothing worth measuring is predicted faster than the default";
   }
   return "unknown";
 }
@@ -30,6 +32,8 @@ const char* SuggestionOriginName(SuggestionOrigin origin) {
       return "default, never measured";
     case SuggestionOrigin::kRemeasure:
       return "re-measure: the verdict hangs on noise";
+    case SuggestionOrigin::kMostUncertain:
+      return "most uncertain";
   }
   return "unknown";
 }

@@ -31,6 +31,7 @@ enum class StopReason {
   kNotStopped,
   kBudgetSpent,                        // StopRule::max_measured_samples measured samples exist
   kExpectedImprovementBelowThreshold,  // best EI < min_expected_improvement_ratio * |incumbent|
+  kNothingPredictedFaster,  // every setting worth measuring is predicted slower than the default
 };
 const char* StopReasonName(StopReason reason);  // "budget spent", ...
 
@@ -85,9 +86,11 @@ enum class SuggestionOrigin {
   kSimulatedOptimum,     // the first measured pick after a simulated phase
   kDefaultNeverMeasured, // the default setting, proposed first while it was never measured
   kRemeasure,            // a repeat of the candidate or the default: the verdict hangs on noise
+  kMostUncertain,        // the setting the model is least sure of (largest posterior stddev):
+                         // with the model's best, the first real runs contrast the two
 };
 // "initial design", "expected improvement", "simulated optimum", "default, never measured",
-// "re-measure: the verdict hangs on noise".
+// "re-measure: the verdict hangs on noise", "most uncertain".
 const char* SuggestionOriginName(SuggestionOrigin origin);
 
 struct Suggestion {

@@ -169,12 +169,23 @@ Status KnobSearch::SimulatePrior(const SimulatedScore& simulate, int budget,
 
 StatusOr<SearchLoop::Conclusion> KnobSearch::Conclude(int propose,
                                                       const std::vector<MeasuredSteps>& steps) {
+  return loop_.Conclude(propose, space().Default(), ByPoint(steps));
+}
+
+StatusOr<SearchLoop::Conclusion> KnobSearch::Judge(const std::vector<MeasuredSteps>& steps) {
+  return loop_.Judge(space().Default(), ByPoint(steps));
+}
+
+SearchLoop::StepTimes KnobSearch::ByPoint(const std::vector<MeasuredSteps>& steps) const {
   SearchLoop::StepTimes by_point;
-  for (const MeasuredSteps& sample : steps) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const MeasuredSteps& sample = steps[i];
     StatusOr<Point> point = ToPoint(sample.knobs);
-    if (point.ok()) by_point[*point].push_back(sample.step_ms);
+    if (!point.ok()) continue;
+    const int64_t sequence = sample.sequence >= 0 ? sample.sequence : static_cast<int64_t>(i);
+    by_point[*point].push_back(RealRun(sample.step_ms, sequence, sample.run_id));
   }
-  return loop_.Conclude(propose, space().Default(), by_point);
+  return by_point;
 }
 
 StatusOr<KnobSearch::Next> KnobSearch::NextMeasured() {

@@ -65,10 +65,12 @@ Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::str
                  FreeKnobs free, const SpaceScope& scope, Space* space,
                  JobSpace* shaped = nullptr);
 
-// The measured step times of one measured sample of a setting (one run of it), ms.
+// The measured step times of one measured sample of a setting (one real run of it), ms.
 struct MeasuredSteps {
   Knobs knobs;
   std::vector<double> step_ms;
+  int64_t run_id = 0;     // the database's run, 0: none
+  int64_t sequence = -1;  // when it ran among the others (larger: later); -1: in list order
 };
 
 // The simulator, as the search sees it: the predicted score of a setting, bytes/s.
@@ -113,12 +115,17 @@ class KnobSearch {
   // setting are its samples).
   StatusOr<SearchLoop::Conclusion> Conclude(int propose,
                                             const std::vector<MeasuredSteps>& steps = {});
+  // The same conclusion without proposals (SearchLoop::Judge): the decision alone.
+  StatusOr<SearchLoop::Conclusion> Judge(const std::vector<MeasuredSteps>& steps);
   // The measured incumbent with its repeats; NotFound when nothing was measured.
   StatusOr<Reported> Incumbent() { return loop_.Incumbent(); }
   // The observed setting of `fidelity` with the best posterior mean.
   StatusOr<tuner::Incumbent> Best(Fidelity fidelity) { return loop_.search().Best(fidelity); }
 
  private:
+  // The real runs of `steps` by point (those whose knobs have no place in the space left out).
+  SearchLoop::StepTimes ByPoint(const std::vector<MeasuredSteps>& steps) const;
+
   SearchLoop loop_;
   Knobs base_;
   SampleListener listener_;

@@ -1,6 +1,7 @@
 #include "tuner/search_loop.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -88,6 +89,14 @@ StatusOr<std::vector<Reported>> SearchLoop::ReportObserved() {
 
 StatusOr<SearchLoop::Conclusion> SearchLoop::Conclude(int propose, const Point& default_point,
                                                       const StepTimes& steps) {
+  StatusOr<Conclusion> conclusion = Judge(default_point, steps);
+  if (!conclusion.ok()) return conclusion.status();
+  AUTOTUNE_RETURN_IF_ERROR(Propose(propose, &*conclusion));
+  return conclusion;
+}
+
+StatusOr<SearchLoop::Conclusion> SearchLoop::Judge(const Point& default_point,
+                                                   const StepTimes& steps) {
   StatusOr<std::vector<Reported>> observed = ReportObserved();
   if (!observed.ok()) return observed.status();
   if (observed->empty()) return Status::InvalidArgument("no samples to conclude from");
@@ -98,39 +107,71 @@ StatusOr<SearchLoop::Conclusion> SearchLoop::Conclude(int propose, const Point& 
   if (!default_setting.ok()) return default_setting.status();
   conclusion.default_setting = *default_setting;
   std::vector<StepSamples> every_setting;
-  for (const auto& [point, samples] : steps) every_setting.push_back(samples);
+  std::vector<RealRuns> every_setting_runs;
+  for (const auto& [point, runs] : steps) {
+    StepSamples samples;
+    for (const RealRun& run : runs) samples.push_back(run.step_ms);
+    every_setting.push_back(samples);
+    every_setting_runs.push_back(runs);
+  }
   auto steps_at = [&steps](const Point& point) {
     const auto it = steps.find(point);
-    return it == steps.end() ? StepSamples{} : it->second;
+    return it == steps.end() ? RealRuns{} : it->second;
   };
-  const StepNoise noise = MeasureNoise(every_setting);
+  StepNoise noise = MeasureNoise(every_setting);
+  noise.across_cv = RunToRunCv(every_setting_runs);  // of run medians, outlier runs left out
   conclusion.decision =
       Decide(conclusion.candidate, conclusion.default_setting,
              steps_at(conclusion.candidate.point), steps_at(default_point), noise);
   if (conclusion.decision.verdict != Verdict::kBeatsDefault) {
     std::vector<Reported> measured;
-    std::vector<StepSamples> measured_steps;
+    std::vector<RealRuns> measured_runs;
     for (const Reported& r : *observed) {
       if (r.point == default_point || r.measured.count == 0) continue;
       measured.push_back(r);
-      measured_steps.push_back(steps_at(r.point));
+      measured_runs.push_back(steps_at(r.point));
     }
     Decision faster;
-    const int i = MostConvincinglyFaster(measured, measured_steps, conclusion.default_setting,
+    const int i = MostConvincinglyFaster(measured, measured_runs, conclusion.default_setting,
                                          steps_at(default_point), noise, &faster);
     if (i >= 0) {
       conclusion.candidate = measured[i];
       conclusion.decision = faster;
     }
   }
-  AUTOTUNE_RETURN_IF_ERROR(Propose(propose, &conclusion));
   return conclusion;
+}
+
+StatusOr<Suggestion> SearchLoop::MostUncertain(const Point& best, const Point& default_point) {
+  std::optional<Suggestion> most;
+  std::set<Point> seen;
+  for (const Observation& o : search_.observations()) {
+    if (o.fidelity != Fidelity::kSimulated || o.point == best || o.point == default_point ||
+        search_.HasObservation(o.point, Fidelity::kMeasured) || !seen.insert(o.point).second) {
+      continue;
+    }
+    StatusOr<Prediction> p = search_.Predict(Fidelity::kMeasured, o.point);
+    if (!p.ok()) return p.status();
+    if (!most || p->variance > most->prediction.variance) {
+      most = Suggestion();
+      most->point = o.point;
+      most->prediction = *p;
+      most->origin = SuggestionOrigin::kMostUncertain;
+    }
+  }
+  if (!most) return Status::NotFound("no simulated setting left to probe");
+  return *most;
 }
 
 Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
   const Reported& def = conclusion->default_setting;
   std::vector<Suggestion>& proposals = conclusion->proposals;
-  if (def.measured.count == 0) {
+  // --max-samples is never exceeded: what is left of the budget caps the proposals.
+  const int left = std::max(0, stop_.max_measured_samples - measured());
+  auto add = [&](const Suggestion& s) {
+    if (static_cast<int>(proposals.size()) < left) proposals.push_back(s);
+  };
+  if (def.measured.count == 0) {  // named even when the budget is spent (then stopped)
     Suggestion s;
     s.point = def.point;
     s.prediction = def.prediction;
@@ -143,17 +184,25 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
     return Status::Ok();
   }
   if (RemeasureToDecide(stop_, measured(), conclusion->decision, conclusion->candidate, def)) {
-    for (const Reported* r : {static_cast<const Reported*>(&conclusion->candidate), &def}) {
+    for (RunRole role : RemeasureOrder(conclusion->decision)) {
+      const Reported& r = role == RunRole::kDefault ? def : conclusion->candidate;
       Suggestion s;
-      s.point = r->point;
-      s.prediction = r->prediction;
+      s.point = r.point;
+      s.prediction = r.prediction;
       s.origin = SuggestionOrigin::kRemeasure;
-      proposals.push_back(s);
+      add(s);
     }
     return Status::Ok();
   }
-  if (wanted <= 0) return Status::Ok();
-  StatusOr<std::vector<Suggestion>> batch = search_.SuggestBatch(Fidelity::kMeasured, wanted);
+  // The first real runs beyond the default: the model's best and the setting it is least
+  // sure of, so that two runs teach both where the gain is and where the model is blind.
+  bool only_default_measured = true;
+  for (const Observation& o : search_.observations()) {
+    if (o.fidelity == Fidelity::kMeasured && o.point != def.point) only_default_measured = false;
+  }
+  const int batch_size = only_default_measured ? std::max(1, wanted) : wanted;
+  if (batch_size <= 0) return Status::Ok();
+  StatusOr<std::vector<Suggestion>> batch = search_.SuggestBatch(Fidelity::kMeasured, batch_size);
   if (!batch.ok()) return batch.status();
   const Suggestion& first = batch->front();
   if (ImprovementStopApplies(stop_, measured(), first)) {
@@ -164,8 +213,24 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
       return Status::Ok();
     }
   }
+  // A setting predicted slower than the default is not worth a real run of the job (only
+  // the most uncertain probe below may be: it is measured for what it teaches the model).
+  const size_t before = proposals.size();
+  std::optional<Suggestion> uncertain;
+  if (only_default_measured) {
+    StatusOr<Suggestion> most = MostUncertain(first.point, def.point);
+    if (most.ok()) uncertain = *most;  // none without simulated settings
+  }
+  const int exploring = uncertain ? std::max(1, wanted - 1) : wanted;
   for (const Suggestion& s : *batch) {
-    if (s.point != def.point || def.measured.count > 0) proposals.push_back(s);
+    if (static_cast<int>(proposals.size() - before) >= exploring) break;
+    if (s.point == def.point) continue;
+    if (def.measured.count > 0 && s.prediction.mean < def.prediction.mean) continue;
+    add(s);
+  }
+  if (uncertain) add(*uncertain);
+  if (proposals.size() == before && static_cast<int>(proposals.size()) < left) {
+    conclusion->stop = StopReason::kNothingPredictedFaster;
   }
   return Status::Ok();
 }

@@ -85,23 +85,33 @@ class SearchLoop {
       return decision.verdict == Verdict::kBeatsDefault ? candidate : default_setting;
     }
   };
-  // The measured step times by setting (each setting's samples; a setting absent has none).
-  using StepTimes = std::map<Point, StepSamples>;
+  // The real runs by setting (each setting's runs with their step times and order; a
+  // setting absent has none).
+  using StepTimes = std::map<Point, RealRuns>;
   // Concludes a round: the best guess, the candidate, the default and the decision on
-  // `steps`, and up to `propose` settings to measure next: the default first while it was
-  // never measured (stopped or not); then, when RemeasureToDecide, the candidate and the
-  // default again (both, whatever `propose`); else, unless the stop rule says stop (the
-  // budget first, then the expected-improvement rule on the batch's first pick), a batch by
-  // expected improvement (kriging believer) without the default. Fails when nothing was
-  // observed.
+  // `steps` (Decide, the one rule), and settings to measure next, never more than the
+  // measured-sample budget has left: the default first while it was never measured (stopped
+  // or not); then, when RemeasureToDecide, the settings RemeasureOrder names (whatever
+  // `propose`); else, unless the stop rule says stop (the budget first, then the expected-
+  // improvement rule on the batch's first pick), while no setting but the default was
+  // measured, the model's best pick and the setting it is least sure of (kMostUncertain: the
+  // largest posterior stddev among the simulated settings; it alone may be predicted below
+  // the default), else up to `propose` settings by expected improvement (kriging believer),
+  // leaving out the default and any predicted below it (none left: kNothingPredictedFaster).
+  // Fails when nothing was observed.
   StatusOr<Conclusion> Conclude(int propose, const Point& default_point,
                                 const StepTimes& steps = {});
+  // Conclude without the proposals: the best guess, the candidate and the decision.
+  StatusOr<Conclusion> Judge(const Point& default_point, const StepTimes& steps);
 
  private:
   // Each observed setting once, in observation order, reported.
   StatusOr<std::vector<Reported>> ReportObserved();
   // The proposals part of Conclude.
   Status Propose(int propose, Conclusion* conclusion);
+  // The simulated setting, not measured and neither `best` nor the default, with the largest
+  // measured-fidelity posterior variance; NotFound when there is none.
+  StatusOr<Suggestion> MostUncertain(const Point& best, const Point& default_point);
 
   BayesSearch search_;
   StopRule stop_;

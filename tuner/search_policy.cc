@@ -71,39 +71,73 @@ const Reported& Candidate(const Reported& best, const Reported* best_measured,
   return best;
 }
 
-const char* VerdictText(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kIsDefault:
-      return "is the default";
-    case Verdict::kBestNotMeasured:
-      return "not shown: predicted, not measured yet";
-    case Verdict::kDefaultNotMeasured:
-      return "not shown: the default was never measured";
-    case Verdict::kNoStepTimes:
-      return "not shown: no step times measured";
-    case Verdict::kRunToRunUnknown:
-      return "not shown: one run each, run-to-run noise not measured yet";
-    case Verdict::kWithinNoise:
-      return "not shown: within noise";
-    case Verdict::kBeatsDefault:
-      return "yes";
-  }
-  return "unknown";
-}
-
 namespace {
 
-bool HasSteps(const StepSamples& samples) {
-  for (const std::vector<double>& s : samples) {
-    if (!s.empty()) return true;
+struct VerdictRow {
+  Verdict verdict;
+  const char* name;
+  const char* text;
+};
+constexpr VerdictRow kVerdicts[] = {
+    {Verdict::kIsDefault, "is_default", "is the default"},
+    {Verdict::kBestNotMeasured, "best_not_measured", "not shown: predicted, not measured yet"},
+    {Verdict::kDefaultNotMeasured, "default_not_measured",
+     "not shown: the default was never measured"},
+    {Verdict::kNoStepTimes, "no_step_times", "not shown: no step times measured"},
+    {Verdict::kRunToRunUnknown, "run_to_run_unknown",
+     "not shown: one run each, run-to-run noise not measured yet"},
+    {Verdict::kWithinNoise, "within_noise", "not shown: within noise"},
+    {Verdict::kRunsDisagree, "runs_disagree", "not shown: a run disagrees with its repeats"},
+    {Verdict::kBeatsDefault, "beats_default", "yes"},
+};
+
+bool HasSteps(const RealRuns& runs) {
+  for (const RealRun& r : runs) {
+    if (!r.step_ms.empty()) return true;
   }
   return false;
 }
 
+// The role of the next run so that the runs go D C C D D C C D ...: after two runs of one
+// setting the other; after a change, the setting just run again. Without runs: the candidate.
+RunRole NextInPattern(const RunComparison& comparison) {
+  const std::vector<ComparedRun>& runs = comparison.runs;  // in sequence order
+  const size_t n = runs.size();
+  if (n == 0) return RunRole::kCandidate;
+  const RunRole last = runs[n - 1].role;
+  const RunRole other = last == RunRole::kDefault ? RunRole::kCandidate : RunRole::kDefault;
+  if (n >= 2 && runs[n - 2].role == last) return other;
+  return last;
+}
+
 }  // namespace
 
+const char* VerdictText(Verdict verdict) {
+  for (const VerdictRow& row : kVerdicts) {
+    if (row.verdict == verdict) return row.text;
+  }
+  return "unknown";
+}
+
+const char* VerdictName(Verdict verdict) {
+  for (const VerdictRow& row : kVerdicts) {
+    if (row.verdict == verdict) return row.name;
+  }
+  return "unknown";
+}
+
+bool ParseVerdictName(const std::string& name, Verdict* verdict) {
+  for (const VerdictRow& row : kVerdicts) {
+    if (name == row.name) {
+      *verdict = row.verdict;
+      return true;
+    }
+  }
+  return false;
+}
+
 Decision Decide(const Reported& candidate, const Reported& default_setting,
-                const StepSamples& candidate_steps, const StepSamples& default_steps,
+                const RealRuns& candidate_runs, const RealRuns& default_runs,
                 const StepNoise& noise, double confidence) {
   Decision decision;
   decision.noise = noise;
@@ -113,32 +147,40 @@ Decision Decide(const Reported& candidate, const Reported& default_setting,
     decision.verdict = Verdict::kBestNotMeasured;
   } else if (default_setting.measured.count == 0) {
     decision.verdict = Verdict::kDefaultNotMeasured;
-  } else if (!HasSteps(candidate_steps) || !HasSteps(default_steps)) {
+  } else if (!HasSteps(candidate_runs) || !HasSteps(default_runs)) {
     decision.verdict = Verdict::kNoStepTimes;
   } else {
-    BootstrapOptions options;
+    CompareOptions options;
     options.across_cv = noise.across_cv;
     options.confidence = confidence;
-    decision.speedup = BootstrapSpeedup(default_steps, candidate_steps, options);
-    decision.has_speedup = true;
-    const bool run_to_run_known =
-        noise.across_cv > 0.0 || candidate_steps.size() >= 2 || default_steps.size() >= 2;
-    decision.verdict = !decision.speedup.Faster() ? Verdict::kWithinNoise
-                       : run_to_run_known         ? Verdict::kBeatsDefault
-                                                  : Verdict::kRunToRunUnknown;
+    decision.comparison = CompareRuns(default_runs, candidate_runs, options);
+    const RunComparison& c = decision.comparison;
+    decision.has_speedup = c.valid;
+    decision.speedup = c.speedup;
+    if (!c.valid || !c.speedup.Faster()) {
+      decision.verdict = c.remeasure != Remeasure::kNone ? Verdict::kRunsDisagree
+                                                         : Verdict::kWithinNoise;
+      if (!c.valid) decision.has_speedup = true;  // the re-measure may settle it
+    } else if (c.remeasure != Remeasure::kNone) {
+      decision.verdict = Verdict::kRunsDisagree;
+    } else if (!c.run_to_run_known) {
+      decision.verdict = Verdict::kRunToRunUnknown;
+    } else {
+      decision.verdict = Verdict::kBeatsDefault;
+    }
   }
   return decision;
 }
 
 int MostConvincinglyFaster(const std::vector<Reported>& measured,
-                           const std::vector<StepSamples>& measured_steps,
-                           const Reported& default_setting, const StepSamples& default_steps,
+                           const std::vector<RealRuns>& measured_runs,
+                           const Reported& default_setting, const RealRuns& default_runs,
                            const StepNoise& noise, Decision* decision) {
   if (measured.empty()) return -1;
   const double confidence = 1.0 - 0.05 / static_cast<double>(measured.size());
   int chosen = -1;
   for (size_t i = 0; i < measured.size(); ++i) {
-    const Decision d = Decide(measured[i], default_setting, measured_steps[i], default_steps,
+    const Decision d = Decide(measured[i], default_setting, measured_runs[i], default_runs,
                               noise, confidence);
     if (d.verdict != Verdict::kBeatsDefault) continue;
     if (chosen < 0 || d.speedup.low > decision->speedup.low) {
@@ -149,11 +191,30 @@ int MostConvincinglyFaster(const std::vector<Reported>& measured,
   return chosen;
 }
 
+std::vector<RunRole> RemeasureOrder(const Decision& decision) {
+  switch (decision.comparison.remeasure) {
+    case Remeasure::kDefault:
+      return {RunRole::kDefault};
+    case Remeasure::kCandidate:
+      return {RunRole::kCandidate};
+    case Remeasure::kNone:
+      break;
+  }
+  const RunRole first = NextInPattern(decision.comparison);
+  return {first, first == RunRole::kDefault ? RunRole::kCandidate : RunRole::kDefault};
+}
+
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,
                        const Reported& candidate, const Reported& default_setting) {
-  return decision.HangsOnNoise() && !BudgetSpent(rule, measured) &&
-         std::min(candidate.measured.count, default_setting.measured.count) <
-             kMaxRepeatsToDecide;
+  if (!decision.HangsOnNoise() || BudgetSpent(rule, measured)) return false;
+  const bool outlier = decision.comparison.remeasure != Remeasure::kNone;
+  const int limit = kMaxRepeatsToDecide + (outlier ? 1 : 0);
+  int fewest = limit;
+  for (RunRole role : RemeasureOrder(decision)) {
+    fewest = std::min(fewest, role == RunRole::kDefault ? default_setting.measured.count
+                                                        : candidate.measured.count);
+  }
+  return fewest < limit;
 }
 
 }  // namespace autotune::tuner

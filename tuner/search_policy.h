@@ -4,9 +4,11 @@
 // predictions). tuner/search_loop.h applies them.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "tuner/bayes_search.h"
+#include "tuner/run_comparison.h"
 #include "tuner/step_statistics.h"
 
 namespace autotune::tuner {
@@ -72,12 +74,21 @@ enum class Verdict {
   kRunToRunUnknown,     // faster within their runs, but each was run once and no repeats
                         // anywhere measured how much a whole run varies
   kWithinNoise,         // the speedup interval does not exclude 1 from below
+  kRunsDisagree,        // faster, but a run is an outlier among its setting's repeats (or two
+                        // repeats disagree): a re-measure of that setting decides
   kBeatsDefault,        // the speedup interval's lower bound is above 1
 };
 // "is the default", "not shown: predicted, not measured yet", "not shown: the default was
 // never measured", "not shown: no step times measured", "not shown: one run each, run-to-run
-// noise not measured yet", "not shown: within noise", "yes".
+// noise not measured yet", "not shown: within noise", "not shown: a run disagrees with its
+// repeats", "yes".
 const char* VerdictText(Verdict verdict);
+// A stable identifier of a verdict, as stored: "is_default", "best_not_measured",
+// "default_not_measured", "no_step_times", "run_to_run_unknown", "within_noise",
+// "runs_disagree", "beats_default".
+const char* VerdictName(Verdict verdict);
+// Inverse of VerdictName; false for any other text.
+bool ParseVerdictName(const std::string& name, Verdict* verdict);
 
 // The measured evidence on the candidate against the default.
 struct Decision {
@@ -85,43 +96,53 @@ struct Decision {
   bool has_speedup = false;
   SpeedupInterval speedup;  // of the candidate over the default; valid when has_speedup
   StepNoise noise;          // of the step times of every measured setting
-  // True when repeats may settle the verdict: the speedup interval contains 1, or the run-to-
-  // run noise it needs is not measured yet.
+  RunComparison comparison;  // the runs behind the speedup (tuner/run_comparison.h)
+  // True when more real runs may settle the verdict: the speedup interval contains 1, the
+  // run-to-run noise it needs is not measured yet, or a run disagrees with its repeats.
   bool HangsOnNoise() const {
-    return has_speedup && (speedup.ContainsOne() || verdict == Verdict::kRunToRunUnknown);
+    return has_speedup && (speedup.ContainsOne() || verdict == Verdict::kRunToRunUnknown ||
+                           verdict == Verdict::kRunsDisagree);
   }
 };
 
-// The verdict on `candidate` against `default_setting`, checked in the order of the enum;
-// predictions never enter it. With both measured and both step series known, the speedup is
-// BootstrapSpeedup(default_steps, candidate_steps) with noise.across_cv applied to a side of
-// one sample, and the candidate beats the default only when its lower bound exceeds 1 and the
-// run-to-run noise is measured (noise.across_cv > 0, or either side has repeats): steps of one
-// run each show only step-to-step noise, and a whole run can be off by more (real Horovod:
-// 1.22x from one run each, 1.09x over three alternating runs).
-// `confidence` is the two-sided level of the interval.
+// THE rule deciding "better" (for search, search --live and record --autotune alike): the
+// verdict on `candidate` against `default_setting`, checked in the order of the enum;
+// predictions never enter it. With both measured and both with step times, the speedup is
+// CompareRuns(default_runs, candidate_runs) (tuner/run_comparison.h: run medians, outlier
+// runs left out, drift cancelled by comparing each candidate run with the default runs around
+// it, a bootstrap interval) with noise.across_cv as the run-to-run noise of a single run; the
+// candidate beats the default only when the interval's lower bound exceeds 1, no run asks for
+// a re-measure, and the run-to-run noise is known. `confidence` is the interval's two-sided
+// level.
 Decision Decide(const Reported& candidate, const Reported& default_setting,
-                const StepSamples& candidate_steps, const StepSamples& default_steps,
+                const RealRuns& candidate_runs, const RealRuns& default_runs,
                 const StepNoise& noise, double confidence = 0.95);
 
 // When the model's candidate is not shown to beat the default, a measured setting may still
-// be: among `measured` (settings other than the default, each with its step samples), the one
+// be: among `measured` (settings other than the default, each with its real runs), the one
 // whose speedup interval over the default has the highest lower bound, each judged by Decide
 // at confidence 1 - 0.05 / measured.size() (Bonferroni: m looks at the data do not add up to
 // more false claims than one). Returns its index when it beats the default (and *decision),
 // else -1.
 int MostConvincinglyFaster(const std::vector<Reported>& measured,
-                           const std::vector<StepSamples>& measured_steps,
-                           const Reported& default_setting, const StepSamples& default_steps,
+                           const std::vector<RealRuns>& measured_runs,
+                           const Reported& default_setting, const RealRuns& default_runs,
                            const StepNoise& noise, Decision* decision);
 
-// Repeats of each of the candidate and the default after which a verdict that still hangs on
-// noise is taken as final (the difference, if any, is too small to matter).
+// Real runs of each of the candidate and the default after which a verdict that still hangs
+// on noise is taken as final (the difference, if any, is too small to matter); one more is
+// allowed to re-measure an outlier.
 inline constexpr int kMaxRepeatsToDecide = 3;
-// True when the next measurements should repeat the candidate and the default rather than
-// explore: the decision hangs on noise, the budget is not spent, and one of the two has
-// fewer than kMaxRepeatsToDecide measured samples.
+// True when the next measurements should repeat the candidate and/or the default rather than
+// explore: the decision hangs on noise, the budget is not spent, and a setting RemeasureOrder
+// names has fewer real runs than the limit above.
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,
                        const Reported& candidate, const Reported& default_setting);
+// Which settings to measure again, in order, when RemeasureToDecide: the side an outlier or
+// a disagreeing pair asks for alone; else both, ordered so that the runs go D C C D D C C D
+// (after two runs of one setting the other, after a change the one just run; taken one at a
+// time, as record --autotune does, the first of each answer keeps the same pattern): each
+// candidate run has default runs on both sides of it and a linear drift cancels.
+std::vector<RunRole> RemeasureOrder(const Decision& decision);
 
 }  // namespace autotune::tuner

@@ -215,6 +215,29 @@ TEST_F(TunedRecordTest, WritesTheBestSettingWithoutASimulatorPrior) {
   const std::string& err = run_->result.err;
   EXPECT_NE(err.find("autotune: best of 5 samples"), std::string::npos) << err;
   EXPECT_NE(err.find("no simulator prior (no calibration for topology"), std::string::npos) << err;
+  // The one rule decides what is written: the default (with the constant) unless it shows
+  // the candidate faster, and the line says which.
+  EXPECT_NE(err.find("autotune: candidate "), std::string::npos) << err;
+  autotune::Knobs start;
+  start.cycle_time_ms = 2.0;
+  if (err.find(" beats the default: yes") == std::string::npos) {
+    EXPECT_EQ(config.knobs, start) << err;
+  }
+  // The decision is stored with the run, as search's are.
+  std::unique_ptr<autotune::Store> store;
+  ASSERT_TRUE(
+      autotune::Store::Open(run_->db.string(), autotune::Store::Mode::kReadOnly, &store).ok());
+  autotune::StoredDecision decision;
+  ASSERT_TRUE(store->LatestDecision(run_->trace.run.id, &decision).ok());
+  EXPECT_EQ(decision.command, "record --autotune");
+  EXPECT_EQ(decision.chosen, config.knobs);
+  EXPECT_EQ(decision.default_knobs, start);
+  EXPECT_EQ(decision.verdict == "beats_default",
+            err.find(" beats the default: yes") != std::string::npos);
+  for (const autotune::DecisionRun& r : decision.runs) {
+    EXPECT_EQ(r.run_id, run_->trace.run.id);
+    EXPECT_EQ(r.steps, kStepsPerSample);
+  }
 }
 
 // With a calibration of the topology in the database, the simulator replays the run's own

@@ -104,6 +104,8 @@ TEST_F(ReportBrowserTest, EveryPlotRendersInChromiumWithoutErrors) {
   ASSERT_TRUE(fs::exists(page));
   const std::string html = ReadFile(page);
   EXPECT_EQ(html.find("src=\"http"), std::string::npos) << "the page must load nothing";
+  // The chosen setting is the decision `search` stored, shown as stored.
+  EXPECT_NE(html.find("Stored decision 1 (search, "), std::string::npos);
 
   // The statistics printed: `compare`'s verdict, and MAPE and Spearman from the samples.
   const CommandResult compare = Autotune({"compare", "1", "2"});

@@ -73,7 +73,6 @@ TEST(SearchTest, ConstantsStayAndTheUnmeasuredDefaultIsProposedFirst) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
   MakeDatabase(db, Knobs());
-  const std::string before = ReadFile(db);
   const std::string best = dir.path() + "/best.yaml", log = dir.path() + "/log.csv";
   CommandResult r =
       RunAutotune("search --db '" + db +
@@ -89,8 +88,11 @@ TEST(SearchTest, ConstantsStayAndTheUnmeasuredDefaultIsProposedFirst) {
   EXPECT_EQ(j["best"]["knobs"]["hierarchical_allreduce"], true);
   EXPECT_EQ(j["best"]["knobs"]["cycle_time_ms"], 2.0);
   EXPECT_EQ(j["best"]["beats_default"], "not shown: predicted, not measured yet");
-  ASSERT_EQ(j["proposals"].size(), 2u);
+  // The default, then the first real runs contrast the model's best with the setting it is
+  // least sure of.
+  ASSERT_EQ(j["proposals"].size(), 3u);
   EXPECT_EQ(j["proposals"][0]["origin"], "default, never measured");
+  EXPECT_EQ(j["proposals"][2]["origin"], "most uncertain");
   EXPECT_EQ(j["proposals"][0]["knobs"]["fusion_threshold_mb"], 128.0);
   for (const auto& p : j["proposals"]) {
     EXPECT_EQ(p["knobs"]["hierarchical_allreduce"], true);
@@ -116,8 +118,17 @@ TEST(SearchTest, ConstantsStayAndTheUnmeasuredDefaultIsProposedFirst) {
   EXPECT_EQ(simulated.rfind(horovod_header, 0), 0u) << simulated;
   EXPECT_EQ(std::count(simulated.begin(), simulated.end(), '\n'),
             1 + j["simulated_samples"].get<int>());
-  // The database was only read.
-  EXPECT_EQ(ReadFile(db), before);
+  // The runs are as they were; the round's decision is stored (and nothing else).
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(db, Store::Mode::kReadOnly, &store).ok());
+  std::vector<RunInfo> runs;
+  ASSERT_TRUE(store->ListRuns(&runs).ok());
+  EXPECT_EQ(runs.size(), 1u);
+  std::vector<StoredDecision> decisions;
+  ASSERT_TRUE(store->ListDecisions(&decisions).ok());
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].verdict, "best_not_measured");
+  EXPECT_EQ(j["decision"]["id"], decisions[0].id);
 }
 
 TEST(SearchTest, BestIsPredictedAtLeastAsGoodAsTheMeasuredDefault) {
@@ -135,7 +146,12 @@ TEST(SearchTest, BestIsPredictedAtLeastAsGoodAsTheMeasuredDefault) {
             j["default"]["predicted_score_bytes_per_s"].get<double>());
   // One measured sample is never evidence of beating the default.
   EXPECT_NE(j["best"]["beats_default"], "yes");
-  EXPECT_EQ(j["proposals"].size(), 1u);
+  // Only the default measured: the model's best and the setting it is least sure of.
+  ASSERT_EQ(j["proposals"].size(), 2u);
+  EXPECT_NE(j["proposals"][0]["origin"], "most uncertain");
+  EXPECT_GE(j["proposals"][0]["predicted_score_bytes_per_s"].get<double>(),
+            j["default"]["predicted_score_bytes_per_s"].get<double>());
+  EXPECT_EQ(j["proposals"][1]["origin"], "most uncertain");
   EXPECT_EQ(j["stop_reason"], "");
 }
 
@@ -301,6 +317,80 @@ TEST(SearchVerdictTest, ATwoPercentGainIsNotClaimedAndTheDefaultIsWritten) {
   EXPECT_EQ(next1.knobs.fusion_threshold_mb, 1.0);
   EXPECT_EQ(next2.knobs.fusion_threshold_mb, 128.0);
   EXPECT_NE(r.out.find("re-measure: the verdict hangs on noise"), std::string::npos) << r.out;
+}
+
+// The decision is stored with the real runs behind it; a later search with no new real run
+// shows it as stored (not recomputed), `runs` shows it, and a new real run makes a new one.
+TEST(SearchVerdictTest, TheDecisionIsStoredAndShownUntilANewRealRun) {
+  TempDir dir;
+  const std::string db = GainDatabase(dir, 0.10);
+  const std::string best = dir.path() + "/best.yaml";
+  CommandResult r = RunAutotune("search --db '" + db + "' --run 1 --json --out '" + best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("decision")) << r.out;
+  EXPECT_EQ(j["decision"]["id"], 1);
+  EXPECT_EQ(j["decision"]["reused"], false);
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(db, Store::Mode::kReadOnly, &store).ok());
+    StoredDecision d;
+    ASSERT_TRUE(store->LatestDecision(1, &d).ok());
+    EXPECT_EQ(d.id, 1);
+    EXPECT_EQ(d.run_id, 1);
+    EXPECT_EQ(d.command, "search");
+    EXPECT_EQ(d.verdict, "beats_default");
+    EXPECT_EQ(d.chosen.fusion_threshold_mb, 16.0);
+    EXPECT_EQ(d.candidate.fusion_threshold_mb, 16.0);
+    EXPECT_EQ(d.default_knobs.fusion_threshold_mb, 128.0);
+    ASSERT_TRUE(d.has_speedup);
+    EXPECT_DOUBLE_EQ(d.speedup, j["evidence"]["speedup"]["value"].get<double>());
+    EXPECT_DOUBLE_EQ(d.speedup_low, j["evidence"]["speedup"]["low"].get<double>());
+    EXPECT_GT(d.speedup_low, 1.0);
+    EXPECT_EQ(d.summary, j["verdict"].get<std::string>());
+    // The four real runs, in the order they ran: D C D C.
+    ASSERT_EQ(d.runs.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(d.runs[i].run_id, static_cast<int64_t>(i + 1));
+      EXPECT_EQ(d.runs[i].candidate, i % 2 == 1);
+      EXPECT_EQ(d.runs[i].steps, 10);
+      EXPECT_FALSE(d.runs[i].outlier);
+    }
+  }
+  // Again, nothing new: the stored decision is shown and not stored twice.
+  r = RunAutotune("search --db '" + db + "' --run 1 --out '" + best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stored decision 1 (search, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(no new real runs since: shown, not recomputed)"), std::string::npos)
+      << r.out;
+  ConfigFile config;
+  ASSERT_TRUE(LoadConfigFile(best, &config).ok());
+  EXPECT_EQ(config.knobs.fusion_threshold_mb, 16.0);
+  EXPECT_EQ(nlohmann::json::parse(config.provenance_json)["decision"], 1);
+  // `runs` shows it.
+  r = RunAutotune("runs --db '" + db + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("run 1 searched: decision 1 (search, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("beats the default: yes"), std::string::npos) << r.out;
+  r = RunAutotune("runs --json --db '" + db + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json listed = nlohmann::json::parse(r.out);
+  EXPECT_EQ(listed[0]["decision"]["id"], 1);
+  EXPECT_EQ(listed[0]["decision"]["runs"].size(), 4u);
+  EXPECT_FALSE(listed[1].contains("decision"));
+  // A new real run of the default: a new decision.
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(db, Store::Mode::kReadWrite, &store).ok());
+    std::mt19937_64 rng(9);
+    EXPECT_EQ(AddRun(store.get(), 0.05, Knobs(), NoisySteps(100.0, 10, rng)), 5);
+  }
+  r = RunAutotune("search --db '" + db + "' --run 1 --json --out '" + best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json again = nlohmann::json::parse(r.out);
+  EXPECT_EQ(again["decision"]["id"], 2);
+  EXPECT_EQ(again["decision"]["reused"], false);
+  EXPECT_EQ(again["decision"]["runs"].size(), 5u);
 }
 
 // A run imported from a CPU Horovod job is a cpu target: hierarchical collectives are never

@@ -203,10 +203,15 @@ TEST(SearchLoopTest, ConcludeProposesTheUnmeasuredDefaultFirst) {
   StatusOr<SearchLoop::Conclusion> c = loop.Conclude(2, default_point);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->stop, StopReason::kNotStopped);
-  ASSERT_EQ(c->proposals.size(), 2u);
+  // The default, then the model's best pick contrasted with the simulated setting it is least
+  // sure of.
+  ASSERT_EQ(c->proposals.size(), 3u);
   EXPECT_EQ(c->proposals[0].origin, SuggestionOrigin::kDefaultNeverMeasured);
   EXPECT_EQ(c->proposals[0].point, default_point);
   EXPECT_NE(c->proposals[1].point, default_point);
+  EXPECT_EQ(c->proposals[2].origin, SuggestionOrigin::kMostUncertain);
+  EXPECT_NE(c->proposals[2].point, c->proposals[1].point);
+  EXPECT_NE(c->proposals[2].point, default_point);
   EXPECT_EQ(c->default_setting.measured.count, 0);
   EXPECT_EQ(c->best.measured.count, 0);  // nothing measured: the best is a prediction
   EXPECT_EQ(c->decision.verdict,
@@ -239,8 +244,15 @@ TEST(SearchLoopTest, ConcludeWithAMeasuredDefault) {
   EXPECT_EQ(c->decision.verdict, Verdict::kIsDefault);
   EXPECT_EQ(c->default_setting.measured.count, 1);
   EXPECT_DOUBLE_EQ(c->default_setting.measured.mean, Quadratic(default_point));
+  // Only the default measured and nothing simulated (no setting to probe for uncertainty):
+  // the picks, none predicted below the default.
   EXPECT_EQ(c->proposals.size(), 3u);
-  for (const Suggestion& s : c->proposals) EXPECT_NE(s.point, default_point);
+  for (const Suggestion& s : c->proposals) {
+    EXPECT_NE(s.point, default_point);
+    if (s.origin != SuggestionOrigin::kMostUncertain) {
+      EXPECT_GE(s.prediction.mean, c->default_setting.prediction.mean);
+    }
+  }
   // Nothing observed: nothing to conclude from.
   SearchLoop empty(QuadraticSpace(), SearchOptions{});
   EXPECT_FALSE(empty.Conclude(1, default_point).ok());
@@ -288,6 +300,17 @@ TEST(SearchLoopTest, MeasuredStepTimesDecideWhatIsWritten) {
   EXPECT_EQ(c->proposals[0].point, other);
   EXPECT_EQ(c->proposals[1].point, default_point);
   for (const Suggestion& s : c->proposals) EXPECT_EQ(s.origin, SuggestionOrigin::kRemeasure);
+
+  // One measured sample left of the budget: one proposal, the first of the two (never more
+  // than --max-samples allows).
+  SearchOptions three;
+  three.stop.max_measured_samples = 3;
+  SearchLoop one_left(QuadraticSpace(), three);
+  make(&one_left);
+  c = one_left.Conclude(1, default_point, steps);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->proposals.size(), 1u);
+  EXPECT_EQ(c->proposals[0].point, other);
 
   // Measured but without step times: not shown, the default is written.
   c = same.Conclude(1, default_point, {});

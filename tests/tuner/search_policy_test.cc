@@ -117,8 +117,8 @@ std::vector<double> Alternating(double mean, double spread, int n) {
 
 TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   const Reported def = Setting(0, 10, 1, 1);
-  const StepSamples slow = {Alternating(100, 1, 10)};
-  const StepSamples fast = {Alternating(80, 1, 10)};
+  const RealRuns slow = {Alternating(100, 1, 10)};
+  const RealRuns fast = {Alternating(80, 1, 10)};
   const StepNoise noise;
   EXPECT_EQ(Decide(def, def, slow, slow, noise).verdict, Verdict::kIsDefault);
   // A prediction far above the default is still not shown.
@@ -132,10 +132,10 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   Decision d = Decide(Setting(1, 9, 1, 1), def, fast, slow, noise);
   EXPECT_EQ(d.verdict, Verdict::kRunToRunUnknown);
   EXPECT_TRUE(d.has_speedup);
-  EXPECT_DOUBLE_EQ(d.speedup.speedup, 100.0 / 80.0);
+  EXPECT_NEAR(d.speedup.speedup, 100.0 / 80.0, 1e-9);
   EXPECT_TRUE(d.HangsOnNoise());
   // Two runs of the candidate, both 20% shorter: shown, whatever the model predicts.
-  const StepSamples fast_twice = {Alternating(80, 1, 10), Alternating(80, 1, 10)};
+  const RealRuns fast_twice = {Alternating(80, 1, 10), Alternating(80, 1, 10)};
   d = Decide(Setting(1, 9, 1, 2), def, fast_twice, slow, noise);
   EXPECT_EQ(d.verdict, Verdict::kBeatsDefault);
   EXPECT_FALSE(d.HangsOnNoise());
@@ -143,15 +143,15 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   d = Decide(Setting(1, 50, 1, 1), def, slow, slow, noise);
   EXPECT_EQ(d.verdict, Verdict::kWithinNoise);
   EXPECT_TRUE(d.HangsOnNoise());
-  // Steps 2% shorter with a 1% spread: shown with a run-to-run spread of 0.1% measured
-  // elsewhere applied to these single samples; with one of 5%: not.
-  const StepSamples two_percent = {Alternating(98, 1, 10)};
+  // Steps 10% shorter with a 1% spread, one run each: shown with a run-to-run spread of 0.1%
+  // measured elsewhere applied to these single runs; with one of 20%: not.
+  const RealRuns ten_percent = {Alternating(90, 1, 10)};
   StepNoise run_to_run;
   run_to_run.across_cv = 0.001;
-  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, two_percent, slow, run_to_run).verdict,
+  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, ten_percent, slow, run_to_run).verdict,
             Verdict::kBeatsDefault);
-  run_to_run.across_cv = 0.05;
-  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, two_percent, slow, run_to_run).verdict,
+  run_to_run.across_cv = 0.2;
+  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, ten_percent, slow, run_to_run).verdict,
             Verdict::kWithinNoise);
   // The texts `search` writes into best.yaml and its summaries.
   EXPECT_STREQ(VerdictText(Verdict::kIsDefault), "is the default");
@@ -162,6 +162,7 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   EXPECT_STREQ(VerdictText(Verdict::kRunToRunUnknown),
                "not shown: one run each, run-to-run noise not measured yet");
   EXPECT_STREQ(VerdictText(Verdict::kWithinNoise), "not shown: within noise");
+  EXPECT_STREQ(VerdictText(Verdict::kRunsDisagree), "not shown: a run disagrees with its repeats");
   EXPECT_STREQ(VerdictText(Verdict::kBeatsDefault), "yes");
 }
 
@@ -169,18 +170,18 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
 // is highest is judged instead, at a Bonferroni-adjusted level; none faster: -1.
 TEST(SearchPolicyTest, MostConvincinglyFasterMeasuredSettingBeatsTheDefault) {
   const Reported def = Setting(0, 10, 1, 1);
-  const StepSamples slow = {Alternating(100, 1, 10)};
+  const RealRuns slow = {Alternating(100, 1, 10)};
   const std::vector<Reported> measured = {Setting(1, 10, 1, 1), Setting(2, 9, 1, 1),
                                           Setting(3, 9, 1, 1)};
   // Same as the default; 12% shorter but spread +-8; 10% shorter with a 1% spread.
-  const std::vector<StepSamples> steps = {
+  const std::vector<RealRuns> steps = {
       {Alternating(100, 1, 10)}, {Alternating(88, 8, 10)}, {Alternating(90, 1, 10)}};
   StepNoise noise;
   noise.across_cv = 0.001;  // run-to-run spread measured elsewhere, small
   Decision d;
   EXPECT_EQ(MostConvincinglyFaster(measured, steps, def, slow, noise, &d), 2);
   EXPECT_EQ(d.verdict, Verdict::kBeatsDefault);
-  EXPECT_DOUBLE_EQ(d.speedup.speedup, 100.0 / 90.0);
+  EXPECT_NEAR(d.speedup.speedup, 100.0 / 90.0, 1e-9);
   EXPECT_NEAR(d.speedup.confidence, 1.0 - 0.05 / 3.0, 1e-12);
   const std::vector<Reported> same = {Setting(1, 10, 1, 1)};
   EXPECT_EQ(MostConvincinglyFaster(same, {slow}, def, slow, StepNoise(), &d), -1);
@@ -188,7 +189,7 @@ TEST(SearchPolicyTest, MostConvincinglyFasterMeasuredSettingBeatsTheDefault) {
 }
 
 TEST(SearchPolicyTest, RemeasureWhileTheVerdictHangsOnNoiseAndBudgetAndRepeatsRemain) {
-  const StepSamples slow = {Alternating(100, 5, 10)};
+  const RealRuns slow = {Alternating(100, 5, 10)};
   const Decision hangs = Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 1), slow, slow, {});
   ASSERT_TRUE(hangs.HangsOnNoise());
   StopRule rule;
@@ -207,6 +208,55 @@ TEST(SearchPolicyTest, RemeasureWhileTheVerdictHangsOnNoiseAndBudgetAndRepeatsRe
   const Decision shown =
       Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 1), {Alternating(80, 1, 10)}, slow, known);
   EXPECT_FALSE(RemeasureToDecide(rule, 2, shown, Setting(1, 9, 1, 1), Setting(0, 10, 1, 1)));
+}
+
+// A candidate run that is an outlier among its repeats does not decide: the candidate is
+// measured again (alone), whatever the other runs show.
+TEST(SearchPolicyTest, AnOutlierRunAsksForARemeasureOfItsSetting) {
+  const RealRuns def = {RealRun(Alternating(100, 1, 10), 0), RealRun(Alternating(100, 1, 10), 3),
+                        RealRun(Alternating(100, 1, 10), 4)};
+  // Runs 1, 2 and 5: 20% shorter twice, then a run 50% longer than those.
+  const RealRuns cand = {RealRun(Alternating(80, 1, 10), 1), RealRun(Alternating(80, 1, 10), 2),
+                         RealRun(Alternating(120, 1, 10), 5)};
+  const Decision d = Decide(Setting(1, 9, 1, 3), Setting(0, 10, 1, 3), cand, def, {});
+  EXPECT_EQ(d.verdict, Verdict::kRunsDisagree);
+  EXPECT_TRUE(d.HangsOnNoise());
+  EXPECT_EQ(RemeasureOrder(d), std::vector<RunRole>{RunRole::kCandidate});
+  StopRule rule;
+  rule.max_measured_samples = 10;
+  // Three runs each is the limit for noise; an outlier gets one more.
+  EXPECT_TRUE(RemeasureToDecide(rule, 6, d, Setting(1, 9, 1, 3), Setting(0, 10, 1, 3)));
+  EXPECT_FALSE(RemeasureToDecide(rule, 7, d, Setting(1, 9, 1, 4), Setting(0, 10, 1, 3)));
+  // The outlier left out, the other two runs show the speedup.
+  EXPECT_NEAR(d.speedup.speedup, 100.0 / 80.0, 1e-9);
+}
+
+// Re-measures of a verdict hanging on noise go D C C D: the setting run last goes first.
+TEST(SearchPolicyTest, RemeasuresAlternateSoThatEachCandidateRunIsBracketed) {
+  Decision d;
+  d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 1, 10, 99.0, false}};
+  EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kCandidate, RunRole::kDefault}));
+  // One at a time (record --autotune): D C C -> D; D C C D -> D; D C C D D -> C.
+  d.comparison.runs.push_back({RunRole::kCandidate, 0, 2, 10, 99.0, false});
+  EXPECT_EQ(RemeasureOrder(d).front(), RunRole::kDefault);
+  d.comparison.runs.push_back({RunRole::kDefault, 0, 3, 10, 100.0, false});
+  EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kDefault, RunRole::kCandidate}));
+  d.comparison.runs.push_back({RunRole::kDefault, 0, 4, 10, 100.0, false});
+  EXPECT_EQ(RemeasureOrder(d).front(), RunRole::kCandidate);
+}
+
+TEST(SearchPolicyTest, VerdictNamesRoundTrip) {
+  for (Verdict v : {Verdict::kIsDefault, Verdict::kBestNotMeasured, Verdict::kDefaultNotMeasured,
+                    Verdict::kNoStepTimes, Verdict::kRunToRunUnknown, Verdict::kWithinNoise,
+                    Verdict::kRunsDisagree, Verdict::kBeatsDefault}) {
+    Verdict back = Verdict::kIsDefault;
+    ASSERT_TRUE(ParseVerdictName(VerdictName(v), &back)) << VerdictName(v);
+    EXPECT_EQ(back, v);
+  }
+  EXPECT_STREQ(VerdictName(Verdict::kBeatsDefault), "beats_default");
+  Verdict v;
+  EXPECT_FALSE(ParseVerdictName("yes", &v));
 }
 
 TEST(SearchPolicyTest, OriginAndStopNamesAreTheTextsTheOutputsCarry) {

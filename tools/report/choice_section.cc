@@ -1,11 +1,14 @@
-// ChoiceView (tools/report/search_section.h): the chosen setting against the default, decided by
-// the search's own code (tuner::KnobSearch) over the stored measured samples.
+// ChoiceView (tools/report/search_section.h): the chosen setting against the default: the
+// decision `search` stored for the run when there is one (shown as stored, not recomputed),
+// else decided by the search's own code (tuner::KnobSearch) over the stored measured samples.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "tools/report/search_section.h"
+#include "tools/search/decision_record.h"
 #include "tools/search/setup.h"
 #include "tuner/knob_search.h"
 
@@ -71,8 +74,8 @@ std::string DecisionText(const tuner::Decision& d) {
   if (d.has_speedup) {
     char buffer[160];
     std::snprintf(buffer, sizeof(buffer),
-                  " Speedup over the default %.3fx, %g%% bootstrap interval [%.3f, %.3f] (mean "
-                  "step times).",
+                  " Speedup over the default %.3fx, %g%% bootstrap interval [%.3f, %.3f] (run "
+                  "medians of step times).",
                   d.speedup.speedup, d.speedup.confidence * 100, d.speedup.low, d.speedup.high);
     text += buffer;
   }
@@ -96,13 +99,26 @@ Status ChoiceView(Store& store, const SearchGroup& group, ReportView* view, std:
   if (search.measured() == 0) return no_view("nothing measured yet.");
   std::vector<tuner::MeasuredSteps> steps;
   AUTOTUNE_RETURN_IF_ERROR(LoadStepTimes(store, group.measured, &steps));
-  StatusOr<tuner::SearchLoop::Conclusion> c = search.Conclude(0, steps);
+  StatusOr<tuner::SearchLoop::Conclusion> c = search.Judge(steps);
   if (!c.ok()) return no_view(c.status().message());
   StatusOr<Knobs> chosen = search.ToKnobs(c->candidate.point);
   StatusOr<Knobs> fallback = search.ToKnobs(c->default_setting.point);
   if (!chosen.ok() || !fallback.ok()) {
     return no_view((chosen.ok() ? fallback : chosen).status().message());
   }
+  // The newest decision a search of any of the group's runs stored.
+  std::vector<StoredDecision> decisions;
+  AUTOTUNE_RETURN_IF_ERROR(store.ListDecisions(&decisions));
+  const StoredDecision* stored = nullptr;
+  for (const StoredDecision& d : decisions) {
+    if (std::find(group.trace_runs.begin(), group.trace_runs.end(), d.run_id) !=
+        group.trace_runs.end()) {
+      stored = &d;
+    }
+  }
+  const std::string decision =
+      stored != nullptr ? "Stored " + DecisionLine(*stored, run.framework) + "."
+                 : DecisionText(c->decision) + " (no decision stored yet: run `autotune search`)";
   json rows = json::array();
   const bool same = c->candidate.point == c->default_setting.point;
   AddSettingRows((same ? "chosen = default: " : "chosen: ") + KnobsShort(*chosen), *chosen,
@@ -116,7 +132,7 @@ Status ChoiceView(Store& store, const SearchGroup& group, ReportView* view, std:
                std::to_string(search.measured()) +
                " measured samples, as `autotune search` judges it) and the default: the model's "
                "posterior mean (dot) with its 95% band, and their measured scores (diamonds). " +
-               DecisionText(c->decision),
+               decision,
            ChoiceSpec(std::move(rows))};
   return Status::Ok();
 }

@@ -12,6 +12,7 @@
 #include "store/store.h"
 #include "tools/command.h"
 #include "tools/progress.h"
+#include "tools/search/decision_record.h"
 #include "tools/search/round_files.h"
 #include "tools/search/sample_log.h"
 #include "tuner/knob_search.h"
@@ -137,7 +138,9 @@ int RunSearch(const SearchFlags& flags, Round* round) {
   }
   RoundReport report;
   status = MakeReport(flags, in, in.stored.other_measured + *left_out, search, &report);
-  if (status.ok()) status = WriteSearchConfigs(&report);
+  if (status.ok()) {
+    status = DecideAndWrite(flags.live ? "search --live" : "search", in.stored.measured, &report);
+  }
   round->proposal_files = report.proposal_files;
   if (!status.ok()) return Fail(status);
   round->stop = report.conclusion.stop;

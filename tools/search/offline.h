@@ -1,5 +1,6 @@
 // One round of the offline search (`autotune search`, and each round of --live): the search's
-// flags, what the round decided, and RunSearch. The database is only read.
+// flags, what the round decided, and RunSearch. The database is read, and the round's decision
+// stored in it (tools/search/decision_record.h).
 #pragma once
 
 #include <cstdint>
@@ -39,8 +40,10 @@ struct Round {
 
 // One offline search under `flags` (tools/search/setup.h sets it up from the run and the
 // flags): simulates on the run's trace when a calibration exists, blends in the stored
-// measured samples, prints its summary (or --json), writes --out and the proposals and fills
-// *round; the process exit code (non-zero after one line on stderr).
+// measured samples, decides by the one rule (tuner::Decide), stores the decision (or shows the
+// stored one when no real run is new), prints its summary (or --json), writes --out and the
+// proposals and fills *round; the process exit code (non-zero after one line on stderr, the
+// database then as it was).
 int RunSearch(const SearchFlags& flags, Round* round);
 
 }  // namespace autotune::cli

@@ -119,6 +119,7 @@ Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningD
     return Status::Ok();
   }
   AUTOTUNE_RETURN_IF_ERROR(search_.ObserveMeasured(sample.knobs, sample.score_bytes_per_s));
+  steps_.push_back({sample.knobs, sample.step_ms, sample.run_id, sample.index});
   if (observed() == 1) default_score_ = sample.score_bytes_per_s;
   if (observed() == 1 && flags_.sim_budget > 0 && !flags_.db.empty()) {
     AddSimulatorPrior(sample.run_id);
@@ -126,43 +127,115 @@ Status OnlineTuner::Step(const executor::TuningSample& sample, executor::TuningD
   std::fprintf(stderr, "record --autotune: sample %d/%d: %s: %.4g GB/s\n", observed(),
                flags_.tuning.max_samples, KnobsShort(sample.knobs, framework_).c_str(),
                sample.score_bytes_per_s / 1e9);
+  // The last samples of the budget go to the decision when it needs them: the candidate and
+  // the default again, alternately (tuner::RemeasureOrder), one sample at a time.
+  const int left = flags_.tuning.max_samples - observed();
+  if (left > 0 && left <= 2) {
+    StatusOr<tuner::SearchLoop::Conclusion> judged = search_.Judge(steps_);
+    if (!judged.ok()) return judged.status().WithPrefix("record --autotune");
+    const tuner::SearchLoop::Conclusion& c = *judged;
+    tuner::StopRule rule;
+    rule.max_measured_samples = flags_.tuning.max_samples;
+    if (tuner::RemeasureToDecide(rule, observed(), c.decision, c.candidate, c.default_setting)) {
+      const tuner::RunRole role = tuner::RemeasureOrder(c.decision).front();
+      StatusOr<Knobs> knobs = search_.ToKnobs(
+          role == tuner::RunRole::kDefault ? c.default_setting.point : c.candidate.point);
+      if (!knobs.ok()) return knobs.status().WithPrefix("record --autotune");
+      std::fprintf(stderr, "record --autotune: note: re-measuring %s: %s\n",
+                   role == tuner::RunRole::kDefault ? "the default" : "the candidate",
+                   tuner::VerdictText(c.decision.verdict));
+      decision->next = *knobs;
+      return Status::Ok();
+    }
+  }
   StatusOr<tuner::KnobSearch::Next> next = search_.NextMeasured();
   if (!next.ok()) return next.status().WithPrefix("record --autotune");
   if (next->stop == tuner::StopReason::kNotStopped) {
     decision->next = next->knobs;
     return Status::Ok();
   }
-  tuner::Reported best;
-  AUTOTUNE_RETURN_IF_ERROR(Best(&decision->next, &best));
+  tuner::SearchLoop::Conclusion conclusion;
+  AUTOTUNE_RETURN_IF_ERROR(Best(&decision->next, &conclusion));
   decision->done = true;
-  std::fprintf(stderr, "record --autotune: %s; best %s kept for the rest of the run\n",
+  std::fprintf(stderr, "record --autotune: %s; %s kept for the rest of the run\n",
                tuner::StopReasonName(next->stop), KnobsShort(decision->next, framework_).c_str());
   return Status::Ok();
 }
 
-Status OnlineTuner::Best(Knobs* knobs, tuner::Reported* best) {
-  StatusOr<tuner::Reported> incumbent = search_.Incumbent();
-  if (!incumbent.ok()) return incumbent.status().WithPrefix("record --autotune");
-  *best = *incumbent;
-  StatusOr<Knobs> best_knobs = search_.ToKnobs(best->point);
+Status OnlineTuner::Best(Knobs* knobs, tuner::SearchLoop::Conclusion* conclusion) {
+  StatusOr<tuner::SearchLoop::Conclusion> judged = search_.Judge(steps_);
+  if (!judged.ok()) return judged.status().WithPrefix("record --autotune");
+  *conclusion = *judged;
+  StatusOr<Knobs> best_knobs = search_.ToKnobs(conclusion->written().point);
   if (!best_knobs.ok()) return best_knobs.status();
   *knobs = *best_knobs;
   return Status::Ok();
 }
 
+void OnlineTuner::StoreDecision(const std::string& db, int64_t run_id,
+                                const tuner::SearchLoop::Conclusion& conclusion,
+                                const Knobs& chosen) {
+  StatusOr<Knobs> candidate = search_.ToKnobs(conclusion.candidate.point);
+  StatusOr<Knobs> default_knobs = search_.ToKnobs(conclusion.default_setting.point);
+  const tuner::Decision& d = conclusion.decision;
+  StoredDecision stored;
+  stored.run_id = run_id;
+  stored.command = "record --autotune";
+  stored.evidence_key = "record --autotune;run=" + std::to_string(run_id);
+  stored.chosen = chosen;
+  stored.candidate = candidate.ok() ? *candidate : chosen;
+  stored.default_knobs = default_knobs.ok() ? *default_knobs : chosen;
+  stored.verdict = tuner::VerdictName(d.verdict);
+  stored.has_speedup = d.has_speedup && d.comparison.valid;
+  if (stored.has_speedup) {
+    stored.speedup = d.speedup.speedup;
+    stored.speedup_low = d.speedup.low;
+    stored.speedup_high = d.speedup.high;
+    stored.confidence = d.speedup.confidence;
+  }
+  stored.noise_cv = d.noise.cv();
+  stored.summary = "candidate " + KnobsShort(stored.candidate, framework_) +
+                   " beats the default: " + tuner::VerdictText(d.verdict);
+  for (const tuner::ComparedRun& r : d.comparison.runs) {
+    stored.runs.push_back({r.run_id, r.role == tuner::RunRole::kCandidate, r.steps, r.median_ms,
+                           r.outlier});
+  }
+  std::unique_ptr<Store> store;
+  Status st = db.empty() ? Status::InvalidArgument("no database")
+                         : Store::Open(db, Store::Mode::kReadWrite, &store);
+  if (st.ok()) st = store->SaveDecision(&stored);
+  if (!st.ok()) {
+    std::fprintf(stderr, "record --autotune: note: decision not stored: %s\n",
+                 st.message().c_str());
+  }
+}
+
 Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) {
   ConfigFile config;
   config.framework = framework_;
-  tuner::Reported best;
-  AUTOTUNE_RETURN_IF_ERROR(Best(&config.knobs, &best));
+  tuner::SearchLoop::Conclusion conclusion;
+  AUTOTUNE_RETURN_IF_ERROR(Best(&config.knobs, &conclusion));
+  const tuner::Reported& best = conclusion.written();
+  const tuner::Decision& d = conclusion.decision;
   const double measured = best.measured.mean;
   const std::string target = flags_.out.empty() ? "" : " -> " + flags_.out;
+  StatusOr<Knobs> candidate = search_.ToKnobs(conclusion.candidate.point);
+  std::string speedup;
+  if (d.has_speedup) {
+    char interval[96];
+    std::snprintf(interval, sizeof(interval), "; speedup %.3f [%.3f, %.3f]", d.speedup.speedup,
+                  d.speedup.low, d.speedup.high);
+    speedup = interval;
+  }
   std::fprintf(json ? stderr : stdout,
                "autotune: best of %d samples: %s, measured %.4g GB/s (starting setting %.4g "
-               "GB/s)%s\n",
+               "GB/s)%s\nautotune: candidate %s beats the default: %s%s\n",
                observed(), KnobsShort(config.knobs, framework_).c_str(), measured / 1e9,
-               default_score_ / 1e9, target.c_str());
+               default_score_ / 1e9, target.c_str(),
+               candidate.ok() ? KnobsShort(*candidate, framework_).c_str() : "?",
+               tuner::VerdictText(d.verdict), speedup.c_str());
   std::fflush(json ? stderr : stdout);
+  StoreDecision(db, run_id, conclusion, config.knobs);
   if (flags_.out.empty()) return Status::Ok();
   nlohmann::json provenance = {{"db", db},
                                {"run", run_id},
@@ -171,7 +244,14 @@ Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) 
                                {"predicted_score", best.prediction.mean},
                                {"predicted_stddev", std::sqrt(best.prediction.variance)},
                                {"measured_samples", observed()},
-                               {"starting_setting_score", default_score_}};
+                               {"starting_setting_score", default_score_},
+                               {"beats_default", tuner::VerdictText(d.verdict)}};
+  if (d.has_speedup) {
+    provenance["speedup"] = {{"value", d.speedup.speedup},
+                             {"low", d.speedup.low},
+                             {"high", d.speedup.high},
+                             {"confidence", d.speedup.confidence}};
+  }
   config.provenance_json = provenance.dump();
   return SaveConfigFile(flags_.out, config);
 }

@@ -3,8 +3,10 @@
 // knob given on the command line or in --config-file, stays constant. Horovod's semantics: the
 // first warmup_samples samples are discarded, then each sample (steps_per_sample steps, score =
 // bytes / time) is observed by the GP and the next setting suggested, until max_samples were
-// observed; the best setting (best posterior mean among the measured ones) then stays for the
-// rest of the run. The executor (executor/record.h, TuningStep) plays the samples, stores each
+// observed; the setting that then stays for the rest of the run (and is written) is the one the
+// search's one rule (tuner::Decide, on each sample's step times) shows beating the default,
+// else the default. While that verdict hangs on noise and samples are left, the candidate and
+// the default are measured again, alternately, before the budget runs out (never beyond it). The executor (executor/record.h, TuningStep) plays the samples, stores each
 // one and broadcasts the knobs.
 #pragma once
 
@@ -12,6 +14,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "executor/record.h"
 #include "tools/search/sample_log.h"
@@ -61,9 +64,9 @@ class OnlineTuner {
   Status Step(const executor::TuningSample& sample, executor::TuningDecision* decision);
 
   int observed() const { return search_.measured(); }
-  // The measured setting with the best posterior mean: its knobs, its posterior and its
-  // measured repeats.
-  Status Best(Knobs* knobs, tuner::Reported* best);
+  // The setting kept: the candidate when Decide shows it beating the default, else the
+  // default; its knobs and the conclusion it comes from.
+  Status Best(Knobs* knobs, tuner::SearchLoop::Conclusion* conclusion);
   // Prints the best setting (on stderr when json: stdout then holds record's
   // JSON alone) and writes it to flags.out (when given) with its evidence.
   Status WriteBest(const std::string& db, int64_t run_id, bool json);
@@ -71,6 +74,10 @@ class OnlineTuner {
  private:
   OnlineTuner(const OnlineTuningFlags& flags, SearchSetup setup);
 
+  // Stores the run's decision (command "record --autotune", the samples' step times behind
+  // it) in `db`; a failure is a note on stderr, not an error of the run.
+  void StoreDecision(const std::string& db, int64_t run_id,
+                     const tuner::SearchLoop::Conclusion& conclusion, const Knobs& chosen);
   // Maps the time-based flags from the probe sample (sample 0).
   void MapTimeFlags(const executor::TuningSample& probe, executor::TuningDecision* decision);
   // Simulates flags_.sim_budget settings chosen by the tuner on run_id's trace so far and
@@ -84,6 +91,7 @@ class OnlineTuner {
   tuner::KnobSearch search_;
   int warmup_samples_ = 0;      // samples discarded before the first observed one
   double default_score_ = 0.0;  // the first observed sample: the run's starting setting
+  std::vector<tuner::MeasuredSteps> steps_;  // each observed sample's step times, in order
 };
 
 }  // namespace autotune::cli

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "formats/config_file.h"
+#include "tools/search/decision_record.h"
 #include "traces/files.h"
 #include "traces/knob_table.h"
 
@@ -44,7 +45,10 @@ nlohmann::json DecisionJson(const RoundReport& r) {
                     {"low", d.speedup.low},
                     {"high", d.speedup.high},
                     {"confidence", d.speedup.confidence},
-                    {"statistic", "mean step time of the default / of the candidate"}};
+                    {"statistic",
+                     "median over the candidate's runs of (the default's median step time, "
+                     "interpolated between the default runs around it) / (the run's median "
+                     "step time)"}};
   }
   return j;
 }
@@ -62,14 +66,23 @@ std::string Percent(double fraction) {
   return buffer;
 }
 
+// True when `s` is the uncertainty probe and predicted below the measured default.
+bool ProbeBelowDefault(const RoundReport& r, const tuner::Suggestion& s) {
+  const tuner::Reported& def = r.conclusion.default_setting;
+  return s.origin == tuner::SuggestionOrigin::kMostUncertain && def.measured.count > 0 &&
+         s.prediction.mean < def.prediction.mean;
+}
+
 nlohmann::json ProposalJson(const RoundReport& r, size_t i) {
   const tuner::Suggestion& s = r.conclusion.proposals[i];
-  return {{"file", r.proposal_files[i]},
-          {"origin", tuner::SuggestionOriginName(s.origin)},
-          {"knobs", KnobsToJson(r.proposal_knobs[i])},
-          {"predicted_score_bytes_per_s", s.prediction.mean},
-          {"predicted_stddev", std::sqrt(s.prediction.variance)},
-          {"expected_improvement", s.expected_improvement}};
+  nlohmann::json j = {{"file", r.proposal_files[i]},
+                      {"origin", tuner::SuggestionOriginName(s.origin)},
+                      {"knobs", KnobsToJson(r.proposal_knobs[i])},
+                      {"predicted_score_bytes_per_s", s.prediction.mean},
+                      {"predicted_stddev", std::sqrt(s.prediction.variance)},
+                      {"expected_improvement", s.expected_improvement}};
+  if (ProbeBelowDefault(r, s)) j["predicted_below_default"] = true;
+  return j;
 }
 
 }  // namespace
@@ -93,6 +106,11 @@ std::string Evidence(const RoundReport& report, const tuner::Reported& setting) 
 }
 
 std::string VerdictLine(const RoundReport& report) {
+  if (report.decision_reused) return report.decision.summary;
+  return RoundVerdictLine(report);
+}
+
+std::string RoundVerdictLine(const RoundReport& report) {
   const tuner::Decision& d = report.conclusion.decision;
   const std::string noise =
       d.noise.samples > 0 ? "±" + Percent(d.noise.cv()) : std::string("noise not measured yet");
@@ -151,6 +169,14 @@ Status WriteSearchConfigs(RoundReport* report) {
   provenance["target"] = tuner::TargetName(report->scope.target);
   provenance["candidate"] = KnobsShort(report->candidate_knobs, report->scope.framework);
   provenance["default_predicted_score"] = c.default_setting.prediction.mean;
+  if (report->decision.id > 0) {
+    provenance["decision"] = report->decision.id;
+    provenance["decision_reused"] = report->decision_reused;
+    if (report->decision_reused) {
+      provenance["beats_default"] = report->decision.verdict;
+      provenance["verdict"] = report->decision.summary;
+    }
+  }
   best.provenance_json = provenance.dump();
   AUTOTUNE_RETURN_IF_ERROR(
       SaveWithNote(report->out, best, GroupsNote(*report, report->best_knobs)));
@@ -206,6 +232,15 @@ nlohmann::json SearchJson(const RoundReport& r) {
                         {"predicted_score_bytes_per_s", c.default_setting.prediction.mean},
                         {"measured", c.default_setting.measured.count > 0}}},
                       {"proposals", proposals}};
+  if (r.decision.id > 0) {
+    j["decision"] = DecisionToJson(r.decision);
+    j["decision"]["reused"] = r.decision_reused;
+    j["best"]["is_default"] = r.decision.chosen == r.decision.default_knobs;
+    tuner::Verdict stored = tuner::Verdict::kIsDefault;
+    if (r.decision_reused && tuner::ParseVerdictName(r.decision.verdict, &stored)) {
+      j["best"]["beats_default"] = tuner::VerdictText(stored);
+    }
+  }
   if (written.measured.count > 0) {
     j["best"]["measured_score_bytes_per_s"] = written.measured.mean;
   }
@@ -235,11 +270,27 @@ void PrintSearchSummary(const RoundReport& r, std::ostream& out) {
         << (d.noise.across_cv > 0 ? Percent(d.noise.across_cv) : std::string("unknown"))
         << " across repeats";
   }
-  out << ")\n" << VerdictLine(r) << " -> " << r.out << "\n";
+  out << ")\n";
+  if (r.decision_reused) {
+    out << "stored " << DecisionLine(r.decision, r.scope.framework)
+        << " (no new real runs since: shown, not recomputed)\n";
+  }
+  out << VerdictLine(r) << " -> " << r.out << "\n";
+  if (r.decision.id > 0 && !r.decision_reused) {
+    out << "stored as " << DecisionLine(r.decision, r.scope.framework) << "\n";
+  }
   for (size_t i = 0; i < r.proposal_files.size(); ++i) {
     const tuner::Suggestion& s = c.proposals[i];
     out << "measure next: " << r.proposal_files[i] << " (" << tuner::SuggestionOriginName(s.origin)
-        << ", predicted " << Gbps(s.prediction.mean) << ")\n";
+        << ", predicted " << Gbps(s.prediction.mean);
+    if (s.origin == tuner::SuggestionOrigin::kMostUncertain) {
+      out << " +- " << Gbps(std::sqrt(s.prediction.variance));
+      if (ProbeBelowDefault(r, s)) {
+        out << "; predicted below the default: measured as the model's least-known setting, "
+               "not as a contender";
+      }
+    }
+    out << ")\n";
   }
   if (c.stop != tuner::StopReason::kNotStopped) out << "stop: " << StopText(c.stop) << "\n";
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "store/store.h"
 #include "traces/knobs.h"
 #include "traces/status.h"
 #include "traces/trace.h"
@@ -32,6 +33,11 @@ struct RoundReport {
   Knobs default_knobs;
   std::vector<Knobs> proposal_knobs;        // one per conclusion.proposals
   std::vector<std::string> proposal_files;  // set by WriteSearchConfigs, as written
+  // The decision as stored (tools/search/decision_record.h), id 0 when it was not: either
+  // this round's, or the run's stored one with the same evidence (decision_reused), which
+  // the summary, --json and best.yaml then show instead of the round's.
+  StoredDecision decision;
+  bool decision_reused = false;
 };
 
 // "1.234 GB/s": a score for people (4 significant digits).
@@ -45,8 +51,11 @@ std::string Evidence(const RoundReport& report, const tuner::Reported& setting);
 // default: steps P% shorter (speedup S, C% interval [L, H]; noise ±X%)"; otherwise "no setting
 // beats the default beyond noise (±X%); keeping the defaults", X the measured noise (the
 // larger coefficient of variation of step times, within samples or across repeats), or
-// "(noise not measured yet)" without measured step times.
+// "(noise not measured yet)" without measured step times. A reused stored decision's line is
+// the stored one.
 std::string VerdictLine(const RoundReport& report);
+// The verdict line of the round's own decision (the one stored).
+std::string RoundVerdictLine(const RoundReport& report);
 // The comment that heads every file of a round that searched the knobs searched on request
 // (the knob table's `searched` column), "" otherwise: for each such knob that a training
 // script takes (its `script_call`), its value must be passed there (num_groups=N to

@@ -88,7 +88,8 @@ Status LoadStepTimes(Store& store, const std::vector<Sample>& measured,
   for (const Sample& sample : measured) ++samples_of_run[sample.run_id];
   for (const Sample& sample : measured) {
     if (sample.run_id <= 0 || samples_of_run[sample.run_id] != 1) continue;
-    tuner::MeasuredSteps steps{sample.knobs, {}};
+    // In the order the samples were stored: the order the real runs ended.
+    tuner::MeasuredSteps steps{sample.knobs, {}, sample.run_id, sample.id};
     std::vector<double> scores;
     AUTOTUNE_RETURN_IF_ERROR(store.GetStepSeries(sample.run_id, &steps.step_ms, &scores));
     if (!steps.step_ms.empty()) out->push_back(std::move(steps));

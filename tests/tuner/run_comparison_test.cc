@@ -1,0 +1,144 @@
+// The one "better" rule on synthetic step-time series whose answer is known by construction:
+// hiccup steps, outlier runs, drift, equal settings.
+#include "tuner/run_comparison.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace autotune::tuner {
+namespace {
+
+// `n` steps around `ms` with normal noise of coefficient of variation `cv`.
+std::vector<double> Steps(double ms, double cv, int n, std::mt19937_64& rng) {
+  std::normal_distribution<double> noise(0.0, cv * ms);
+  std::vector<double> steps;
+  for (int i = 0; i < n; ++i) steps.push_back(ms + noise(rng));
+  return steps;
+}
+
+double Mean(const std::vector<double>& v) {
+  double sum = 0.0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+// The contender is 10% faster (100 ms against 90.9 ms steps, 1% noise), measured D C C D; one
+// of its steps is a 5x hiccup. The run medians ignore it and show the gain; the run means
+// (what the rule used before) would call the contender slower.
+TEST(RunComparisonTest, ATenPercentGainSurvivesAFiveTimesHiccupStep) {
+  std::mt19937_64 rng(7);
+  std::vector<double> hiccup_run = Steps(100.0 / 1.1, 0.01, 20, rng);
+  hiccup_run[7] *= 5.0;
+  const RealRuns def = {RealRun(Steps(100, 0.01, 20, rng), 0),
+                        RealRun(Steps(100, 0.01, 20, rng), 3)};
+  const RealRuns cand = {RealRun(hiccup_run, 1), RealRun(Steps(100.0 / 1.1, 0.01, 20, rng), 2)};
+  const RunComparison c = CompareRuns(def, cand);
+  ASSERT_TRUE(c.valid);
+  EXPECT_TRUE(c.run_to_run_known);
+  EXPECT_EQ(c.remeasure, Remeasure::kNone);
+  EXPECT_NEAR(c.speedup.speedup, 1.1, 0.01);
+  EXPECT_GT(c.speedup.low, 1.05);
+  EXPECT_TRUE(c.Faster());
+  // The hiccup makes that run's mean 20% longer than the default's: a mean would not decide.
+  EXPECT_GT(Mean(hiccup_run), Mean(def[0].step_ms));
+  ASSERT_EQ(c.runs.size(), 4u);
+  EXPECT_EQ(c.runs[1].role, RunRole::kCandidate);  // in sequence order: D C C D
+  EXPECT_EQ(c.runs[3].role, RunRole::kDefault);
+}
+
+// Equal settings, every run 2% slower than the one before (a machine warming up), measured
+// C D C D C D: each candidate run is compared with the default around it, so the drift does
+// not decide. The plain medians of the two settings would show the candidate 2% faster.
+TEST(RunComparisonTest, EqualSettingsUnderDriftAreNotBetter) {
+  std::mt19937_64 rng(11);
+  RealRuns def, cand;
+  for (int run = 0; run < 6; ++run) {
+    const double ms = 100.0 * std::pow(1.02, run);
+    (run % 2 == 0 ? cand : def).push_back(RealRun(Steps(ms, 0.002, 20, rng), run));
+  }
+  const RunComparison c = CompareRuns(def, cand);
+  ASSERT_TRUE(c.valid);
+  EXPECT_FALSE(c.Faster()) << c.speedup.low;
+  EXPECT_LE(c.speedup.low, 1.0);
+  EXPECT_NEAR(c.speedup.speedup, 1.0, 0.005);
+  // What a comparison blind to the order would see: the default's runs 2% later, so slower.
+  std::vector<double> def_medians, cand_medians;
+  for (const ComparedRun& r : c.runs) {
+    (r.role == RunRole::kDefault ? def_medians : cand_medians).push_back(r.median_ms);
+  }
+  EXPECT_NEAR(Mean(def_medians) / Mean(cand_medians), 1.02, 0.003);
+}
+
+// Equal settings without drift, 3% step noise, three runs each alternated: not better.
+TEST(RunComparisonTest, EqualSettingsAreNotBetter) {
+  std::mt19937_64 rng(3);
+  RealRuns def, cand;
+  for (int run = 0; run < 6; ++run) {
+    (run % 2 == 0 ? def : cand).push_back(RealRun(Steps(100, 0.03, 10, rng), run));
+  }
+  const RunComparison c = CompareRuns(def, cand);
+  EXPECT_FALSE(c.Faster());
+  EXPECT_TRUE(c.speedup.ContainsOne()) << c.speedup.low << " " << c.speedup.high;
+}
+
+// Three runs of the candidate, one of them (another job on the node) 40% slower: it is an
+// outlier, left out, and a re-measure of the candidate is asked for before anything is
+// decided. Two runs of one setting that disagree by more than 10% ask for a third.
+TEST(RunComparisonTest, AnOutlierRunIsReMeasuredNotTrusted) {
+  std::mt19937_64 rng(5);
+  const RealRuns def = {RealRun(Steps(100, 0.01, 10, rng), 0),
+                        RealRun(Steps(100, 0.01, 10, rng), 3),
+                        RealRun(Steps(100, 0.01, 10, rng), 4)};
+  const RealRuns cand = {RealRun(Steps(90, 0.01, 10, rng), 1, 11),
+                         RealRun(Steps(126, 0.01, 10, rng), 2, 12),
+                         RealRun(Steps(90, 0.01, 10, rng), 5, 15)};
+  const RunComparison c = CompareRuns(def, cand);
+  EXPECT_EQ(c.remeasure, Remeasure::kCandidate);
+  EXPECT_FALSE(c.Faster());
+  int outliers = 0;
+  for (const ComparedRun& r : c.runs) {
+    if (r.outlier) {
+      ++outliers;
+      EXPECT_EQ(r.run_id, 12);
+    }
+  }
+  EXPECT_EQ(outliers, 1);
+  EXPECT_GT(c.speedup.low, 1.0);  // without the outlier, the runs left do show a gain
+
+  const RunComparison two = CompareRuns({RealRun(Steps(100, 0.01, 10, rng), 0)},
+                                        {RealRun(Steps(90, 0.01, 10, rng), 1),
+                                         RealRun(Steps(120, 0.01, 10, rng), 2)});
+  EXPECT_EQ(two.remeasure, Remeasure::kCandidate);
+  EXPECT_FALSE(two.Faster());
+}
+
+// One run each: the steps show a gain, but how much a whole run varies is unknown: not
+// decided until the run-to-run noise is measured (given here, as repeats elsewhere would).
+TEST(RunComparisonTest, OneRunEachNeedsTheRunToRunNoise) {
+  std::mt19937_64 rng(9);
+  const RealRuns def = {RealRun(Steps(100, 0.01, 10, rng))};
+  const RealRuns cand = {RealRun(Steps(80, 0.01, 10, rng))};
+  const RunComparison unknown = CompareRuns(def, cand);
+  EXPECT_FALSE(unknown.run_to_run_known);
+  EXPECT_TRUE(unknown.speedup.Faster());
+  EXPECT_FALSE(unknown.Faster());
+  CompareOptions options;
+  options.across_cv = 0.01;
+  EXPECT_TRUE(CompareRuns(def, cand, options).Faster());
+  options.across_cv = 0.3;  // runs of one setting 30% apart: a 25% gain is within that
+  EXPECT_FALSE(CompareRuns(def, cand, options).Faster());
+}
+
+// Run medians 100 and 110 of one setting: the log spread sqrt((ln 1.1)^2 / 2) over 1 degree.
+TEST(RunComparisonTest, RunToRunNoiseFromRepeatsOfAnySetting) {
+  const RealRuns a = {RealRun({100, 100, 100}), RealRun({110, 110, 110})};
+  const RealRuns single = {RealRun({50, 60, 70})};
+  EXPECT_NEAR(RunToRunCv({a, single}), std::log(1.1) / std::sqrt(2.0), 1e-12);
+  EXPECT_EQ(RunToRunCv({single}), 0.0);
+}
+
+}  // namespace
+}  // namespace autotune::tuner

@@ -1,0 +1,113 @@
+// The one rule that says whether a setting is faster than the default, from their real runs
+// (step times measured on the target). `search`, `search --live` and `record --autotune` all
+// reach it through tuner/search_policy.h's Decide. Plain functions of step times (ms); the
+// caller fetches them.
+//
+// The rule, and why each part:
+//   1. A run is summarized by the MEDIAN of its step times. A hiccup step (a page fault, a
+//      checkpoint, a late rank: 5x the others) moves a mean by a fifth of itself in a 20-step
+//      run and a median not at all. Training time is the sum of steps, so a setting that
+//      slows most of its steps moves the median too; one that slows a minority only now and
+//      then is not something a few short runs can show either way.
+//   2. A whole run can be off (another job on the node, a slow start): among three or more
+//      runs of one setting, a run whose log-median lies more than kOutlierModifiedZ robust
+//      standard deviations (1.4826 MAD, at least kMinRunSpread) from the setting's median is
+//      an outlier: it is left out and a re-measure of that setting is asked for. Two runs of
+//      one setting that disagree by more than kDisagreeingRuns cannot say which one is off:
+//      a third run of it is asked for, and until then the setting does not decide.
+//   3. Drift (the machine warming, a neighbour's load rising) hits whatever runs when it
+//      does, so each candidate run is compared with the default as it was at that time: the
+//      default runs just before and just after it, interpolated in run order (log scale).
+//      Measured alternately (D C C D, D C D C), a linear drift cancels exactly.
+//   4. The speedup is the median of those per-run ratios; its interval a percentile
+//      bootstrap that resamples each run's steps (the within-run noise of each median) and
+//      the candidate's runs (the run-to-run noise). With one candidate run, the run-to-run
+//      noise measured elsewhere (repeats of any setting) is applied; when none was measured,
+//      the comparison says so and does not decide.
+//   5. Better = the interval's lower bound above 1. Nothing else.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "tuner/step_statistics.h"
+
+namespace autotune::tuner {
+
+// One real run of a setting: its step times (ms, in step order) and when it ran.
+struct RealRun {
+  RealRun() = default;
+  RealRun(std::vector<double> steps, int64_t sequence_ = -1, int64_t run_id_ = 0)  // NOLINT
+      : step_ms(std::move(steps)), sequence(sequence_), run_id(run_id_) {}
+  std::vector<double> step_ms;
+  // Its place among the runs compared (larger = later; e.g. the run's id). -1 when unknown:
+  // then the default's and the candidate's runs are taken as alternating, the default first.
+  int64_t sequence = -1;
+  int64_t run_id = 0;  // the database's run (0: none); carried into the comparison
+};
+using RealRuns = std::vector<RealRun>;
+
+// Robust standard deviations (1.4826 MAD of the log-medians) beyond which a run is an outlier
+// among the runs of its setting (Iglewicz and Hoaglin's 3.5).
+inline constexpr double kOutlierModifiedZ = 3.5;
+// The smallest spread of run log-medians the outlier test assumes (1%): three runs of which
+// two agree to the microsecond do not make a run 0.5% off an outlier.
+inline constexpr double kMinRunSpread = 0.01;
+// Two runs of one setting whose medians differ by more than this fraction disagree.
+inline constexpr double kDisagreeingRuns = 0.10;
+
+// Which side of the comparison a run belongs to.
+enum class RunRole { kDefault, kCandidate };
+
+// One run as the comparison used it.
+struct ComparedRun {
+  RunRole role = RunRole::kDefault;
+  int64_t run_id = 0;
+  int64_t sequence = 0;     // as given, or the assumed alternating order
+  int steps = 0;
+  double median_ms = 0.0;
+  bool outlier = false;     // left out (rule 2)
+};
+
+// What the runs of one side ask for before they can decide.
+enum class Remeasure {
+  kNone,
+  kDefault,    // an outlier or two disagreeing runs of the default
+  kCandidate,  // the same of the candidate
+};
+
+struct RunComparison {
+  bool valid = false;  // both sides have a run with a step that is not an outlier
+  SpeedupInterval speedup;
+  // The run-to-run noise the interval rests on is known: the candidate has two runs or more
+  // in the comparison, or `across_cv` was given (> 0).
+  bool run_to_run_known = false;
+  Remeasure remeasure = Remeasure::kNone;
+  std::vector<ComparedRun> runs;  // every run given with a step, in sequence order
+  // True when the interval's lower bound is above 1 and nothing asks for a re-measure.
+  bool Faster() const {
+    return valid && run_to_run_known && remeasure == Remeasure::kNone && speedup.Faster();
+  }
+};
+
+struct CompareOptions {
+  double confidence = 0.95;  // two-sided
+  int resamples = 2000;
+  uint64_t seed = 1;         // fixed: a verdict is reproducible
+  // Run-to-run spread of one run's median (coefficient of variation), measured on repeats of
+  // any setting; applied when the candidate has a single run. 0: unknown.
+  double across_cv = 0.0;
+};
+
+// Compares the candidate's runs with the default's by rules 1-5 above. Runs without steps are
+// ignored; step times must be positive.
+RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidate_runs,
+                          const CompareOptions& options = {});
+
+// The run-to-run coefficient of variation of run medians, pooled over settings with two or
+// more runs (each setting's runs after rule 2's outliers are left out): the spread a single
+// run cannot show. 0 when no setting has two runs.
+double RunToRunCv(const std::vector<RealRuns>& settings);
+
+}  // namespace autotune::tuner
