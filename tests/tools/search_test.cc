@@ -146,12 +146,17 @@ TEST(SearchTest, BestIsPredictedAtLeastAsGoodAsTheMeasuredDefault) {
             j["default"]["predicted_score_bytes_per_s"].get<double>());
   // One measured sample is never evidence of beating the default.
   EXPECT_NE(j["best"]["beats_default"], "yes");
-  // Only the default measured: the model's best and the setting it is least sure of.
-  ASSERT_EQ(j["proposals"].size(), 2u);
-  EXPECT_NE(j["proposals"][0]["origin"], "most uncertain");
-  EXPECT_GE(j["proposals"][0]["predicted_score_bytes_per_s"].get<double>(),
-            j["default"]["predicted_score_bytes_per_s"].get<double>());
-  EXPECT_EQ(j["proposals"][1]["origin"], "most uncertain");
+  // Only the default measured: the model's best (unless that is the measured default itself,
+  // as in this job-shaped space, where the job reduces 4.9 MB a step) and the setting it is
+  // least sure of, last.
+  const size_t n = j["proposals"].size();
+  ASSERT_EQ(n, j["best"]["is_default"].get<bool>() ? 1u : 2u) << r.out;
+  if (n == 2) {
+    EXPECT_NE(j["proposals"][0]["origin"], "most uncertain");
+    EXPECT_GE(j["proposals"][0]["predicted_score_bytes_per_s"].get<double>(),
+              j["default"]["predicted_score_bytes_per_s"].get<double>());
+  }
+  EXPECT_EQ(j["proposals"][n - 1]["origin"], "most uncertain");
   EXPECT_EQ(j["stop_reason"], "");
 }
 
@@ -340,8 +345,8 @@ TEST(SearchVerdictTest, TheDecisionIsStoredAndShownUntilANewRealRun) {
     EXPECT_EQ(d.run_id, 1);
     EXPECT_EQ(d.command, "search");
     EXPECT_EQ(d.verdict, "beats_default");
-    EXPECT_EQ(d.chosen.fusion_threshold_mb, 16.0);
-    EXPECT_EQ(d.candidate.fusion_threshold_mb, 16.0);
+    EXPECT_EQ(d.chosen.fusion_threshold_mb, 1.0);
+    EXPECT_EQ(d.candidate.fusion_threshold_mb, 1.0);
     EXPECT_EQ(d.default_knobs.fusion_threshold_mb, 128.0);
     ASSERT_TRUE(d.has_speedup);
     EXPECT_DOUBLE_EQ(d.speedup, j["evidence"]["speedup"]["value"].get<double>());
@@ -365,7 +370,7 @@ TEST(SearchVerdictTest, TheDecisionIsStoredAndShownUntilANewRealRun) {
       << r.out;
   ConfigFile config;
   ASSERT_TRUE(LoadConfigFile(best, &config).ok());
-  EXPECT_EQ(config.knobs.fusion_threshold_mb, 16.0);
+  EXPECT_EQ(config.knobs.fusion_threshold_mb, 1.0);
   EXPECT_EQ(nlohmann::json::parse(config.provenance_json)["decision"], 1);
   // `runs` shows it.
   r = RunAutotune("runs --db '" + db + "'");
