@@ -21,6 +21,22 @@ std::string EvidenceKey(const RoundReport& report, const std::vector<Sample>& me
   return key + ";default=" + KnobsToJson(report.default_knobs).dump();
 }
 
+void FillDecisionEvidence(const tuner::Decision& d, StoredDecision* out) {
+  out->verdict = tuner::VerdictName(d.verdict);
+  out->has_speedup = d.has_speedup && d.comparison.valid;
+  if (out->has_speedup) {
+    out->speedup = d.speedup.speedup;
+    out->speedup_low = d.speedup.low;
+    out->speedup_high = d.speedup.high;
+    out->confidence = d.speedup.confidence;
+  }
+  out->noise_cv = d.noise.cv();
+  for (const tuner::ComparedRun& r : d.comparison.runs) {
+    out->runs.push_back({r.run_id, r.role == tuner::RunRole::kCandidate, r.steps, r.median_ms,
+                         r.outlier});
+  }
+}
+
 StoredDecision ToStored(const RoundReport& report, const std::string& command,
                         const std::string& evidence_key) {
   const tuner::Decision& d = report.conclusion.decision;
@@ -31,20 +47,8 @@ StoredDecision ToStored(const RoundReport& report, const std::string& command,
   out.chosen = report.best_knobs;
   out.candidate = report.candidate_knobs;
   out.default_knobs = report.default_knobs;
-  out.verdict = tuner::VerdictName(d.verdict);
-  out.has_speedup = d.has_speedup && d.comparison.valid;
-  if (out.has_speedup) {
-    out.speedup = d.speedup.speedup;
-    out.speedup_low = d.speedup.low;
-    out.speedup_high = d.speedup.high;
-    out.confidence = d.speedup.confidence;
-  }
-  out.noise_cv = d.noise.cv();
+  FillDecisionEvidence(d, &out);
   out.summary = RoundVerdictLine(report);
-  for (const tuner::ComparedRun& r : d.comparison.runs) {
-    out.runs.push_back({r.run_id, r.role == tuner::RunRole::kCandidate, r.steps, r.median_ms,
-                        r.outlier});
-  }
   return out;
 }
 

@@ -15,6 +15,11 @@ namespace autotune::cli {
 // new to decide on and shows the stored decision.
 std::string EvidenceKey(const RoundReport& report, const std::vector<Sample>& measured);
 
+// Writes d's verdict, speedup interval (when it has one), noise and the real runs the
+// comparison used into *out; the settings, command, key and summary stay the caller's
+// (search's ToStored below and record --autotune's).
+void FillDecisionEvidence(const tuner::Decision& d, StoredDecision* out);
+
 // The round's decision to store: chosen = report.best_knobs (the written setting), the
 // candidate, the default, the verdict with its interval and noise, the verdict line, and the
 // real runs its comparison used (in the order they ran).

@@ -11,6 +11,7 @@
 #include "simulator/stored_simulation.h"
 #include "store/store.h"
 #include "tools/flag_checks.h"
+#include "tools/search/decision_record.h"
 
 namespace autotune::cli {
 
@@ -185,21 +186,9 @@ void OnlineTuner::StoreDecision(const std::string& db, int64_t run_id,
   stored.chosen = chosen;
   stored.candidate = candidate.ok() ? *candidate : chosen;
   stored.default_knobs = default_knobs.ok() ? *default_knobs : chosen;
-  stored.verdict = tuner::VerdictName(d.verdict);
-  stored.has_speedup = d.has_speedup && d.comparison.valid;
-  if (stored.has_speedup) {
-    stored.speedup = d.speedup.speedup;
-    stored.speedup_low = d.speedup.low;
-    stored.speedup_high = d.speedup.high;
-    stored.confidence = d.speedup.confidence;
-  }
-  stored.noise_cv = d.noise.cv();
+  FillDecisionEvidence(d, &stored);
   stored.summary = "candidate " + KnobsShort(stored.candidate, framework_) +
                    " beats the default: " + tuner::VerdictText(d.verdict);
-  for (const tuner::ComparedRun& r : d.comparison.runs) {
-    stored.runs.push_back({r.run_id, r.role == tuner::RunRole::kCandidate, r.steps, r.median_ms,
-                           r.outlier});
-  }
   std::unique_ptr<Store> store;
   Status st = db.empty() ? Status::InvalidArgument("no database")
                          : Store::Open(db, Store::Mode::kReadWrite, &store);
