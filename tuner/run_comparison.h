@@ -80,8 +80,8 @@ enum class Remeasure {
 struct RunComparison {
   bool valid = false;  // both sides have a run with a step that is not an outlier
   SpeedupInterval speedup;
-  // The run-to-run noise the interval rests on is known: the candidate has two runs or more
-  // in the comparison, or `across_cv` was given (> 0).
+  // The run-to-run noise the interval rests on is known: the default has two runs or more
+  // kept in the comparison, and the candidate has two too or `across_cv` was given (> 0).
   bool run_to_run_known = false;
   Remeasure remeasure = Remeasure::kNone;
   std::vector<ComparedRun> runs;  // every run given with a step, in sequence order

@@ -71,8 +71,9 @@ enum class Verdict {
   kBestNotMeasured,     // the candidate is a prediction, never measured
   kDefaultNotMeasured,  // the default was never measured
   kNoStepTimes,         // both measured, but the step times of one of them are not known
-  kRunToRunUnknown,     // faster within their runs, but each was run once and no repeats
-                        // anywhere measured how much a whole run varies
+  kRunToRunUnknown,     // faster within their runs, but the default ran once, or the
+                        // candidate ran once and no repeats anywhere measured how much a
+                        // whole run varies
   kWithinNoise,         // the speedup interval does not exclude 1 from below
   kRunsDisagree,        // faster, but a run is an outlier among its setting's repeats (or two
                         // repeats disagree): a re-measure of that setting decides
@@ -112,8 +113,8 @@ struct Decision {
 // runs left out, drift cancelled by comparing each candidate run with the default runs around
 // it, a bootstrap interval) with noise.across_cv as the run-to-run noise of a single run; the
 // candidate beats the default only when the interval's lower bound exceeds 1, no run asks for
-// a re-measure, and the run-to-run noise is known. `confidence` is the interval's two-sided
-// level.
+// a re-measure, and the run-to-run noise is known (two runs of the default, and repeats of the
+// candidate or noise.across_cv). `confidence` is the interval's two-sided level.
 Decision Decide(const Reported& candidate, const Reported& default_setting,
                 const RealRuns& candidate_runs, const RealRuns& default_runs,
                 const StepNoise& noise, double confidence = 0.95);

@@ -266,7 +266,7 @@ std::vector<double> Steps(double mean, double spread, int n = 10) {
 }
 
 // The default and one other setting; the other scores higher. With step times 20% shorter and
-// 1% spread in two runs it is written; with step times that cannot be told apart
+// 1% spread in two runs of each it is written; with step times that cannot be told apart
 // the default is written and the next proposals repeat the two.
 TEST(SearchLoopTest, MeasuredStepTimesDecideWhatIsWritten) {
   const Point other = {0.3, 0.7};
@@ -278,15 +278,15 @@ TEST(SearchLoopTest, MeasuredStepTimesDecideWhatIsWritten) {
   SearchLoop faster(QuadraticSpace(), SearchOptions{});
   make(&faster);
   const Point default_point = faster.space().Default();
-  SearchLoop::StepTimes steps = {{default_point, {Steps(100, 1)}},
-                                 {other, {Steps(80, 1), Steps(80, 1)}}};  // repeated
+  SearchLoop::StepTimes steps = {{default_point, {Steps(100, 1), Steps(100, 1)}},
+                                 {other, {Steps(80, 1), Steps(80, 1)}}};  // each repeated
   StatusOr<SearchLoop::Conclusion> c = faster.Conclude(1, default_point, steps);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->candidate.point, other);
   EXPECT_EQ(c->decision.verdict, Verdict::kBeatsDefault);
   EXPECT_NEAR(c->decision.speedup.speedup, 100.0 / 80.0, 1e-12);
   EXPECT_EQ(c->written().point, other);
-  EXPECT_EQ(c->decision.noise.samples, 3);
+  EXPECT_EQ(c->decision.noise.samples, 4);
 
   SearchLoop same(QuadraticSpace(), SearchOptions{});
   make(&same);

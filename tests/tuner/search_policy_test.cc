@@ -134,24 +134,35 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   EXPECT_TRUE(d.has_speedup);
   EXPECT_NEAR(d.speedup.speedup, 100.0 / 80.0, 1e-9);
   EXPECT_TRUE(d.HangsOnNoise());
-  // Two runs of the candidate, both 20% shorter: shown, whatever the model predicts.
+  // Two runs of the candidate, both 20% shorter, against one of the default: how far that
+  // one run is off is not known yet. With two of the default: shown, whatever the model
+  // predicts.
   const RealRuns fast_twice = {Alternating(80, 1, 10), Alternating(80, 1, 10)};
   d = Decide(Setting(1, 9, 1, 2), def, fast_twice, slow, noise);
+  EXPECT_EQ(d.verdict, Verdict::kRunToRunUnknown);
+  EXPECT_TRUE(d.HangsOnNoise());
+  const RealRuns slow_twice = {Alternating(100, 1, 10), Alternating(100, 1, 10)};
+  d = Decide(Setting(1, 9, 1, 2), Setting(0, 10, 1, 2), fast_twice, slow_twice, noise);
   EXPECT_EQ(d.verdict, Verdict::kBeatsDefault);
   EXPECT_FALSE(d.HangsOnNoise());
   // The same steps on both sides: within noise, and it hangs on it.
   d = Decide(Setting(1, 50, 1, 1), def, slow, slow, noise);
   EXPECT_EQ(d.verdict, Verdict::kWithinNoise);
   EXPECT_TRUE(d.HangsOnNoise());
-  // Steps 10% shorter with a 1% spread, one run each: shown with a run-to-run spread of 0.1%
-  // measured elsewhere applied to these single runs; with one of 20%: not.
+  // Steps 10% shorter with a 1% spread, one candidate run between two of the default: shown
+  // with a run-to-run spread of 0.1% measured elsewhere applied to the single run; with one
+  // of 20%: not.
   const RealRuns ten_percent = {Alternating(90, 1, 10)};
   StepNoise run_to_run;
   run_to_run.across_cv = 0.001;
-  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, ten_percent, slow, run_to_run).verdict,
+  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 2), ten_percent, slow_twice,
+                   run_to_run)
+                .verdict,
             Verdict::kBeatsDefault);
   run_to_run.across_cv = 0.2;
-  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), def, ten_percent, slow, run_to_run).verdict,
+  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 2), ten_percent, slow_twice,
+                   run_to_run)
+                .verdict,
             Verdict::kWithinNoise);
   // The texts `search` writes into best.yaml and its summaries.
   EXPECT_STREQ(VerdictText(Verdict::kIsDefault), "is the default");
@@ -169,8 +180,8 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
 // When the model's candidate is within noise, the measured setting whose speedup's lower bound
 // is highest is judged instead, at a Bonferroni-adjusted level; none faster: -1.
 TEST(SearchPolicyTest, MostConvincinglyFasterMeasuredSettingBeatsTheDefault) {
-  const Reported def = Setting(0, 10, 1, 1);
-  const RealRuns slow = {Alternating(100, 1, 10)};
+  const Reported def = Setting(0, 10, 1, 2);
+  const RealRuns slow = {Alternating(100, 1, 10), Alternating(100, 1, 10)};
   const std::vector<Reported> measured = {Setting(1, 10, 1, 1), Setting(2, 9, 1, 1),
                                           Setting(3, 9, 1, 1)};
   // Same as the default; 12% shorter but spread +-8; 10% shorter with a 1% spread.
@@ -203,11 +214,16 @@ TEST(SearchPolicyTest, RemeasureWhileTheVerdictHangsOnNoiseAndBudgetAndRepeatsRe
       Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 1), {Alternating(80, 1, 10)}, slow, {});
   EXPECT_TRUE(
       RemeasureToDecide(rule, 2, one_run_each, Setting(1, 9, 1, 1), Setting(0, 10, 1, 1)));
+  // One candidate run between two of the default, with the run-to-run spread known: don't.
   StepNoise known;
   known.across_cv = 0.001;
+  const RealRuns slow_twice = {RealRun(Alternating(100, 5, 10), 1),
+                               RealRun(Alternating(100, 5, 10), 3)};
   const Decision shown =
-      Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 1), {Alternating(80, 1, 10)}, slow, known);
-  EXPECT_FALSE(RemeasureToDecide(rule, 2, shown, Setting(1, 9, 1, 1), Setting(0, 10, 1, 1)));
+      Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 2), {RealRun(Alternating(80, 1, 10), 2)},
+             slow_twice, known);
+  EXPECT_EQ(shown.verdict, Verdict::kBeatsDefault);
+  EXPECT_FALSE(RemeasureToDecide(rule, 3, shown, Setting(1, 9, 1, 1), Setting(0, 10, 1, 2)));
 }
 
 // A candidate run that is an outlier among its repeats does not decide: the candidate is
