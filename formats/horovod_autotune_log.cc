@@ -112,6 +112,7 @@ Status ReadHorovodAutotuneLog(const std::string& path, const Knobs& base, Horovo
 
   std::vector<HorovodLogEntry> rows;
   std::vector<bool> torus_rows;  // per row: torus_allreduce 1
+  bool saw_best_row = false;     // autotune's own best row, the last
   for (int number = 2; std::getline(in, line); ++number) {
     if (Trim(line).empty()) continue;
     const std::string where = shown + " line " + std::to_string(number) + ": ";
@@ -125,6 +126,14 @@ Status ReadHorovodAutotuneLog(const std::string& path, const Knobs& base, Horovo
                                      "a simulated sample (its fidelity column): only measured "
                                      "samples are imported");
     }
+    const bool best_row =
+        fidelity != position.end() && cells[fidelity->second] == kHorovodLogBestFidelity;
+    if (saw_best_row) {
+      return Status::InvalidArgument(where + "a row after the best row (line " +
+                                     std::to_string(rows.back().line) +
+                                     ", fidelity \"best\"), which ends the log");
+    }
+    saw_best_row = best_row;
     HorovodLogEntry row;
     row.line = number;
     row.knobs = base;
@@ -167,8 +176,16 @@ Status ReadHorovodAutotuneLog(const std::string& path, const Knobs& base, Horovo
                                    "per tuned sample, after its warm-up samples)");
   }
   HorovodLog log;
-  // Horovod's last row, once its tuning ends, repeats the best score of the rows before it.
-  if (rows.size() >= 2) {
+  if (saw_best_row) {
+    if (!torus_rows.back()) log.best = rows.back();
+    rows.pop_back();
+    torus_rows.pop_back();
+    if (rows.empty()) {
+      return Status::InvalidArgument(shown + ": a best row (fidelity \"best\") without the samples "
+                                     "it was decided from");
+    }
+  } else if (rows.size() >= 2) {
+    // Horovod's last row, once its tuning ends, repeats the best score of the rows before it.
     double best_before = 0.0;
     for (size_t i = 0; i + 1 < rows.size(); ++i)
       best_before = std::max(best_before, rows[i].score_bytes_per_s);

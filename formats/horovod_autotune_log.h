@@ -21,6 +21,10 @@
 
 namespace autotune {
 
+// The fidelity cell of the last row of autotune's own log: the setting the command decided on
+// (Horovod's final best row, marked; tools/search/sample_log.h).
+inline constexpr const char* kHorovodLogBestFidelity = "best";
+
 // Horovod's header, its 7 columns without a newline.
 std::string HorovodLogHeader();
 
@@ -39,7 +43,8 @@ struct HorovodLogEntry {
 struct HorovodLog {
   std::vector<HorovodLogEntry> samples;  // the measured rows, in file order
   // The final best row, when Horovod's tuning ended: the last row, whose score repeats the best
-  // earlier row's exactly (Horovod writes it with no other mark). Not a sample.
+  // earlier row's exactly (Horovod writes it with no other mark); in autotune's own log, the
+  // last row whose fidelity is "best". Not a sample.
   std::optional<HorovodLogEntry> best;
   std::vector<int> torus_lines;  // rows with torus_allreduce 1, left out (no such knob here)
 };

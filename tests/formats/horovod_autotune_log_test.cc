@@ -152,6 +152,31 @@ TEST_F(HorovodAutotuneLogTest, ColumnsAreFoundByName) {
                 "imported");
 }
 
+// autotune's own log ends with its decision, marked "best" in the fidelity column: the best row,
+// not a sample, even though its score (the written setting's measured mean, 40) repeats no row's.
+// A row after it, or a best row alone, is refused.
+TEST_F(HorovodAutotuneLogTest, AutotunesBestRowIsTheBestNotASample) {
+  const std::string h = std::string(kHeader) + ",fidelity,score_bytes_per_s\n";
+  HorovodLog log;
+  ASSERT_TRUE(ReadHorovodAutotuneLog(Write(h + "0,0,0, 1,1,128,38,measured,3.8e+07\n"
+                                               "0,0,0, 0,25,0,45,measured,4.5e+07\n"
+                                               "0,0,0, 1,1,128,42,measured,4.2e+07\n"
+                                               "0,0,0, 1,1,128,40,best,4e+07\n"),
+                                     Knobs{}, &log)
+                  .ok());
+  ASSERT_EQ(log.samples.size(), 3u);
+  ASSERT_TRUE(log.best.has_value());
+  EXPECT_EQ(log.best->line, 5);
+  EXPECT_EQ(log.best->knobs.fusion_threshold_mb, 128.0);
+  EXPECT_DOUBLE_EQ(log.best->score_bytes_per_s, 40e6);
+  const std::string file = (dir_ / "autotune_log.csv").string();
+  EXPECT_EQ(Error(h + "0,0,0, 1,1,128,40,best,4e+07\n0,0,0, 1,1,128,38,measured,3.8e+07\n"),
+            file + " line 3: a row after the best row (line 2, fidelity \"best\"), which ends "
+                   "the log");
+  EXPECT_EQ(Error(h + "0,0,0, 1,1,128,40,best,4e+07\n"),
+            file + ": a best row (fidelity \"best\") without the samples it was decided from");
+}
+
 TEST_F(HorovodAutotuneLogTest, BadInputIsOneLineNamingTheFileAndLine) {
   const std::string file = (dir_ / "autotune_log.csv").string();
   const std::string h = std::string(kHeader) + "\n";

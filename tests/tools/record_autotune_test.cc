@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "formats/config_file.h"
+#include "formats/horovod_autotune_log.h"
 #include "store/store.h"
 #include "tests/support/cli.h"
 
@@ -191,7 +192,8 @@ TEST_F(TunedRecordTest, EachSampleRanItsOwnKnobs) {
   }
 }
 
-// The CSV log: Horovod's columns first, one row per tuned sample.
+// The CSV log: Horovod's columns first, one row per tuned sample, then the best row (the setting
+// written to --autotune-out, fidelity "best").
 TEST_F(TunedRecordTest, LogsOneCsvRowPerTunedSample) {
   std::istringstream csv(ReadFile(run_->log));
   std::string header, line;
@@ -202,8 +204,26 @@ TEST_F(TunedRecordTest, LogsOneCsvRowPerTunedSample) {
             0u)
       << header;
   int rows = 0;
-  while (std::getline(csv, line)) rows += line.empty() ? 0 : 1;
-  EXPECT_EQ(rows, kMaxSamples);
+  std::string last;
+  while (std::getline(csv, line)) {
+    if (line.empty()) continue;
+    ++rows;
+    last = line;
+  }
+  EXPECT_EQ(rows, kMaxSamples + 1);
+  autotune::HorovodLog log;
+  ASSERT_TRUE(autotune::ReadHorovodAutotuneLog(run_->log.string(), autotune::Knobs{}, &log).ok());
+  EXPECT_EQ(log.samples.size(), static_cast<size_t>(kMaxSamples));
+  ASSERT_TRUE(log.best.has_value()) << last;
+  autotune::ConfigFile config;
+  ASSERT_TRUE(autotune::LoadConfigFile(run_->best.string(), &config).ok());
+  // The log holds 6 significant digits, as Horovod's stream writes them.
+  EXPECT_NEAR(log.best->knobs.fusion_threshold_mb, config.knobs.fusion_threshold_mb,
+              1e-5 * config.knobs.fusion_threshold_mb)
+      << last;
+  EXPECT_NEAR(log.best->knobs.cycle_time_ms, config.knobs.cycle_time_ms,
+              1e-5 * config.knobs.cycle_time_ms)
+      << last;
 }
 
 // The best setting is written (with the constant) and announced; without a calibration in the
@@ -292,8 +312,33 @@ TEST_F(RecordAutotuneTest, SimulatorIsThePriorWhenACalibrationExists) {
     }
     return rows;
   };
-  EXPECT_EQ(count_rows(log, "measured"), 3);
   EXPECT_EQ(count_rows(fs::path(log.string() + ".simulated.csv"), "simulated"), kSimBudget + 1);
+  // The measured log: the 3 samples, then the decision as Horovod's final best row (fidelity
+  // "best"), scored by the mean of the samples of its setting.
+  autotune::HorovodLog hvd_log;
+  ASSERT_TRUE(autotune::ReadHorovodAutotuneLog(log.string(), autotune::Knobs{}, &hvd_log).ok());
+  ASSERT_EQ(hvd_log.samples.size(), 3u);
+  ASSERT_TRUE(hvd_log.best.has_value());
+  double sum = 0.0;
+  int same = 0;
+  for (const autotune::HorovodLogEntry& e : hvd_log.samples) {
+    if (e.knobs.fusion_threshold_mb == hvd_log.best->knobs.fusion_threshold_mb &&
+        e.knobs.cycle_time_ms == hvd_log.best->knobs.cycle_time_ms &&
+        e.knobs.cache_capacity == hvd_log.best->knobs.cache_capacity) {
+      sum += e.score_bytes_per_s;
+      ++same;
+    }
+  }
+  ASSERT_GT(same, 0) << ReadFile(log);
+  EXPECT_NEAR(hvd_log.best->score_bytes_per_s, sum / same, 1e-5 * sum / same) << ReadFile(log);
+  {
+    std::istringstream csv(ReadFile(log));
+    std::string line, last;
+    while (std::getline(csv, line)) {
+      if (!line.empty()) last = line;
+    }
+    EXPECT_NE(last.find(",best,"), std::string::npos) << last;
+  }
   const nlohmann::json j = nlohmann::json::parse(r.out);
   std::unique_ptr<autotune::Store> store;
   ASSERT_TRUE(autotune::Store::Open(db.string(), autotune::Store::Mode::kReadOnly, &store).ok());

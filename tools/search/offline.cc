@@ -143,6 +143,10 @@ int RunSearch(const SearchFlags& flags, Round* round) {
   }
   round->proposal_files = report.proposal_files;
   if (!status.ok()) return Fail(status);
+  const tuner::Reported& written = report.conclusion.written();
+  if (!report.decision_reused && written.measured.count > 0) {
+    log.WriteBest(report.best_knobs, written.measured.mean);
+  }
   round->stop = report.conclusion.stop;
   if (flags.json) {
     std::cout << SearchJson(report).dump() << "\n";

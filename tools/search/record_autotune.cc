@@ -224,6 +224,7 @@ Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) 
                candidate.ok() ? KnobsShort(*candidate, framework_).c_str() : "?",
                tuner::VerdictText(d.verdict), speedup.c_str());
   std::fflush(json ? stderr : stdout);
+  if (best.measured.count > 0) log_.WriteBest(config.knobs, measured);
   StoreDecision(db, run_id, conclusion, config.knobs);
   if (flags_.out.empty()) return Status::Ok();
   nlohmann::json provenance = {{"db", db},

@@ -61,13 +61,25 @@ Status SampleLog::Open(const std::string& path) {
   return OpenOne(SimulatedLogPath(path), &simulated_);
 }
 
+namespace {
+
+void WriteRow(const Knobs& k, const char* fidelity, double score_bytes_per_s, std::ofstream* file) {
+  if (!file->is_open()) return;
+  *file << HorovodLogRow(k, score_bytes_per_s);
+  for (const KnobSpec* spec : OtherColumns()) *file << ',' << KnobText(*spec, k);
+  *file << ',' << fidelity << ',' << score_bytes_per_s << '\n';
+  file->flush();
+}
+
+}  // namespace
+
 void SampleLog::Write(const Knobs& k, Fidelity fidelity, double score_bytes_per_s) {
-  std::ofstream& file = fidelity == Fidelity::kMeasured ? measured_ : simulated_;
-  if (!file.is_open()) return;
-  file << HorovodLogRow(k, score_bytes_per_s);
-  for (const KnobSpec* spec : OtherColumns()) file << ',' << KnobText(*spec, k);
-  file << ',' << FidelityName(fidelity) << ',' << score_bytes_per_s << '\n';
-  file.flush();
+  WriteRow(k, FidelityName(fidelity), score_bytes_per_s,
+           fidelity == Fidelity::kMeasured ? &measured_ : &simulated_);
+}
+
+void SampleLog::WriteBest(const Knobs& k, double measured_score_bytes_per_s) {
+  WriteRow(k, kHorovodLogBestFidelity, measured_score_bytes_per_s, &measured_);
 }
 
 tuner::SampleListener LogTo(SampleLog* log) {

@@ -17,13 +17,20 @@ namespace autotune::cli {
 // score in bytes per microsecond), then, after them, every other knob, the fidelity and the score
 // in bytes/s: a reader of Horovod's logs, which reads columns by name or takes the first 7, reads
 // it as a Horovod log. The simulated samples go to FILE.simulated.csv (same columns), so that no
-// such reader takes a prediction for a measurement. Unlike Horovod's, the log has no final "best"
-// row: the decision is the command's output (its --out config file).
+// such reader takes a prediction for a measurement. Like Horovod's (LogBestParameters), the log
+// ends, once the command has decided, with a row of the setting it wrote (--out), the default when
+// nothing beat it beyond noise, scored by that setting's measured samples (their mean); its
+// fidelity cell is "best", so a reader that takes a log's last row as the best one (Horovod's
+// convention) finds the decision, and `import --horovod-autotune-log` does not take it for a
+// sample. No best row when the written setting was never measured (an offline search on
+// simulations only).
 class SampleLog {
  public:
   // An empty path: no log, Write does nothing. Both files are written afresh (headers).
   Status Open(const std::string& path);
   void Write(const Knobs& knobs, Fidelity fidelity, double score_bytes_per_s);
+  // The last row: the decision (see above). Call once, after the last sample.
+  void WriteBest(const Knobs& knobs, double measured_score_bytes_per_s);
 
  private:
   std::ofstream measured_;

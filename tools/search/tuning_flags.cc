@@ -45,8 +45,9 @@ void AddTuningFlag(CLI::App* app, TuningCommand command, TuningFlag flag, Tuning
                                    "Horovod's autotune log (" +
                                    HorovodLogColumnsText() +
                                    " in bytes/us), then the other knobs, fidelity, "
-                                   "score_bytes_per_s; the simulated samples go to "
-                                   "FILE.simulated.csv"
+                                   "score_bytes_per_s, and last the setting written "
+                                   "(fidelity \"best\", Horovod's final best row); the "
+                                   "simulated samples go to FILE.simulated.csv"
                              : "--autotune: CSV of the measured samples (the columns of `search "
                                "--autotune-log-file`: Horovod's first); the simulated samples "
                                "go to FILE.simulated.csv");
