@@ -3,12 +3,16 @@
 of bench/horovod/horovod_bench.sh): DIR/LABEL.rR.json, each train.py's JSON line with
 "step_ms".
 
-Per setting: the median over its runs of each run's median step time, the speedup over the
-default's (default / setting), and a 95% bootstrap interval of that ratio over the run
-medians (runs resampled, 2000 times), with the min-max ratio over runs beside it (min of
-the default's run medians / max of the setting's .. max / min). Printed as result lines
-(bench/common/result.h): PREFIX_confirm_LABEL_step (ms, anchor the default's) and
-PREFIX_confirm_LABEL_speedup (x, anchor the interval's low end)."""
+Per setting: the median over its runs of each run's median step time; the speedup over the
+default, paired for drift as autotune's own rule pairs it (tuner/run_comparison.h): round r
+runs the default first, then the settings in --settings order, so each run of a setting is
+compared with the default interpolated between round r's default run and round r+1's, at the
+setting's place in the round (round r's alone in the last round); the speedup is the median of
+those ratios (default / setting), with a 95% bootstrap interval over them (2000 resamples).
+Beside it: the unpaired ratio of medians with its bootstrap interval over the run medians, and
+the min-max ratio over runs (min of the default's run medians / max of the setting's .. max /
+min). Printed as result lines (bench/common/result.h): PREFIX_confirm_LABEL_step (ms, anchor
+the default's) and PREFIX_confirm_LABEL_speedup (x, paired, anchor the interval's low end)."""
 import argparse
 import glob
 import json
@@ -22,15 +26,42 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_stats  # noqa: E402
 
 
+def run_medians_by_round(directory, label):
+    """{round: the median step time of label's run in that round}."""
+    out = {}
+    for path in glob.glob(os.path.join(directory, f"{label}.r[0-9]*.json")):
+        with open(path) as f:
+            out[int(re.search(r"\.r(\d+)\.json$", path).group(1))] = statistics.median(
+                json.load(f)["step_ms"])
+    return out
+
+
 def run_medians(directory, label):
     """The median step time of each run of label, in round order."""
-    paths = glob.glob(os.path.join(directory, f"{label}.r[0-9]*.json"))
-    paths.sort(key=lambda p: int(re.search(r"\.r(\d+)\.json$", p).group(1)))
-    out = []
-    for path in paths:
-        with open(path) as f:
-            out.append(statistics.median(json.load(f)["step_ms"]))
-    return out
+    by_round = run_medians_by_round(directory, label)
+    return [by_round[r] for r in sorted(by_round)]
+
+
+def drift_paired_ratios(default_by_round, runs_by_round, place, slots):
+    """default / setting for each run of a setting, the default interpolated between its own
+    round's run and the next round's at place / slots of the way (the default runs at 0)."""
+    ratios = []
+    for r, s in sorted(runs_by_round.items()):
+        if r not in default_by_round:
+            continue
+        d = default_by_round[r]
+        if r + 1 in default_by_round:
+            d += (default_by_round[r + 1] - d) * place / slots
+        ratios.append(d / s)
+    return ratios
+
+
+def median_interval(values, resamples=2000, seed=7):
+    """95% bootstrap interval of median(values)."""
+    rng = random.Random(seed)
+    meds = sorted(statistics.median(rng.choices(values, k=len(values)))
+                  for _ in range(resamples))
+    return meds[int(0.025 * resamples)], meds[int(0.975 * resamples) - 1]
 
 
 def median_ratio_interval(a, b, resamples=2000, seed=7):
@@ -49,7 +80,9 @@ def main():
     p.add_argument("--prefix", required=True, help="figure name prefix: horovod.mlp")
     p.add_argument("--bench-figure", required=True)
     a = p.parse_args()
+    default_by_round = run_medians_by_round(a.dir, a.default)
     default = run_medians(a.dir, a.default)
+    labels = a.settings.split()
     if not default:
         print(f"# confirm: no runs of the default {a.default} in {a.dir}")
         bench_stats.figure(a.bench_figure, f"{a.prefix}_confirm_default_step", 0, "ms", 0,
@@ -58,7 +91,7 @@ def main():
     d = statistics.median(default)
     print(f"# confirm: default {a.default}: {len(default)} runs, run medians "
           f"{', '.join(f'{x:.1f}' for x in default)} ms, median {d:.1f} ms")
-    for label in a.settings.split():
+    for place, label in enumerate(labels, start=1):
         runs = run_medians(a.dir, label)
         if not runs:
             print(f"# confirm: no runs of {label} in {a.dir}")
@@ -67,15 +100,20 @@ def main():
             continue
         s = statistics.median(runs)
         lo, hi = median_ratio_interval(default, runs)
+        paired = drift_paired_ratios(default_by_round, run_medians_by_round(a.dir, label),
+                                     place, len(labels) + 1)
+        speedup = statistics.median(paired) if paired else d / s
+        plo, phi = median_interval(paired) if paired else (lo, hi)
         print(f"# confirm: {label}: {len(runs)} runs, run medians "
-              f"{', '.join(f'{x:.1f}' for x in runs)} ms, median {s:.1f} ms; speedup "
-              f"{d / s:.3f}, 95% bootstrap interval over run medians [{lo:.3f}, {hi:.3f}], "
-              f"min-max over runs {min(default) / max(runs):.3f} .. "
-              f"{max(default) / min(runs):.3f}")
+              f"{', '.join(f'{x:.1f}' for x in runs)} ms, median {s:.1f} ms; speedup paired "
+              f"for drift {speedup:.3f} [{plo:.3f}, {phi:.3f}] (95% bootstrap over "
+              f"{len(paired)} paired ratios {', '.join(f'{x:.3f}' for x in paired)}); "
+              f"unpaired {d / s:.3f} [{lo:.3f}, {hi:.3f}] over run medians; min-max over runs "
+              f"{min(default) / max(runs):.3f} .. {max(default) / min(runs):.3f}")
         bench_stats.figure(a.bench_figure, f"{a.prefix}_confirm_{label}_step", s, "ms", d,
                            "none", anchor=f"{a.default}_step")
-        bench_stats.figure(a.bench_figure, f"{a.prefix}_confirm_{label}_speedup", d / s, "x",
-                           lo, "none", anchor="ci_low")
+        bench_stats.figure(a.bench_figure, f"{a.prefix}_confirm_{label}_speedup", speedup, "x",
+                           plo, "none", anchor="ci_low")
     return 0
 
 
