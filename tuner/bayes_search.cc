@@ -34,6 +34,8 @@ const char* SuggestionOriginName(SuggestionOrigin origin) {
       return "re-measure: the verdict hangs on noise";
     case SuggestionOrigin::kMostUncertain:
       return "most uncertain";
+    case SuggestionOrigin::kDefaultAgain:
+      return "default again: no setting predicted faster beyond noise";
   }
   return "unknown";
 }

@@ -88,9 +88,12 @@ enum class SuggestionOrigin {
   kRemeasure,            // a repeat of the candidate or the default: the verdict hangs on noise
   kMostUncertain,        // the setting the model is least sure of (largest posterior stddev):
                          // with the model's best, the first real runs contrast the two
+  kDefaultAgain,         // a second run of the default in place of the model's best, which it
+                         // predicts within run-to-run noise of the default
 };
 // "initial design", "expected improvement", "simulated optimum", "default, never measured",
-// "re-measure: the verdict hangs on noise", "most uncertain".
+// "re-measure: the verdict hangs on noise", "most uncertain", "default again: no setting
+// predicted faster beyond noise".
 const char* SuggestionOriginName(SuggestionOrigin origin);
 
 struct Suggestion {

@@ -1,6 +1,7 @@
 #include "tuner/search_loop.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <set>
 #include <string>
@@ -220,6 +221,21 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
   if (only_default_measured) {
     StatusOr<Suggestion> most = MostUncertain(first.point, def.point);
     if (most.ok()) uncertain = *most;  // none without simulated settings
+  }
+  // With one run of the default, a best pick the model predicts within run-to-run noise of the
+  // default teaches less than the default's second run: the rule calls nothing better before
+  // the default has two (tuner/run_comparison.h), and a flat model's best is no better a guess
+  // than the default. The probe, then, is contrasted with the default.
+  if (uncertain && def.measured.count == 1 &&
+      first.prediction.mean - def.prediction.mean <
+          kPredictedGainWorthARun * std::fabs(def.prediction.mean)) {
+    Suggestion again;
+    again.point = def.point;
+    again.prediction = def.prediction;
+    again.origin = SuggestionOrigin::kDefaultAgain;
+    add(again);
+    add(*uncertain);
+    return Status::Ok();
   }
   const int exploring = uncertain ? std::max(1, wanted - 1) : wanted;
   for (const Suggestion& s : *batch) {

@@ -130,6 +130,11 @@ int MostConvincinglyFaster(const std::vector<Reported>& measured,
                            const Reported& default_setting, const RealRuns& default_runs,
                            const StepNoise& noise, Decision* decision);
 
+// A predicted gain over the default (score ratio - 1) below which the model's best pick is not
+// worth a real run before the default has two (SearchLoop::Conclude): the run-to-run noise of a
+// whole run of a real job (a coefficient of variation of about 5%, shared/fixtures/horovod).
+inline constexpr double kPredictedGainWorthARun = 0.05;
+
 // Real runs of each of the candidate and the default after which a verdict that still hangs
 // on noise is taken as final (the difference, if any, is too small to matter); one more is
 // allowed to re-measure an outlier.

@@ -258,6 +258,39 @@ TEST(SearchLoopTest, ConcludeWithAMeasuredDefault) {
   EXPECT_FALSE(empty.Conclude(1, default_point).ok());
 }
 
+// One run of the default and a simulated landscape: when the model's best is predicted less
+// than kPredictedGainWorthARun (5%) faster than the default, the first real runs contrast the
+// probe with the default's second run; when it is predicted 8.7% faster, with the pick.
+TEST(SearchLoopTest, AFlatModelContrastsTheProbeWithTheDefaultAgain) {
+  auto first_round = [](double offset) {
+    SearchLoop loop(QuadraticSpace(), SearchOptions{});
+    const Point default_point = loop.space().Default();
+    auto score = [&](const Point& p) { return offset + Quadratic(p); };
+    EXPECT_TRUE(loop.Observe({default_point, Fidelity::kMeasured, score(default_point)}).ok());
+    for (double x : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+      for (double y : {0.1, 0.5, 0.7, 0.9}) {
+        EXPECT_TRUE(loop.Observe({{x, y}, Fidelity::kSimulated, score({x, y})}).ok());
+      }
+    }
+    StatusOr<SearchLoop::Conclusion> c = loop.Conclude(2, default_point);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c.ok() ? *c : SearchLoop::Conclusion{};
+  };
+  // Scores 10 + Quadratic: the default (0.5, 0.5) scores 9.92, the best 10: 0.8% apart.
+  SearchLoop::Conclusion flat = first_round(10.0);
+  ASSERT_EQ(flat.proposals.size(), 2u);
+  EXPECT_EQ(flat.proposals[0].origin, SuggestionOrigin::kDefaultAgain);
+  EXPECT_EQ(flat.proposals[0].point, (Point{0.5, 0.5}));
+  EXPECT_EQ(flat.proposals[1].origin, SuggestionOrigin::kMostUncertain);
+  EXPECT_NE(flat.proposals[1].point, (Point{0.5, 0.5}));
+  // Scores 1 + Quadratic: 0.92 against 1, 8.7% apart: the pick, then the probe.
+  SearchLoop::Conclusion steep = first_round(1.0);
+  ASSERT_EQ(steep.proposals.size(), 2u);
+  EXPECT_NE(steep.proposals[0].origin, SuggestionOrigin::kDefaultAgain);
+  EXPECT_NE(steep.proposals[0].point, (Point{0.5, 0.5}));
+  EXPECT_EQ(steep.proposals[1].origin, SuggestionOrigin::kMostUncertain);
+}
+
 // Steps of `n` values alternating around `mean` by +-spread (mean and spread exact).
 std::vector<double> Steps(double mean, double spread, int n = 10) {
   std::vector<double> steps;
