@@ -200,7 +200,14 @@ std::vector<RunRole> RemeasureOrder(const Decision& decision) {
     case Remeasure::kNone:
       break;
   }
-  const RunRole first = NextInPattern(decision.comparison);
+  // Nothing is called better before the default has two runs (tuner/run_comparison.h): while it
+  // has one, it goes first, whatever the pattern (a budget that ends first spends nothing on
+  // repeats of the candidate that cannot decide).
+  const bool default_once =
+      std::count_if(decision.comparison.runs.begin(), decision.comparison.runs.end(),
+                    [](const ComparedRun& r) { return r.role == RunRole::kDefault; }) < 2;
+  const RunRole first =
+      default_once ? RunRole::kDefault : NextInPattern(decision.comparison);
   return {first, first == RunRole::kDefault ? RunRole::kCandidate : RunRole::kDefault};
 }
 

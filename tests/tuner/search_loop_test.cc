@@ -329,13 +329,14 @@ TEST(SearchLoopTest, MeasuredStepTimesDecideWhatIsWritten) {
   EXPECT_EQ(c->decision.verdict, Verdict::kWithinNoise);
   EXPECT_TRUE(c->decision.HangsOnNoise());
   EXPECT_EQ(c->written().point, default_point);
+  // The default first: it has one run, and nothing is better before its second.
   ASSERT_EQ(c->proposals.size(), 2u);
-  EXPECT_EQ(c->proposals[0].point, other);
-  EXPECT_EQ(c->proposals[1].point, default_point);
+  EXPECT_EQ(c->proposals[0].point, default_point);
+  EXPECT_EQ(c->proposals[1].point, other);
   for (const Suggestion& s : c->proposals) EXPECT_EQ(s.origin, SuggestionOrigin::kRemeasure);
 
-  // One measured sample left of the budget: one proposal, the first of the two (never more
-  // than --max-samples allows).
+  // One measured sample left of the budget: one proposal, the first of the two, the default
+  // (never more than --max-samples allows).
   SearchOptions three;
   three.stop.max_measured_samples = 3;
   SearchLoop one_left(QuadraticSpace(), three);
@@ -343,7 +344,7 @@ TEST(SearchLoopTest, MeasuredStepTimesDecideWhatIsWritten) {
   c = one_left.Conclude(1, default_point, steps);
   ASSERT_TRUE(c.ok()) << c.status().message();
   ASSERT_EQ(c->proposals.size(), 1u);
-  EXPECT_EQ(c->proposals[0].point, other);
+  EXPECT_EQ(c->proposals[0].point, default_point);
 
   // Measured but without step times: not shown, the default is written.
   c = same.Conclude(1, default_point, {});

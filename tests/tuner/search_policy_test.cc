@@ -247,12 +247,20 @@ TEST(SearchPolicyTest, AnOutlierRunAsksForARemeasureOfItsSetting) {
   EXPECT_NEAR(d.speedup.speedup, 100.0 / 80.0, 1e-9);
 }
 
-// Re-measures of a verdict hanging on noise go D C C D: the setting run last goes first.
+// Re-measures of a verdict hanging on noise go D C C D: the setting run last goes first; but
+// while the default has one run, the default first (no verdict can be reached without its second).
 TEST(SearchPolicyTest, RemeasuresAlternateSoThatEachCandidateRunIsBracketed) {
   Decision d;
   d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
                        {RunRole::kCandidate, 0, 1, 10, 99.0, false}};
+  EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kDefault, RunRole::kCandidate}));
+  // D D C: the default has two; from here the pattern.
+  d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
+                       {RunRole::kDefault, 0, 1, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 2, 10, 99.0, false}};
   EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kCandidate, RunRole::kDefault}));
+  d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 1, 10, 99.0, false}};
   // One at a time (record --autotune): D C C -> D; D C C D -> D; D C C D D -> C.
   d.comparison.runs.push_back({RunRole::kCandidate, 0, 2, 10, 99.0, false});
   EXPECT_EQ(RemeasureOrder(d).front(), RunRole::kDefault);
