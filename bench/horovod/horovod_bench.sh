@@ -402,9 +402,13 @@ search_import() {
     \"SELECT coalesce(min(id), 0) FROM runs WHERE kind = 'imported' AND workload_name = ?\",
     (sys.argv[2],)).fetchone()[0])" "$db" "$1-job")
   if [[ $existing != 0 ]]; then echo "$existing"; return; fi
+  # On this machine's cores as the scored imports are (the live search's own imports take the
+  # host from this run).
+  local host=()
+  [[ $host_cores -gt 0 ]] && host=(--host-cores "$host_cores" --nodes-per-host 2)
   "$autotune" import --horovod-timeline "$out/$1/fit/f128_c1.r1.tl.json" --db "$db" \
     --nodes 2 --ranks-per-node 2 --config-file "$out/$1/f128_c1.yaml" --warmup-steps "$warmup" \
-    --workload "$1-job" --json |
+    --workload "$1-job" "${host[@]}" --json |
     "$python" -c "import json,sys; print(json.load(sys.stdin)['run'])"
 }
 

@@ -50,7 +50,8 @@ TEST(SearchLiveJobTest, ProposalsRunTheJobUnderApplyAndImportItsTimeline) {
   const std::string log = dir.File("job.log");
   CommandResult r = RunAutotune("import --db '" + db + "' --horovod-timeline '" +
                                 Fixture("resnet50_default.json") +
-                                "' --nodes 2 --ranks-per-node 2 --workload job --json");
+                                "' --nodes 2 --ranks-per-node 2 --workload job "
+                                "--host-cores 2 --nodes-per-host 2 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   {
     std::unique_ptr<Store> store;
@@ -84,6 +85,8 @@ TEST(SearchLiveJobTest, ProposalsRunTheJobUnderApplyAndImportItsTimeline) {
     // Imported as the base run's workload and topology, 1 warm-up step left out, 5 kept.
     EXPECT_EQ(QueryText(db, "SELECT workload_name" + where), "job");
     EXPECT_EQ(QueryInt(db, "SELECT nodes * 10 + ranks_per_node" + where), 22);
+    // On the base run's host: 2 cores shared by both nodes' ranks.
+    EXPECT_EQ(QueryInt(db, "SELECT host_cores * 10 + nodes_per_host" + where), 22);
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM steps WHERE run_id = " + std::to_string(id)), 5);
   }
   // The job wrote the same timeline under every setting: no setting is faster beyond noise,

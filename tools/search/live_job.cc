@@ -30,21 +30,27 @@ std::string JobUnderProposal(const SearchFlags& flags, const std::string& propos
          " >&2";
 }
 
-// The import's flags shared by both frameworks: base's workload and topology, the warm-up
-// left out and the steps kept.
+// The import's flags shared by both frameworks: base's workload, topology and host (the cores
+// its ranks shared, when known: each live run then refits the compute slowed by communication
+// with the others), the warm-up left out and the steps kept.
 std::vector<std::string> ImportFlags(const SearchFlags& flags, const RunInfo& base) {
-  return {"--db",
-          flags.db,
-          "--nodes",
-          std::to_string(base.topology.nodes),
-          "--ranks-per-node",
-          std::to_string(base.topology.ranks_per_node),
-          "--workload",
-          base.workload.name,
-          "--warmup-steps",
-          std::to_string(flags.tuning.warmup_samples),
-          "--max-steps",
-          std::to_string(flags.tuning.steps_per_sample)};
+  std::vector<std::string> out = {"--db",
+                                  flags.db,
+                                  "--nodes",
+                                  std::to_string(base.topology.nodes),
+                                  "--ranks-per-node",
+                                  std::to_string(base.topology.ranks_per_node),
+                                  "--workload",
+                                  base.workload.name,
+                                  "--warmup-steps",
+                                  std::to_string(flags.tuning.warmup_samples),
+                                  "--max-steps",
+                                  std::to_string(flags.tuning.steps_per_sample)};
+  if (base.host.cores > 0) {
+    out.insert(out.end(), {"--host-cores", std::to_string(base.host.cores), "--nodes-per-host",
+                           std::to_string(base.host.nodes_per_host)});
+  }
+  return out;
 }
 
 // A DDP job: its sitecustomize records a trace into PROPOSAL.ddp-trace/ (AUTOTUNE_DDP_TRACE),
