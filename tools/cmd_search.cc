@@ -87,7 +87,7 @@ void AddSearchCommand(CLI::App& root, Action* action) {
                 "simulator does not model them, so only measured samples inform them. Default: "
                 "they keep their given or default value");
   flags->knobs.Add(app);
-  app->add_flag("--live", flags->live,
+  CLI::Option* live = app->add_flag("--live", flags->live,
                 "Measure the proposals too: run `autotune record --config-file OUT.nextI.yaml` "
                 "through --launcher for each (for a run imported from a real job: the job's own "
                 "command, --launcher, under `autotune apply --config-file OUT.nextI.yaml` with "
@@ -99,6 +99,15 @@ void AddSearchCommand(CLI::App& root, Action* action) {
                   "-np 4 --hostfile hosts\". Default: record's own --np with the run's rank "
                   "count on this machine. For a run imported from a real job: that job's whole "
                   "command, e.g. \"horovodrun -np 4 -H a:2,b:2 python train.py\" (required)");
+  app->add_flag("--production-runs", flags->production_runs,
+                "--live on a run imported from a real job: run each proposal twice, first "
+                "without the timeline or trace (the job as it runs in production) and then "
+                "traced; the job must print its step times, a JSON line with \"step_ms\": [...] "
+                "on stdout (as bench/horovod/train.py does; import --step-log's format). The "
+                "production run's step times decide the verdict (tracing costs each setting "
+                "differently: on real Horovod from -4% to +13% of the step), the trace feeds the "
+                "model. Doubles the job's runs")
+      ->needs(live);
   AddTuningFlags(app, TuningCommand::kSearch,
                  {TuningFlag::kWarmupSamples, TuningFlag::kStepsPerSample, TuningFlag::kWarmupTime,
                   TuningFlag::kSamplingConfidenceTime},

@@ -85,7 +85,7 @@ constexpr VerdictRow kVerdicts[] = {
      "not shown: the default was never measured"},
     {Verdict::kNoStepTimes, "no_step_times", "not shown: no step times measured"},
     {Verdict::kRunToRunUnknown, "run_to_run_unknown",
-     "not shown: one run each, run-to-run noise not measured yet"},
+     "not shown: run-to-run noise not measured yet (it takes two runs of the default and a repeat of some setting)"},
     {Verdict::kWithinNoise, "within_noise", "not shown: within noise"},
     {Verdict::kRunsDisagree, "runs_disagree", "not shown: a run disagrees with its repeats"},
     {Verdict::kBeatsDefault, "beats_default", "yes"},

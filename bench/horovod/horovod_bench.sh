@@ -443,7 +443,7 @@ for model in $models; do
     if [[ ! -s $out/$model/search.log ]]; then
       log "$model: search --live on the real job"
       search_start=$(date +%s)
-      "$autotune" search --db "$db" --run "$search_run" --live \
+      "$autotune" search --db "$db" --run "$search_run" --live --production-runs \
         --launcher "$(job_command "$model")" \
         --autotune-warmup-samples "$warmup" --autotune-steps-per-sample "$steps" \
         --max-samples 4 --out "$out/$model/best.yaml" > "$out/$model/search.log" 2>&1 ||

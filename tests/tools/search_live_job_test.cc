@@ -98,6 +98,55 @@ TEST(SearchLiveJobTest, ProposalsRunTheJobUnderApplyAndImportItsTimeline) {
   EXPECT_EQ(best.knobs.cycle_time_ms, Knobs().cycle_time_ms);
 }
 
+// --production-runs: each proposal runs first without the timeline (the stand-in prints its step
+// times, 300 ms at the median, as a job's own log would) and then traced; the traced run's import
+// carries the production median, and the verdict compares production step times only (the
+// timeline's steps take about 2.5 s here, the production ones 300 ms).
+TEST(SearchLiveJobTest, ProductionRunsDecideOnTheJobsOwnStepTimes) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  const std::string log = dir.File("job.log");
+  CommandResult r = RunAutotune("import --db '" + db + "' --horovod-timeline '" +
+                                Fixture("resnet50_default.json") +
+                                "' --nodes 2 --ranks-per-node 2 --workload job --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(db, Store::Mode::kReadWrite, &store).ok());
+    Calibration cal = sim::SynthesizeCalibration(sim::NetworkModel::FromParams(
+        sim::NetworkParams::Uniform(40, 115), sim::testing::Topo(2, 2)));
+    ASSERT_TRUE(store->SaveCalibration(&cal).ok());
+  }
+  const std::string job = dir.File("job.sh");
+  std::ofstream(job) << "#!/bin/sh\n"
+                     << "if [ -n \"$HOROVOD_TIMELINE\" ]; then echo traced >> '" << log << "'; cp '"
+                     << Fixture("resnet50_default.json") << "' \"$HOROVOD_TIMELINE\"; "
+                     << "else echo production >> '" << log << "'; echo 'step 1'; "
+                     << "echo '{\"step_ms\": [290, 300, 310]}'; fi\n";
+  r = RunAutotune("search --db '" + db + "' --run 1 --live --production-runs --max-samples 3 "
+                  "--sim-budget 20 --autotune-warmup-samples 1 --autotune-steps-per-sample 5 "
+                  "--launcher 'sh " + job + "' --out '" + dir.File("best.yaml") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> runs = Lines(log);
+  const int64_t imported = QueryInt(db, "SELECT count(*) FROM runs WHERE kind = 'imported'");
+  ASSERT_GE(imported, 2) << r.err;
+  ASSERT_EQ(static_cast<int64_t>(runs.size()), 2 * (imported - 1)) << r.err;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i], i % 2 == 0 ? "production" : "traced") << i;
+  }
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE id > 1 AND untraced_step_ms = 300"),
+            imported - 1);
+  // The stored decision's runs: production ones only (the base run, traced, has none), each at
+  // its production median.
+  // (Round 1 gives the default its second run, live, and probes; round 2 compares the two.)
+  const int64_t decided = QueryInt(db, "SELECT count(*) FROM decision_runs");
+  ASSERT_GT(decided, 0) << r.err;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM decision_runs WHERE run_id = 1"), 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM decision_runs WHERE "
+                         "abs(median_step_ms - 300) < 1e-6"),
+            decided);
+}
+
 TEST(SearchLiveJobTest, AnImportedRunNeedsTheJobsCommand) {
   TempDir dir;
   const std::string db = dir.File("runs.db");

@@ -171,7 +171,8 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
                "not shown: the default was never measured");
   EXPECT_STREQ(VerdictText(Verdict::kNoStepTimes), "not shown: no step times measured");
   EXPECT_STREQ(VerdictText(Verdict::kRunToRunUnknown),
-               "not shown: one run each, run-to-run noise not measured yet");
+               "not shown: run-to-run noise not measured yet (it takes two runs of the default "
+               "and a repeat of some setting)");
   EXPECT_STREQ(VerdictText(Verdict::kWithinNoise), "not shown: within noise");
   EXPECT_STREQ(VerdictText(Verdict::kRunsDisagree), "not shown: a run disagrees with its repeats");
   EXPECT_STREQ(VerdictText(Verdict::kBeatsDefault), "yes");

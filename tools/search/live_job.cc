@@ -32,8 +32,10 @@ std::string JobUnderProposal(const SearchFlags& flags, const std::string& propos
 
 // The import's flags shared by both frameworks: base's workload, topology and host (the cores
 // its ranks shared, when known: each live run then refits the compute slowed by communication
-// with the others), the warm-up left out and the steps kept.
-std::vector<std::string> ImportFlags(const SearchFlags& flags, const RunInfo& base) {
+// with the others), the warm-up left out and the steps kept, and with --production-runs the
+// production run's step log.
+std::vector<std::string> ImportFlags(const SearchFlags& flags, const RunInfo& base,
+                                     const std::string& proposal) {
   std::vector<std::string> out = {"--db",
                                   flags.db,
                                   "--nodes",
@@ -46,6 +48,7 @@ std::vector<std::string> ImportFlags(const SearchFlags& flags, const RunInfo& ba
                                   std::to_string(flags.tuning.warmup_samples),
                                   "--max-steps",
                                   std::to_string(flags.tuning.steps_per_sample)};
+  if (flags.production_runs) out.insert(out.end(), {"--step-log", ProductionStepLog(proposal)});
   if (base.host.cores > 0) {
     out.insert(out.end(), {"--host-cores", std::to_string(base.host.cores), "--nodes-per-host",
                            std::to_string(base.host.nodes_per_host)});
@@ -67,14 +70,31 @@ int MeasureDdpJob(const SearchFlags& flags, const RunInfo& base, const std::stri
   }
   // --again: each proposal's trace is a new measurement, even should it repeat an earlier one.
   std::vector<std::string> import = {self, "import", "--again", "--ddp-trace", trace};
-  for (std::string& flag : ImportFlags(flags, base)) import.push_back(std::move(flag));
+  for (std::string& flag : ImportFlags(flags, base, proposal)) import.push_back(std::move(flag));
   return RunLiveStep("importing its DDP trace", JoinCommandLine(import) + " >&2", flags.db);
 }
 
 }  // namespace
 
+std::string ProductionStepLog(const std::string& proposal) { return proposal + ".steps.log"; }
+
 int MeasureOnRealJob(const SearchFlags& flags, const RunInfo& base, const std::string& proposal,
                      const std::string& self) {
+  if (flags.production_runs) {
+    // The job as it runs in production first: no trace; its stdout is its step log, which the
+    // traced run's import takes as --step-log (the run's production step times).
+    const std::string steps = ProductionStepLog(proposal);
+    std::remove(steps.c_str());
+    const std::string job =
+        JoinCommandLine({self, "apply", "--config-file", proposal, "--", "sh", "-c",
+                         flags.launcher}) +
+        " > " + ShellQuote(steps) + " && cat " + ShellQuote(steps) + " >&2";
+    if (int code = RunLiveStep("running the job in production (untraced) under " + proposal,
+                               job, flags.db);
+        code != 0) {
+      return code;
+    }
+  }
   if (base.framework == Framework::kDdp) return MeasureDdpJob(flags, base, proposal, self);
   const std::string timeline = proposal + ".timeline.json";
   std::remove(timeline.c_str());
@@ -86,7 +106,7 @@ int MeasureOnRealJob(const SearchFlags& flags, const RunInfo& base, const std::s
   }
   std::vector<std::string> import = {self,     "import",        "--again", "--horovod-timeline",
                                      timeline, "--config-file", proposal};
-  for (std::string& flag : ImportFlags(flags, base)) import.push_back(std::move(flag));
+  for (std::string& flag : ImportFlags(flags, base, proposal)) import.push_back(std::move(flag));
   return RunLiveStep("importing its timeline", JoinCommandLine(import) + " >&2", flags.db);
 }
 

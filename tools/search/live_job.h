@@ -22,7 +22,13 @@ int RunLiveStep(const std::string& what, const std::string& command, const std::
 // HOROVOD_TIMELINE_MARK_CYCLES=1); for a DDP run, AUTOTUNE_DDP_TRACE=PROPOSAL.ddp-trace (the
 // sitecustomize `apply` puts on the job's PYTHONPATH records it). 0 on success, else the exit
 // code after one line naming the command that failed.
+// With flags.production_runs, the job first runs without a trace under the proposal, its stdout
+// to ProductionStepLog(proposal), which the import then takes as --step-log (the run's production
+// step times, which decide the verdict: tools/search/setup.h LoadStepTimes).
 int MeasureOnRealJob(const SearchFlags& flags, const RunInfo& base, const std::string& proposal,
                      const std::string& self);
+
+// "PROPOSAL.steps.log": the production run's stdout.
+std::string ProductionStepLog(const std::string& proposal);
 
 }  // namespace autotune::cli

@@ -28,6 +28,9 @@ struct SearchFlags {
   bool tune_groups = false;  // also search the knobs searched only on request (num_groups)
   bool live = false;
   std::string launcher;
+  // --live on an imported job: each proposal also runs without its trace, and the job's own step
+  // log (the last JSON line of its stdout with "step_ms") gives the run's production step times.
+  bool production_runs = false;
   TuningFlags tuning;  // shared with record --autotune (tools/search/tuning_flags.h)
   KnobFlags knobs;
 };

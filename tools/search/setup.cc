@@ -86,14 +86,30 @@ Status LoadStepTimes(Store& store, const std::vector<Sample>& measured,
                      std::vector<tuner::MeasuredSteps>* out) {
   std::map<int64_t, int> samples_of_run;
   for (const Sample& sample : measured) ++samples_of_run[sample.run_id];
+  std::vector<tuner::MeasuredSteps> traced, production;
   for (const Sample& sample : measured) {
     if (sample.run_id <= 0 || samples_of_run[sample.run_id] != 1) continue;
     // In the order the samples were stored: the order the real runs ended.
     tuner::MeasuredSteps steps{sample.knobs, {}, sample.run_id, sample.id};
     std::vector<double> scores;
     AUTOTUNE_RETURN_IF_ERROR(store.GetStepSeries(sample.run_id, &steps.step_ms, &scores));
-    if (!steps.step_ms.empty()) out->push_back(std::move(steps));
+    if (steps.step_ms.empty()) continue;
+    RunInfo run;
+    AUTOTUNE_RETURN_IF_ERROR(store.GetRun(sample.run_id, &run));
+    if (run.untraced_step_ms <= 0.0) {
+      traced.push_back(std::move(steps));
+      continue;
+    }
+    // The production run's step times: its median (the step log's), the spread of its steps
+    // the traced run's.
+    const double scale = run.untraced_step_ms / Median(steps.step_ms);
+    for (double& ms : steps.step_ms) ms *= scale;
+    production.push_back(std::move(steps));
   }
+  // Like with like: tracing costs each setting differently, so once production runs exist
+  // they alone decide.
+  std::vector<tuner::MeasuredSteps>& kept = production.empty() ? traced : production;
+  for (tuner::MeasuredSteps& steps : kept) out->push_back(std::move(steps));
   return Status::Ok();
 }
 

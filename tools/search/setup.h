@@ -93,7 +93,11 @@ Status LoadStoredSamples(Store& store, const RunInfo& run, StoredSamples* out);
 
 // Appends to *out the step times of the samples of `measured` that are the only measured
 // sample of their run (a run tuned online holds several settings' steps, which cannot be told
-// apart); a run without stored steps is left out. Fails with the store's error.
+// apart); a run without stored steps is left out. A run whose production step time is known
+// (an import given --step-log: RunInfo::untraced_step_ms) counts at that median (its steps
+// scaled to it), and once any run has one, the runs without are left out: tracing costs each
+// setting differently, so traced and production runs are not compared. Fails with the store's
+// error.
 Status LoadStepTimes(Store& store, const std::vector<Sample>& measured,
                      std::vector<tuner::MeasuredSteps>* out);
 
