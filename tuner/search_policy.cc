@@ -213,7 +213,10 @@ std::vector<RunRole> RemeasureOrder(const Decision& decision) {
 
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,
                        const Reported& candidate, const Reported& default_setting) {
-  if (!decision.HangsOnNoise() || BudgetSpent(rule, measured)) return false;
+  // Runs without comparable step times (production ones once any exist, tools/search/setup.h)
+  // decide nothing until the two have them: re-measure as for noise.
+  const bool without_steps = decision.verdict == Verdict::kNoStepTimes;
+  if (!(decision.HangsOnNoise() || without_steps) || BudgetSpent(rule, measured)) return false;
   const bool outlier = decision.comparison.remeasure != Remeasure::kNone;
   const int limit = kMaxRepeatsToDecide + (outlier ? 1 : 0);
   int fewest = limit;

@@ -140,7 +140,8 @@ inline constexpr double kPredictedGainWorthARun = 0.05;
 // allowed to re-measure an outlier.
 inline constexpr int kMaxRepeatsToDecide = 3;
 // True when the next measurements should repeat the candidate and/or the default rather than
-// explore: the decision hangs on noise, the budget is not spent, and a setting RemeasureOrder
+// explore: the decision hangs on noise or lacks step times of one of them (kNoStepTimes: the
+// runs that decide, production ones once any exist, are missing), the budget is not spent, and a setting RemeasureOrder
 // names has fewer real runs than the limit above.
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,
                        const Reported& candidate, const Reported& default_setting);

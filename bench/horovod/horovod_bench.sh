@@ -406,6 +406,9 @@ search_import() {
   # host from this run).
   local host=()
   [[ $host_cores -gt 0 ]] && host=(--host-cores "$host_cores" --nodes-per-host 2)
+  # The default's production round 1 is its production step time: the search's verdict compares
+  # production runs only (--production-runs).
+  [[ -e $out/$1/f128_c1.r1.json ]] && host+=(--step-log "$out/$1/f128_c1.r1.json")
   "$autotune" import --horovod-timeline "$out/$1/fit/f128_c1.r1.tl.json" --db "$db" \
     --nodes 2 --ranks-per-node 2 --config-file "$out/$1/f128_c1.yaml" --warmup-steps "$warmup" \
     --workload "$1-job" "${host[@]}" --json |

@@ -346,11 +346,16 @@ TEST(SearchLoopTest, MeasuredStepTimesDecideWhatIsWritten) {
   ASSERT_EQ(c->proposals.size(), 1u);
   EXPECT_EQ(c->proposals[0].point, default_point);
 
-  // Measured but without step times: not shown, the default is written.
+  // Measured but without step times: not shown, the default is written; the next runs measure
+  // the default, then the candidate (what would decide), not a new setting.
   c = same.Conclude(1, default_point, {});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->decision.verdict, Verdict::kNoStepTimes);
   EXPECT_EQ(c->written().point, default_point);
+  ASSERT_EQ(c->proposals.size(), 2u);
+  EXPECT_EQ(c->proposals[0].point, default_point);
+  EXPECT_EQ(c->proposals[1].point, other);
+  for (const Suggestion& s : c->proposals) EXPECT_EQ(s.origin, SuggestionOrigin::kRemeasure);
 }
 
 }  // namespace
