@@ -112,7 +112,12 @@ class PooledLogSpread {
     for (double l : logs) squares_ += (l - mean) * (l - mean);
     degrees_ += static_cast<double>(logs.size() - 1);
   }
-  double cv() const { return degrees_ > 0 ? std::sqrt(squares_ / degrees_) : 0.0; }
+  // With the prior (kRunToRunCvPrior) pooled in, once there is a repeat at all.
+  double cv() const {
+    if (degrees_ <= 0) return 0.0;
+    return std::sqrt((squares_ + kRunToRunCvPriorDegrees * kRunToRunCvPrior * kRunToRunCvPrior) /
+                     (degrees_ + kRunToRunCvPriorDegrees));
+  }
 
  private:
   double squares_ = 0.0;

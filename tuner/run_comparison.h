@@ -105,9 +105,16 @@ struct CompareOptions {
 RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidate_runs,
                           const CompareOptions& options = {});
 
+// What a real job's whole runs vary by, before its own repeats say: a coefficient of variation
+// of about 5% (shared/fixtures/horovod: resnet50 over 35 runs; bench/horovod's MLP: 5-9%), held
+// as worth this many degrees of freedom. Two runs that happen to agree (the MLP's default, 712
+// and 707 ms: 0.46%) do not make a whole run's noise 0.46%: pooled with the prior it is 4.3%.
+inline constexpr double kRunToRunCvPrior = 0.05;
+inline constexpr double kRunToRunCvPriorDegrees = 3.0;
+
 // The run-to-run coefficient of variation of run medians, pooled over settings with two or
-// more runs (each setting's runs after rule 2's outliers are left out): the spread a single
-// run cannot show. 0 when no setting has two runs.
+// more runs (each setting's runs after rule 2's outliers are left out) and with the prior
+// above: the spread a single run cannot show. 0 when no setting has two runs.
 double RunToRunCv(const std::vector<RealRuns>& settings);
 
 }  // namespace autotune::tuner

@@ -132,8 +132,8 @@ int MostConvincinglyFaster(const std::vector<Reported>& measured,
 
 // A predicted gain over the default (score ratio - 1) below which the model's best pick is not
 // worth a real run before the default has two (SearchLoop::Conclude): the run-to-run noise of a
-// whole run of a real job (a coefficient of variation of about 5%, shared/fixtures/horovod).
-inline constexpr double kPredictedGainWorthARun = 0.05;
+// whole run of a real job before its repeats say (tuner/run_comparison.h).
+inline constexpr double kPredictedGainWorthARun = kRunToRunCvPrior;
 
 // Real runs of each of the candidate and the default after which a verdict that still hangs
 // on noise is taken as final (the difference, if any, is too small to matter); one more is

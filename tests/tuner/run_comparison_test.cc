@@ -156,8 +156,16 @@ TEST(RunComparisonTest, OneDefaultRunDoesNotDecide) {
 TEST(RunComparisonTest, RunToRunNoiseFromRepeatsOfAnySetting) {
   const RealRuns a = {RealRun({100, 100, 100}), RealRun({110, 110, 110})};
   const RealRuns single = {RealRun({50, 60, 70})};
-  EXPECT_NEAR(RunToRunCv({a, single}), std::log(1.1) / std::sqrt(2.0), 1e-12);
+  // Two runs, one degree of freedom: their spread s^2 = (ln 1.1)^2 / 2, pooled with the prior
+  // (5% at 3 degrees of freedom): sqrt((s^2 + 3 * 0.05^2) / 4).
+  const double s2 = std::log(1.1) * std::log(1.1) / 2.0;
+  EXPECT_NEAR(RunToRunCv({a, single}), std::sqrt((s2 + 3 * 0.0025) / 4.0), 1e-12);
   EXPECT_EQ(RunToRunCv({single}), 0.0);
+  // The MLP's two default runs that agreed (712 and 707.4 ms) are not a whole run's noise.
+  const RealRuns agreeing = {RealRun({712.0}), RealRun({707.4})};
+  const double d = std::log(712.0 / 707.4);
+  EXPECT_NEAR(RunToRunCv({agreeing}), std::sqrt((d * d / 2.0 + 3 * 0.0025) / 4.0), 1e-12);
+  EXPECT_GT(RunToRunCv({agreeing}), 0.04);
 }
 
 }  // namespace
