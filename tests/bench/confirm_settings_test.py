@@ -2,11 +2,14 @@
 """bench/common/confirm_settings.py's drift pairing, on run medians with a known answer.
 
 The default's runs drift 500 -> 600 -> 700 ms over three rounds (round r runs the default, A, B).
-A runs exactly as the default would at its place in the round (a third of the way to the next
-round's default): its paired speedup is 1 wherever a next round exists, where plain medians say
-A is 5% slower. B runs 1.2x faster than the default would two thirds of the way: paired 1.2.
+A runs exactly as the default would at its place in the round (a quarter of the way to the next
+round's default; the round runs d, A, B, C): its paired speedup is 1 wherever a next round
+exists, where plain medians say A is 4% slower. B runs 1.2x faster than the default would half
+way: paired 1.2. C's paired ratios are e^0.1, 1 and e^0.2: the 95% t interval of their
+geometric mean, worked out by hand.
 Usage: confirm_settings_test.py BENCH_FIGURE_BINARY"""
 import json
+import math
 import os
 import re
 import subprocess
@@ -22,12 +25,15 @@ def main():
         default = {1: 500.0, 2: 600.0, 3: 700.0}
         for r, v in default.items():
             after = default.get(r + 1, v)
-            runs = {"d": v, "A": v + (after - v) / 3, "B": (v + 2 * (after - v) / 3) / 1.2}
+            # C: paired ratios e^0.1, e^0, e^0.2 in rounds 1-3 (its place: three quarters).
+            c_ratio = {1: math.exp(0.1), 2: 1.0, 3: math.exp(0.2)}[r]
+            runs = {"d": v, "A": v + (after - v) / 4, "B": (v + 2 * (after - v) / 4) / 1.2,
+                    "C": (v + 3 * (after - v) / 4) / c_ratio}
             for label, ms in runs.items():
                 with open(os.path.join(d, f"{label}.r{r}.json"), "w") as f:
                     json.dump({"step_ms": [ms * 1.01, ms, ms * 0.99, ms, ms * 5]}, f)
         out = subprocess.run([sys.executable, SCRIPT, "--dir", d, "--default", "d",
-                              "--settings", "A B", "--prefix", "t", "--bench-figure",
+                              "--settings", "A B C", "--prefix", "t", "--bench-figure",
                               sys.argv[1]], capture_output=True, text=True, check=True).stdout
     paired = dict(re.findall(r"# confirm: (\w+): .*?speedup paired for drift ([0-9.]+)", out))
     unpaired = dict(re.findall(r"# confirm: (\w+): .*?unpaired ([0-9.]+)", out))
@@ -36,8 +42,15 @@ def main():
         failures.append(f"A paired {paired.get('A')}, expected 1.000")
     if paired.get("B") != "1.200":
         failures.append(f"B paired {paired.get('B')}, expected 1.200")
-    if unpaired.get("A") != "0.947":  # 600 / 633.3: what drift does to plain medians
-        failures.append(f"A unpaired {unpaired.get('A')}, expected 0.947")
+    if unpaired.get("A") != "0.960":  # 600 / 625: what drift does to plain medians
+        failures.append(f"A unpaired {unpaired.get('A')}, expected 0.960")
+    # C: mean log ratio 0.1, s = 0.1 over 3 rounds: 95% t interval 0.1 +- 4.303 * 0.1 / sqrt(3).
+    half = 4.303 * 0.1 / math.sqrt(3)
+    want = f"{math.exp(0.1):.3f} [{math.exp(0.1 - half):.3f}, {math.exp(0.1 + half):.3f}]"
+    got = re.search(r"# confirm: C: .*?speedup paired for drift ([0-9.]+ \[[0-9.]+, [0-9.]+\])",
+                    out)
+    if not got or got.group(1) != want:
+        failures.append(f"C paired {got.group(1) if got else None}, expected {want}")
     if failures:
         print("\n".join(failures) + "\n" + out)
         return 1

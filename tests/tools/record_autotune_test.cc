@@ -235,6 +235,11 @@ TEST_F(TunedRecordTest, WritesTheBestSettingWithoutASimulatorPrior) {
   const std::string& err = run_->result.err;
   EXPECT_NE(err.find("autotune: best of 5 samples"), std::string::npos) << err;
   EXPECT_NE(err.find("no simulator prior (no calibration for topology"), std::string::npos) << err;
+  // The job-shaped space is said as `search` says it: the fusion threshold searched in the job's
+  // range.
+  EXPECT_NE(err.find("record --autotune: note: fusion_threshold_mb searched in "),
+            std::string::npos)
+      << err;
   // The one rule decides what is written: the default (with the constant) unless it shows
   // the candidate faster, and the line says which.
   EXPECT_NE(err.find("autotune: candidate "), std::string::npos) << err;

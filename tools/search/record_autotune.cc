@@ -12,6 +12,7 @@
 #include "store/store.h"
 #include "tools/flag_checks.h"
 #include "tools/search/decision_record.h"
+#include "tuner/job_space.h"
 
 namespace autotune::cli {
 
@@ -41,6 +42,11 @@ Status OnlineTuner::Create(const OnlineTuningFlags& flags, const Knobs& start,
     return Status::InvalidArgument(
         "--autotune: every runtime knob is a constant (given on the command line or in "
         "--config-file); nothing to tune");
+  }
+  // What the job's shape did to the space, as `search` says it (tuner/job_space.h).
+  for (const tuner::KnobShape& shape : setup.shape.knobs) {
+    std::fprintf(stderr, "record --autotune: note: %s\n",
+                 tuner::JobSpaceNote(shape, setup.space).c_str());
   }
   std::unique_ptr<OnlineTuner> online(new OnlineTuner(flags, std::move(setup)));
   online->framework_ = framework;
