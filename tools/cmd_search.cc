@@ -105,8 +105,8 @@ void AddSearchCommand(CLI::App& root, Action* action) {
                 "traced; the job must print its step times, a JSON line with \"step_ms\": [...] "
                 "on stdout (as bench/horovod/train.py does; import --step-log's format). The "
                 "production run's step times decide the verdict (tracing costs each setting "
-                "differently: on real Horovod from -4% to +13% of the step), the trace feeds the "
-                "model. Doubles the job's runs")
+                "differently: on the real Horovod MLP from -12% to +13% of the step), the trace "
+                "feeds the model. Doubles the job's runs")
       ->needs(live);
   AddTuningFlags(app, TuningCommand::kSearch,
                  {TuningFlag::kWarmupSamples, TuningFlag::kStepsPerSample, TuningFlag::kWarmupTime,
