@@ -87,13 +87,14 @@ void AddSearchCommand(CLI::App& root, Action* action) {
                 "simulator does not model them, so only measured samples inform them. Default: "
                 "they keep their given or default value");
   flags->knobs.Add(app);
-  CLI::Option* live = app->add_flag("--live", flags->live,
-                "Measure the proposals too: run `autotune record --config-file OUT.nextI.yaml` "
-                "through --launcher for each (for a run imported from a real job: the job's own "
-                "command, --launcher, under `autotune apply --config-file OUT.nextI.yaml` with "
-                "HOROVOD_TIMELINE on, then `autotune import` of that timeline), then search "
-                "again, until --max-samples measured samples exist or nothing is worth "
-                "measuring (prints one summary per round)");
+  CLI::Option* live = app->add_flag(
+      "--live", flags->live,
+      "Measure the proposals too: run `autotune record --config-file OUT.nextI.yaml` "
+      "through --launcher for each (for a run imported from a real job: the job's own "
+      "command, --launcher, under `autotune apply --config-file OUT.nextI.yaml` with "
+      "HOROVOD_TIMELINE on, then `autotune import` of that timeline), then search "
+      "again, until --max-samples measured samples exist or nothing is worth "
+      "measuring (prints one summary per round)");
   app->add_option("--launcher", flags->launcher,
                   "Command prefix that launches `autotune record` on the cluster, e.g. \"mpirun "
                   "-np 4 --hostfile hosts\". Default: record's own --np with the run's rank "

@@ -97,7 +97,8 @@ class SearchLoop {
   // measured, the model's best pick and the setting it is least sure of (kMostUncertain: the
   // largest posterior stddev among the simulated settings; it alone may be predicted below
   // the default), the best pick replaced by the default's second run (kDefaultAgain) when the
-  // default has one run and the pick is predicted less than kPredictedGainWorthARun faster, else up to `propose` settings by expected improvement (kriging believer),
+  // default has one run and the pick is predicted less than kPredictedGainWorthARun faster,
+  // else up to `propose` settings by expected improvement (kriging believer),
   // leaving out the default and any predicted below it (none left: kNothingPredictedFaster).
   // Fails when nothing was observed.
   StatusOr<Conclusion> Conclude(int propose, const Point& default_point,

@@ -44,24 +44,31 @@ std::string WriteJob(const TempDir& dir, const std::string& log) {
   return job;
 }
 
+// Imports the real resnet50 timeline as run 1 of `db` (workload "job", 2x2, with
+// `extra_import_flags`) and stores a calibration of 2x2 beside it; the caller ASSERTs on
+// HasFatalFailure.
+void ImportBaseRun(const std::string& db, const std::string& extra_import_flags) {
+  CommandResult r = RunAutotune("import --db '" + db + "' --horovod-timeline '" +
+                                Fixture("resnet50_default.json") +
+                                "' --nodes 2 --ranks-per-node 2 --workload job " +
+                                extra_import_flags + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(db, Store::Mode::kReadWrite, &store).ok());
+  Calibration cal = sim::SynthesizeCalibration(sim::NetworkModel::FromParams(
+      sim::NetworkParams::Uniform(40, 115), sim::testing::Topo(2, 2)));
+  ASSERT_TRUE(store->SaveCalibration(&cal).ok());
+}
+
 TEST(SearchLiveJobTest, ProposalsRunTheJobUnderApplyAndImportItsTimeline) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
   const std::string log = dir.File("job.log");
-  CommandResult r = RunAutotune("import --db '" + db + "' --horovod-timeline '" +
-                                Fixture("resnet50_default.json") +
-                                "' --nodes 2 --ranks-per-node 2 --workload job "
-                                "--host-cores 2 --nodes-per-host 2 --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  {
-    std::unique_ptr<Store> store;
-    ASSERT_TRUE(Store::Open(db, Store::Mode::kReadWrite, &store).ok());
-    Calibration cal = sim::SynthesizeCalibration(sim::NetworkModel::FromParams(
-        sim::NetworkParams::Uniform(40, 115), sim::testing::Topo(2, 2)));
-    ASSERT_TRUE(store->SaveCalibration(&cal).ok());
-  }
+  ImportBaseRun(db, "--host-cores 2 --nodes-per-host 2");
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
   const std::string job = WriteJob(dir, log);
-  r = RunAutotune("search --db '" + db + "' --run 1 --live --max-samples 3 --sim-budget 20 "
+  CommandResult r =
+      RunAutotune("search --db '" + db + "' --run 1 --live --max-samples 3 --sim-budget 20 "
                   "--autotune-warmup-samples 1 --autotune-steps-per-sample 5 --launcher 'sh " +
                   job + "' --out '" + dir.File("best.yaml") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -106,24 +113,16 @@ TEST(SearchLiveJobTest, ProductionRunsDecideOnTheJobsOwnStepTimes) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
   const std::string log = dir.File("job.log");
-  CommandResult r = RunAutotune("import --db '" + db + "' --horovod-timeline '" +
-                                Fixture("resnet50_default.json") +
-                                "' --nodes 2 --ranks-per-node 2 --workload job --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  {
-    std::unique_ptr<Store> store;
-    ASSERT_TRUE(Store::Open(db, Store::Mode::kReadWrite, &store).ok());
-    Calibration cal = sim::SynthesizeCalibration(sim::NetworkModel::FromParams(
-        sim::NetworkParams::Uniform(40, 115), sim::testing::Topo(2, 2)));
-    ASSERT_TRUE(store->SaveCalibration(&cal).ok());
-  }
+  ImportBaseRun(db, "");
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
   const std::string job = dir.File("job.sh");
   std::ofstream(job) << "#!/bin/sh\n"
                      << "if [ -n \"$HOROVOD_TIMELINE\" ]; then echo traced >> '" << log << "'; cp '"
                      << Fixture("resnet50_default.json") << "' \"$HOROVOD_TIMELINE\"; "
                      << "else echo production >> '" << log << "'; echo 'step 1'; "
                      << "echo '{\"step_ms\": [290, 300, 310]}'; fi\n";
-  r = RunAutotune("search --db '" + db + "' --run 1 --live --production-runs --max-samples 3 "
+  CommandResult r =
+      RunAutotune("search --db '" + db + "' --run 1 --live --production-runs --max-samples 3 "
                   "--sim-budget 20 --autotune-warmup-samples 1 --autotune-steps-per-sample 5 "
                   "--launcher 'sh " + job + "' --out '" + dir.File("best.yaml") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
