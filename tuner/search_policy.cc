@@ -85,7 +85,8 @@ constexpr VerdictRow kVerdicts[] = {
      "not shown: the default was never measured"},
     {Verdict::kNoStepTimes, "no_step_times", "not shown: no step times measured"},
     {Verdict::kRunToRunUnknown, "run_to_run_unknown",
-     "not shown: run-to-run noise not measured yet (it takes two runs of the default and a repeat of some setting)"},
+     "not shown: run-to-run noise not measured yet (it takes two runs of the default and a "
+     "repeat of some setting)"},
     {Verdict::kWithinNoise, "within_noise", "not shown: within noise"},
     {Verdict::kRunsDisagree, "runs_disagree", "not shown: a run disagrees with its repeats"},
     {Verdict::kBeatsDefault, "beats_default", "yes"},
@@ -217,6 +218,9 @@ bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decis
   // decide nothing until the two have them: re-measure as for noise.
   const bool without_steps = decision.verdict == Verdict::kNoStepTimes;
   if (!(decision.HangsOnNoise() || without_steps) || BudgetSpent(rule, measured)) return false;
+  // The repeat limit counts measured samples, and those without comparable steps (traced runs
+  // once production ones exist) are no repeats of what decides: only the budget bounds these.
+  if (without_steps) return true;
   const bool outlier = decision.comparison.remeasure != Remeasure::kNone;
   const int limit = kMaxRepeatsToDecide + (outlier ? 1 : 0);
   int fewest = limit;

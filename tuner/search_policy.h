@@ -141,8 +141,8 @@ inline constexpr double kPredictedGainWorthARun = kRunToRunCvPrior;
 inline constexpr int kMaxRepeatsToDecide = 3;
 // True when the next measurements should repeat the candidate and/or the default rather than
 // explore: the decision hangs on noise or lacks step times of one of them (kNoStepTimes: the
-// runs that decide, production ones once any exist, are missing), the budget is not spent, and a setting RemeasureOrder
-// names has fewer real runs than the limit above.
+// runs that decide, production ones once any exist, are missing), the budget is not spent,
+// and a setting RemeasureOrder names has fewer real runs than the limit above.
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,
                        const Reported& candidate, const Reported& default_setting);
 // Which settings to measure again, in order, when RemeasureToDecide: the side an outlier or

@@ -127,6 +127,14 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   EXPECT_EQ(Decide(Setting(1, 50, 1, 2), Setting(0, 10, 1, 0), fast, {}, noise).verdict,
             Verdict::kDefaultNotMeasured);
   EXPECT_EQ(Decide(Setting(1, 50, 1, 2), def, {}, slow, noise).verdict, Verdict::kNoStepTimes);
+  // Without comparable step times it re-measures, the default first, however many samples
+  // (say 3 traced runs each, none of them production) either has; the budget alone stops it.
+  const Decision no_steps = Decide(Setting(1, 50, 1, 3), Setting(0, 10, 1, 3), {}, slow, noise);
+  StopRule budget;
+  budget.max_measured_samples = 8;
+  EXPECT_TRUE(RemeasureToDecide(budget, 6, no_steps, Setting(1, 50, 1, 3), Setting(0, 10, 1, 3)));
+  EXPECT_EQ(RemeasureOrder(no_steps).front(), RunRole::kDefault);
+  EXPECT_FALSE(RemeasureToDecide(budget, 8, no_steps, Setting(1, 50, 1, 3), Setting(0, 10, 1, 3)));
   // 20% shorter steps with a 1% spread, one run each: faster within the runs, but how much a
   // whole run varies was never measured: not shown, and repeats may settle it.
   Decision d = Decide(Setting(1, 9, 1, 1), def, fast, slow, noise);
