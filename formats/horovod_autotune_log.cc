@@ -184,8 +184,10 @@ Status ReadHorovodAutotuneLog(const std::string& path, const Knobs& base, Horovo
       return Status::InvalidArgument(shown + ": a best row (fidelity \"best\") without the samples "
                                      "it was decided from");
     }
-  } else if (rows.size() >= 2) {
-    // Horovod's last row, once its tuning ends, repeats the best score of the rows before it.
+  } else if (fidelity == position.end() && rows.size() >= 2) {
+    // Horovod's last row, once its tuning ends, repeats the best score of the rows before it
+    // (autotune's own log, with its fidelity column, marks its best row instead: there a last
+    // sample that ties the best is a sample).
     double best_before = 0.0;
     for (size_t i = 0; i + 1 < rows.size(); ++i)
       best_before = std::max(best_before, rows[i].score_bytes_per_s);

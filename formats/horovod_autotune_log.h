@@ -51,8 +51,10 @@ struct HorovodLog {
 
 // Reads the log at `path`. Columns are found by name, so a log of an older Horovod (without
 // torus_allreduce) and autotune's own --autotune-log-file (more columns after Horovod's, a
-// "fidelity" column among them) read as well; a row whose fidelity is "simulated" is refused. Each
-// row's knobs are `base` (the knobs the log does not hold) with the log's settings applied:
+// "fidelity" column among them) read as well; a row whose fidelity is "simulated" is refused, and
+// one whose fidelity is "best" (autotune's decision) is the log's best row and must be its last
+// (in a log with a fidelity column no other row is taken for the best one, whatever its score).
+// Each row's knobs are `base` (the knobs the log does not hold) with the log's settings applied:
 // cache_enabled 1 keeps base's cache capacity (Knobs' default when base has none), 0 makes it 0.
 // Errors are one line naming the file and, for a bad row, its line: "PATH line 3: cycle_time_ms
 // \"x\" is not a number"; an empty log or one without rows is an error too.

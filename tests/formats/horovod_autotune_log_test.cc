@@ -175,6 +175,13 @@ TEST_F(HorovodAutotuneLogTest, AutotunesBestRowIsTheBestNotASample) {
                    "the log");
   EXPECT_EQ(Error(h + "0,0,0, 1,1,128,40,best,4e+07\n"),
             file + ": a best row (fidelity \"best\") without the samples it was decided from");
+  // In autotune's log a last sample that ties the best score is a sample, not Horovod's best row.
+  ASSERT_TRUE(ReadHorovodAutotuneLog(Write(h + "0,0,0, 1,1,128,45,measured,4.5e+07\n"
+                                               "0,0,0, 0,25,0,45,measured,4.5e+07\n"),
+                                     Knobs{}, &log)
+                  .ok());
+  EXPECT_EQ(log.samples.size(), 2u);
+  EXPECT_FALSE(log.best.has_value());
 }
 
 TEST_F(HorovodAutotuneLogTest, BadInputIsOneLineNamingTheFileAndLine) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "formats/config_file.h"
+#include "formats/horovod_autotune_log.h"
 #include "store/store.h"
 #include "tests/support/cli.h"
 #include "tests/support/synthetic.h"
@@ -369,9 +370,30 @@ TEST(SearchVerdictTest, TheDecisionIsStoredAndShownUntilANewRealRun) {
       EXPECT_FALSE(d.runs[i].outlier);
     }
   }
-  // Again, nothing new: the stored decision is shown and not stored twice.
-  r = RunAutotune("search --db '" + db + "' --run 1 --out '" + best + "'");
+  // Again, nothing new: the stored decision is shown and not stored twice; the log still ends
+  // with it as its best row (1 MB, the candidate the first search wrote).
+  const std::string log = dir.path() + "/log.csv";
+  r = RunAutotune("search --db '" + db + "' --run 1 --out '" + best + "' --autotune-log-file '" +
+                  log + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  HorovodLog hvd_log;
+  ASSERT_TRUE(ReadHorovodAutotuneLog(log, Knobs{}, &hvd_log).ok()) << ReadFile(log);
+  ASSERT_TRUE(hvd_log.best.has_value()) << ReadFile(log);
+  EXPECT_EQ(hvd_log.best->knobs.fusion_threshold_mb, 1.0);
+  // Marked as autotune's best row (a sample row whose score repeats the best before it would
+  // read as Horovod's), with the mean score of the setting's samples.
+  const std::string text = ReadFile(log);
+  const size_t last = text.rfind('\n', text.size() - 2);
+  EXPECT_NE(text.find(",best,", last), std::string::npos) << text;
+  double sum = 0.0;
+  int same = 0;
+  for (const HorovodLogEntry& e : hvd_log.samples) {
+    if (e.knobs.fusion_threshold_mb != 1.0) continue;
+    sum += e.score_bytes_per_s;
+    ++same;
+  }
+  ASSERT_GT(same, 0) << text;
+  EXPECT_NEAR(hvd_log.best->score_bytes_per_s, sum / same, 3e-5 * sum / same) << text;
   EXPECT_NE(r.out.find("stored decision 1 (search, "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(no new real runs since: shown, not recomputed)"), std::string::npos)
       << r.out;

@@ -143,8 +143,11 @@ int RunSearch(const SearchFlags& flags, Round* round) {
   }
   round->proposal_files = report.proposal_files;
   if (!status.ok()) return Fail(status);
+  // The best row: the setting written, scored by its measured samples (also when a stored
+  // decision was shown, whose setting is this round's written one on the same evidence).
   const tuner::Reported& written = report.conclusion.written();
-  if (!report.decision_reused && written.measured.count > 0) {
+  const StatusOr<Knobs> written_knobs = search.ToKnobs(written.point);
+  if (written.measured.count > 0 && written_knobs.ok() && *written_knobs == report.best_knobs) {
     log.WriteBest(report.best_knobs, written.measured.mean);
   }
   round->stop = report.conclusion.stop;
