@@ -29,8 +29,10 @@
 #     default beyond twice the run-to-run noise, the measured best setting's speedup against
 #     its predicted speedup, and whether the settings measured slower than the default
 #     beyond noise are predicted slower; `autotune diagnose`'s verdict;
-#   - with --search: `autotune search --live --launcher "<this job>"` from the imported
-#     default (in bench.db, once per folder), as before.
+#   - with --search: `autotune search --live --production-runs --launcher "<this job>"` from
+#     the imported default (in bench.db, once per folder; imported with this machine's cores and
+#     its production round 1 as --step-log): each proposal runs untraced, then traced, and the
+#     production step times decide.
 # With --extrap: the mlp default only, traced and production, on 2x1, 4x1 and 2x2 nodes x
 # ranks, --repeats rounds each (interleaved); scoring imports the 2x1 traced default and
 # predicts 2x1, 4x1 and 2x2 (`simulate --nodes N --ranks-per-node M`, calibration of 2x1
