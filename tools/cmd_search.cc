@@ -41,7 +41,7 @@ void AddSearchCommand(CLI::App& root, Action* action) {
       "Simulates settings the tuner picks on run ID's trace (not a grid), blends them with every\n"
       "measured sample of the same workload, scale and topology (co-kriging), and proposes the\n"
       "next settings worth measuring (OUT.next1.yaml ...). --out gets a setting other than the\n"
-      "default only when measured step times show it faster beyond noise (95% bootstrap\n"
+      "default only when measured step times show it faster beyond noise (95% Student-t\n"
       "interval of the speedup above 1); else the default, and one line says so. While that\n"
       "interval contains 1, the proposals repeat the best and the default. Knobs given as flags\n"
       "or in --config-file are constants, never tuned. The rest are searched in the space the\n"

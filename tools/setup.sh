@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3
           nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev
-          libbenchmark-dev libeigen3-dev libnlopt-cxx-dev libnlopt-dev iproute2 util-linux
-          procps chromium python3-torch python3-torchvision python3-yaml ccache)
+          libbenchmark-dev libeigen3-dev libnlopt-cxx-dev libnlopt-dev libboost-dev iproute2
+          util-linux procps chromium python3-torch python3-torchvision python3-yaml ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
+#include <utility>
+
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
 namespace autotune::tuner {
 namespace {
@@ -73,32 +76,26 @@ std::vector<std::pair<int64_t, size_t>> Kept(const Side& side) {
   return kept;
 }
 
-// Rule 3: the default's log step time at `sequence`, interpolated between the default runs
-// just before and just after it (the nearer one alone at either end). `level` holds the
-// log-medians of the kept default runs, in sequence order.
-double DefaultAt(int64_t sequence, const std::vector<std::pair<int64_t, size_t>>& kept,
-                 const std::vector<double>& level) {
+// Rule 3: the weights of the kept default runs (in sequence order) in the default's log
+// level at `sequence`: the runs just before and just after it, interpolated linearly (the
+// nearer one alone at either end).
+std::vector<double> DefaultWeights(int64_t sequence,
+                                   const std::vector<std::pair<int64_t, size_t>>& kept) {
+  std::vector<double> weights(kept.size(), 0.0);
   size_t after = 0;
   while (after < kept.size() && kept[after].first <= sequence) ++after;
-  if (after == 0) return level.front();
-  if (after == kept.size()) return level.back();
-  const size_t before = after - 1;
-  const double span = static_cast<double>(kept[after].first - kept[before].first);
-  const double t = static_cast<double>(sequence - kept[before].first) / span;
-  return level[before] + t * (level[after] - level[before]);
-}
-
-// Rule 4: the median of the candidate runs' log ratios, given each kept run's log level.
-double MedianLogRatio(const std::vector<std::pair<int64_t, size_t>>& def_kept,
-                      const std::vector<double>& def_level,
-                      const std::vector<std::pair<int64_t, size_t>>& cand_kept,
-                      const std::vector<double>& cand_level, const std::vector<size_t>& pick) {
-  std::vector<double> ratios;
-  ratios.reserve(pick.size());
-  for (size_t k : pick) {
-    ratios.push_back(DefaultAt(cand_kept[k].first, def_kept, def_level) - cand_level[k]);
+  if (after == 0) {
+    weights.front() = 1.0;
+  } else if (after == kept.size()) {
+    weights.back() = 1.0;
+  } else {
+    const size_t before = after - 1;
+    const double span = static_cast<double>(kept[after].first - kept[before].first);
+    const double t = static_cast<double>(sequence - kept[before].first) / span;
+    weights[before] = 1.0 - t;
+    weights[after] = t;
   }
-  return MedianOf(ratios);
+  return weights;
 }
 
 // Pools relative variances of log-medians over groups of two or more.
@@ -113,10 +110,11 @@ class PooledLogSpread {
     degrees_ += static_cast<double>(logs.size() - 1);
   }
   // With the prior (kRunToRunCvPrior) pooled in, once there is a repeat at all.
-  double cv() const {
-    if (degrees_ <= 0) return 0.0;
-    return std::sqrt((squares_ + kRunToRunCvPriorDegrees * kRunToRunCvPrior * kRunToRunCvPrior) /
-                     (degrees_ + kRunToRunCvPriorDegrees));
+  RunToRunNoise noise() const {
+    if (degrees_ <= 0) return {};
+    return {std::sqrt((squares_ + kRunToRunCvPriorDegrees * kRunToRunCvPrior * kRunToRunCvPrior) /
+                      (degrees_ + kRunToRunCvPriorDegrees)),
+            degrees_ + kRunToRunCvPriorDegrees};
   }
 
  private:
@@ -132,19 +130,24 @@ std::vector<double> KeptLogs(const Side& side) {
   return logs;
 }
 
-double PooledLogSpreadOf(const std::vector<double>& a, const std::vector<double>& b) {
-  PooledLogSpread pooled;
-  pooled.Add(a);
-  pooled.Add(b);
-  return pooled.cv();
+// The within-run noise of a run's log-median: the asymptotic standard error of a median,
+// sqrt(pi / 2) * sigma / sqrt(n), with sigma the steps' robust spread (1.4826 MAD) relative to
+// their median. 0 for a run of one step (unknown).
+double MedianLogStandardError(const std::vector<double>& steps) {
+  if (steps.size() < 2) return 0.0;
+  const double median = MedianOf(steps);
+  std::vector<double> deviations;
+  for (double x : steps) deviations.push_back(std::fabs(x - median));
+  const double sigma = 1.4826 * MedianOf(deviations) / median;
+  return std::sqrt(M_PI / 2.0) * sigma / std::sqrt(static_cast<double>(steps.size()));
 }
 
 }  // namespace
 
-double RunToRunCv(const std::vector<RealRuns>& settings) {
+RunToRunNoise RunToRun(const std::vector<RealRuns>& settings) {
   PooledLogSpread pooled;
   for (const RealRuns& runs : settings) pooled.Add(KeptLogs(MakeSide(runs, RunRole::kDefault)));
-  return pooled.cv();
+  return pooled.noise();
 }
 
 RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidate_runs,
@@ -165,8 +168,9 @@ RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidat
       out.runs.push_back(r);
     }
   }
-  std::stable_sort(out.runs.begin(), out.runs.end(),
-                   [](const ComparedRun& a, const ComparedRun& b) { return a.sequence < b.sequence; });
+  std::stable_sort(
+      out.runs.begin(), out.runs.end(),
+      [](const ComparedRun& a, const ComparedRun& b) { return a.sequence < b.sequence; });
   out.remeasure = def.ask_remeasure    ? Remeasure::kDefault
                   : cand.ask_remeasure ? Remeasure::kCandidate
                                        : Remeasure::kNone;
@@ -174,20 +178,40 @@ RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidat
   const auto cand_kept = Kept(cand);
   if (def_kept.empty() || cand_kept.empty()) return out;
   out.valid = true;
-  auto levels = [](const Side& side, const std::vector<std::pair<int64_t, size_t>>& kept) {
-    std::vector<double> level;
-    for (const auto& [sequence, i] : kept) level.push_back(side.log_median[i]);
-    return level;
+  // The run-to-run noise: as given, else what this comparison's own repeats show.
+  RunToRunNoise noise{options.across_cv, options.across_degrees};
+  if (noise.cv <= 0.0) {
+    PooledLogSpread pooled;
+    pooled.Add(KeptLogs(def));
+    pooled.Add(KeptLogs(cand));
+    noise = pooled.noise();
+  }
+  // A run's log-median varies by the run-to-run noise, or by its own within-run noise where
+  // that is larger (a run far noisier inside than the repeats were).
+  auto run_variance = [&noise](const RealRun& run) {
+    const double se = MedianLogStandardError(run.step_ms);
+    return std::max(noise.cv * noise.cv, se * se);
   };
-  std::vector<size_t> every(cand_kept.size());
-  for (size_t k = 0; k < every.size(); ++k) every[k] = k;
-  out.speedup.speedup =
-      std::exp(MedianLogRatio(def_kept, levels(def, def_kept), cand_kept, levels(cand, cand_kept), every));
-  // The run-to-run noise a single run of a side cannot show: as given, else what this
-  // comparison's own repeats show.
-  const double across_cv = options.across_cv > 0.0
-                               ? options.across_cv
-                               : PooledLogSpreadOf(KeptLogs(def), KeptLogs(cand));
+  // Rule 4: the mean log ratio sum_k (sum_j w_kj d_j - c_k) / m, whose variance is
+  // sum_j a_j^2 var(d_j) + sum_k var(c_k) / m^2 with a_j = sum_k w_kj / m.
+  const double m = static_cast<double>(cand_kept.size());
+  std::vector<double> weight(def_kept.size(), 0.0);  // a_j
+  double log_ratio = 0.0;
+  double variance = 0.0;
+  for (const auto& [sequence, i] : cand_kept) {
+    const std::vector<double> w = DefaultWeights(sequence, def_kept);
+    double level = 0.0;
+    for (size_t j = 0; j < w.size(); ++j) {
+      level += w[j] * def.log_median[def_kept[j].second];
+      weight[j] += w[j] / m;
+    }
+    log_ratio += (level - cand.log_median[i]) / m;
+    variance += run_variance(*cand.runs[i]) / (m * m);
+  }
+  for (size_t j = 0; j < def_kept.size(); ++j) {
+    variance += weight[j] * weight[j] * run_variance(*def.runs[def_kept[j].second]);
+  }
+  out.speedup.speedup = std::exp(log_ratio);
   // The default is the level every candidate run is compared with: one run of it can be off
   // by a whole run's noise and no repeat of the candidate shows that (bench/horovod, resnet50:
   // 1.095x [1.026, 1.153] from one default run and two candidate runs 1% apart was 0.948x in
@@ -195,39 +219,17 @@ RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidat
   // noise from its own repeats or from `across_cv`.
   out.run_to_run_known =
       def_kept.size() >= 2 && (options.across_cv > 0.0 || cand_kept.size() >= 2);
-  std::mt19937_64 rng(options.seed);
-  std::normal_distribution<double> z(0.0, 1.0);
-  std::vector<double> log_ratios;
-  const int resamples = std::max(1, options.resamples);
-  log_ratios.reserve(static_cast<size_t>(resamples));
-  std::vector<double> buffer;
-  // One bootstrap draw of a run's log-median: its steps with replacement.
-  auto resampled = [&](const RealRun& run) {
-    std::uniform_int_distribution<size_t> pick(0, run.step_ms.size() - 1);
-    buffer.resize(run.step_ms.size());
-    for (double& x : buffer) x = run.step_ms[pick(rng)];
-    return std::log(MedianOf(buffer));
-  };
-  std::vector<size_t> pick(cand_kept.size());
-  std::uniform_int_distribution<size_t> pick_run(0, cand_kept.size() - 1);
-  for (int b = 0; b < resamples; ++b) {
-    std::vector<double> def_level, cand_level;
-    for (const auto& [sequence, i] : def_kept) def_level.push_back(resampled(*def.runs[i]));
-    for (const auto& [sequence, i] : cand_kept) cand_level.push_back(resampled(*cand.runs[i]));
-    // A side of one run: its level moves by the run-to-run noise too.
-    if (def_kept.size() == 1) def_level[0] += across_cv * z(rng);
-    if (cand_kept.size() == 1) cand_level[0] += across_cv * z(rng);
-    for (size_t k = 0; k < pick.size(); ++k) pick[k] = cand_kept.size() > 1 ? pick_run(rng) : k;
-    log_ratios.push_back(MedianLogRatio(def_kept, def_level, cand_kept, cand_level, pick));
-  }
-  std::sort(log_ratios.begin(), log_ratios.end());
+  // Student's t at the run-to-run noise's degrees of freedom; with none measured anywhere,
+  // the steps alone (the normal's quantile; never decides: run_to_run_known is false).
   const double tail = (1.0 - options.confidence) / 2.0;
-  auto at = [&log_ratios](double q) {
-    const size_t i = static_cast<size_t>(q * static_cast<double>(log_ratios.size() - 1) + 0.5);
-    return std::exp(log_ratios[std::min(i, log_ratios.size() - 1)]);
-  };
-  out.speedup.low = at(tail);
-  out.speedup.high = at(1.0 - tail);
+  const double quantile =
+      noise.cv > 0.0
+          ? boost::math::quantile(boost::math::complement(
+                boost::math::students_t(std::max(noise.degrees, 1.0)), tail))
+          : boost::math::quantile(boost::math::complement(boost::math::normal(), tail));
+  const double half_width = quantile * std::sqrt(variance);
+  out.speedup.low = std::exp(log_ratio - half_width);
+  out.speedup.high = std::exp(log_ratio + half_width);
   return out;
 }
 

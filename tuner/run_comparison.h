@@ -19,11 +19,19 @@
 //      does, so each candidate run is compared with the default as it was at that time: the
 //      default runs just before and just after it, interpolated in run order (log scale).
 //      Measured alternately (D C C D, D C D C), a linear drift cancels exactly.
-//   4. The speedup is the median of those per-run ratios; its interval a percentile
-//      bootstrap that resamples each run's steps (the within-run noise of each median) and
-//      the candidate's runs (the run-to-run noise). With one candidate run, the run-to-run
-//      noise measured elsewhere (repeats of any setting) is applied; when none was measured,
-//      the comparison says so and does not decide.
+//   4. The speedup is the geometric mean of those per-run ratios. Its interval is Student's
+//      t: each run's log-median varies from run to run by sigma (the run-to-run noise, which
+//      holds the within-run noise of a median too), so the mean log ratio has the standard
+//      error sigma * sqrt(sum_j a_j^2 + 1/m), where m is the number of candidate runs and a_j
+//      the weight default run j carries in their interpolated levels (rule 3); a run whose
+//      own steps make its median noisier than sigma (1.2533 x 1.4826 MAD / sqrt(steps)) counts
+//      at that instead. The quantile is t's at sigma's degrees of freedom. sigma: as given
+//      (`across_cv`, pooled over every setting's repeats), else pooled over this comparison's
+//      repeats; either way with the prior kRunToRunCvPrior. A percentile bootstrap over two or
+//      three runs (the rule before) cannot reach past their extremes, which hold the true
+//      median 50% and 75% of the time, and it never counted the default runs' own run-to-run
+//      noise. When no setting was repeated, sigma is unknown: the interval then counts each
+//      median's within-run noise alone, and the comparison says so and does not decide.
 //   5. Better = the interval's lower bound above 1. Nothing else.
 #pragma once
 
@@ -93,11 +101,11 @@ struct RunComparison {
 
 struct CompareOptions {
   double confidence = 0.95;  // two-sided
-  int resamples = 2000;
-  uint64_t seed = 1;         // fixed: a verdict is reproducible
-  // Run-to-run spread of one run's median (coefficient of variation), measured on repeats of
-  // any setting; applied when the candidate has a single run. 0: unknown.
+  // Run-to-run spread of one run's median (coefficient of variation, RunToRun's), measured on
+  // repeats of any setting, and its degrees of freedom. 0: unknown (this comparison's own
+  // repeats are used).
   double across_cv = 0.0;
+  double across_degrees = 0.0;
 };
 
 // Compares the candidate's runs with the default's by rules 1-5 above. Runs without steps are
@@ -112,9 +120,16 @@ RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidat
 inline constexpr double kRunToRunCvPrior = 0.05;
 inline constexpr double kRunToRunCvPriorDegrees = 3.0;
 
-// The run-to-run coefficient of variation of run medians, pooled over settings with two or
-// more runs (each setting's runs after rule 2's outliers are left out) and with the prior
-// above: the spread a single run cannot show. 0 when no setting has two runs.
-double RunToRunCv(const std::vector<RealRuns>& settings);
+// The run-to-run spread of run medians: a coefficient of variation (of log-medians) and the
+// degrees of freedom behind it.
+struct RunToRunNoise {
+  double cv = 0.0;  // 0: unknown (no setting has two runs)
+  double degrees = 0.0;
+};
+
+// The run-to-run noise of run medians, pooled over settings with two or more runs (each
+// setting's runs after rule 2's outliers are left out) and with the prior above: the spread a
+// single run cannot show. Degrees of freedom: the runs less one per setting, plus the prior's.
+RunToRunNoise RunToRun(const std::vector<RealRuns>& settings);
 
 }  // namespace autotune::tuner

@@ -120,7 +120,9 @@ StatusOr<SearchLoop::Conclusion> SearchLoop::Judge(const Point& default_point,
     return it == steps.end() ? RealRuns{} : it->second;
   };
   StepNoise noise = MeasureNoise(every_setting);
-  noise.across_cv = RunToRunCv(every_setting_runs);  // of run medians, outlier runs left out
+  const RunToRunNoise run_to_run = RunToRun(every_setting_runs);  // of run medians, no outliers
+  noise.across_cv = run_to_run.cv;
+  noise.across_degrees = run_to_run.degrees;
   conclusion.decision =
       Decide(conclusion.candidate, conclusion.default_setting,
              steps_at(conclusion.candidate.point), steps_at(default_point), noise);

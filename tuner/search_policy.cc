@@ -153,6 +153,7 @@ Decision Decide(const Reported& candidate, const Reported& default_setting,
   } else {
     CompareOptions options;
     options.across_cv = noise.across_cv;
+    options.across_degrees = noise.across_degrees;
     options.confidence = confidence;
     decision.comparison = CompareRuns(default_runs, candidate_runs, options);
     const RunComparison& c = decision.comparison;

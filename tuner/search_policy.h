@@ -111,10 +111,11 @@ struct Decision {
 // predictions never enter it. With both measured and both with step times, the speedup is
 // CompareRuns(default_runs, candidate_runs) (tuner/run_comparison.h: run medians, outlier
 // runs left out, drift cancelled by comparing each candidate run with the default runs around
-// it, a bootstrap interval) with noise.across_cv as the run-to-run noise of a single run; the
-// candidate beats the default only when the interval's lower bound exceeds 1, no run asks for
-// a re-measure, and the run-to-run noise is known (two runs of the default, and repeats of the
-// candidate or noise.across_cv). `confidence` is the interval's two-sided level.
+// it, a Student-t interval) with noise.across_cv (at noise.across_degrees) as the run-to-run
+// noise of a run; the candidate beats the default only when the interval's lower bound exceeds
+// 1, no run asks for a re-measure, and the run-to-run noise is known (two runs of the default,
+// and repeats of the candidate or noise.across_cv). `confidence`: the interval's two-sided
+// level.
 Decision Decide(const Reported& candidate, const Reported& default_setting,
                 const RealRuns& candidate_runs, const RealRuns& default_runs,
                 const StepNoise& noise, double confidence = 0.95);

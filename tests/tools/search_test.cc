@@ -288,10 +288,13 @@ std::string GainDatabase(const TempDir& dir, double gain) {
   return db;
 }
 
-// A true 10% gain under 5% noise is measured beyond noise: best.yaml holds it.
-TEST(SearchVerdictTest, ATenPercentGainIsWritten) {
+// A true 20% gain under 5% step noise, two runs of each, is measured beyond noise: best.yaml
+// holds it. (From two runs each, the run-to-run noise is mostly the 5% prior at 3 degrees of
+// freedom (tuner/run_comparison.h): the interval's half-width is about 11%, so a 10% gain
+// takes more runs.)
+TEST(SearchVerdictTest, ATwentyPercentGainIsWritten) {
   TempDir dir;
-  const std::string db = GainDatabase(dir, 0.10);
+  const std::string db = GainDatabase(dir, 0.20);
   const std::string best = dir.path() + "/best.yaml";
   CommandResult r = RunAutotune("search --db '" + db + "' --run 1 --json --out '" + best + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -336,7 +339,7 @@ TEST(SearchVerdictTest, ATwoPercentGainIsNotClaimedAndTheDefaultIsWritten) {
 // shows it as stored (not recomputed), `runs` shows it, and a new real run makes a new one.
 TEST(SearchVerdictTest, TheDecisionIsStoredAndShownUntilANewRealRun) {
   TempDir dir;
-  const std::string db = GainDatabase(dir, 0.10);
+  const std::string db = GainDatabase(dir, 0.20);
   const std::string best = dir.path() + "/best.yaml";
   CommandResult r = RunAutotune("search --db '" + db + "' --run 1 --json --out '" + best + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -197,7 +197,8 @@ TEST(SearchPolicyTest, MostConvincinglyFasterMeasuredSettingBeatsTheDefault) {
   const std::vector<RealRuns> steps = {
       {Alternating(100, 1, 10)}, {Alternating(88, 8, 10)}, {Alternating(90, 1, 10)}};
   StepNoise noise;
-  noise.across_cv = 0.001;  // run-to-run spread measured elsewhere, small
+  noise.across_cv = 0.001;  // run-to-run spread measured elsewhere (20 degrees), small: each
+  noise.across_degrees = 20;  // run then varies by its own steps' noise (0.59% to 5.4% here)
   Decision d;
   EXPECT_EQ(MostConvincinglyFaster(measured, steps, def, slow, noise, &d), 2);
   EXPECT_EQ(d.verdict, Verdict::kBeatsDefault);
@@ -226,6 +227,7 @@ TEST(SearchPolicyTest, RemeasureWhileTheVerdictHangsOnNoiseAndBudgetAndRepeatsRe
   // One candidate run between two of the default, with the run-to-run spread known: don't.
   StepNoise known;
   known.across_cv = 0.001;
+  known.across_degrees = 20;
   const RealRuns slow_twice = {RealRun(Alternating(100, 5, 10), 1),
                                RealRun(Alternating(100, 5, 10), 3)};
   const Decision shown =

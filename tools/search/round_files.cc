@@ -38,6 +38,7 @@ nlohmann::json DecisionJson(const RoundReport& r) {
                       {"noise",
                        {{"within_sample_cv", d.noise.within_cv},
                         {"across_repeats_cv", d.noise.across_cv},
+                        {"across_repeats_degrees", d.noise.across_degrees},
                         {"samples", d.noise.samples},
                         {"steps", d.noise.steps}}}};
   if (d.has_speedup) {
