@@ -51,6 +51,90 @@ Status LoadSameJobTraces(Store& store, const RunInfo& run, std::vector<Trace>* o
 
 }  // namespace
 
+Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
+                     std::vector<Trace>* others) {
+  const RunInfo& run = trace.run;
+  NetworkChoice choice;
+  Calibration measured;
+  Status found = store.FindCalibration(run.topology, run.backend, &measured);
+  if (!found.ok() && found.code() != Status::Code::kNotFound) return found;
+  choice.measured_calibration = found.ok();
+  std::optional<Calibration> self;
+  others->clear();
+  if (run.kind == RunKind::kImported) {
+    AUTOTUNE_RETURN_IF_ERROR(LoadSameJobTraces(store, run, others));
+    std::vector<const Trace*> traces = {&trace};
+    for (const Trace& t : *others) traces.push_back(&t);
+    StatusOr<Calibration> own = CalibrationFromTraces(traces);
+    if (own.ok()) {
+      self = std::move(*own);
+      for (const Trace* t : traces) choice.self_calibration_runs.push_back(t->run.id);
+    }
+  }
+  if (!choice.measured_calibration && !self) {
+    choice.missing = Status::NotFound("no calibration for topology " + run.topology.key() + " (" +
+                                      BackendName(run.backend) + ") in " + store.path() +
+                                      "; make one with: " + CalibrateHint(run, store.path()));
+    *out = std::move(choice);
+    return Status::Ok();
+  }
+  const std::string own_runs = self ? RunList(choice.self_calibration_runs) : "";
+  // A DDP job on CPUs allreduces with gloo; `autotune calibrate` measures Open MPI's
+  // collectives, another library with its own protocol switches (on the emulated cluster Open
+  // MPI's allreduce jumps from 0.5 ms at 128 KB to 7.5 ms at 256 KB; gloo's ring has no such
+  // step). Where the job's own collectives exist they stand alone: the calibrate's points
+  // would describe a library the job does not run (bench/ddp: resnet18's small buckets were
+  // predicted 8-13% too slow from them).
+  const bool calibrate_of_other_library =
+      run.framework == Framework::kDdp && run.backend != BackendKind::kNccl;
+  if (self && choice.measured_calibration && calibrate_of_other_library) {
+    choice.measured_calibration = false;
+    choice.calibration = std::move(*self);
+    choice.source = "the own collectives of " + own_runs +
+                    " (DDP's gloo allreduce; calibration " + std::to_string(measured.id) +
+                    " measured Open MPI's, another library: not used)";
+  } else if (self && choice.measured_calibration) {
+    NetworkModel measured_model;
+    AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(measured, &measured_model));
+    choice.agreement = CompareCalibrations(*self, measured_model);
+    choice.calibration = MergeCalibrations(measured, *self);
+    char line[320];
+    std::snprintf(line, sizeof(line),
+                  "the own collectives of %s where they measured (%zu points), calibration "
+                  "%lld elsewhere; the job's collectives took %.2fx the calibration's model "
+                  "(median of %d sizes, %.2f-%.2fx)",
+                  own_runs.c_str(), self->points.size(), static_cast<long long>(measured.id),
+                  choice.agreement.median_ratio, choice.agreement.points,
+                  choice.agreement.min_ratio, choice.agreement.max_ratio);
+    choice.source = line;
+  } else if (self) {
+    choice.calibration = std::move(*self);
+    choice.source = "the own collectives of " + own_runs + " (self-calibrated: no " +
+                    std::string(BackendName(run.backend)) + " calibrate of " +
+                    run.topology.key() + " in the database)";
+  } else {
+    choice.calibration = std::move(measured);
+    choice.source = "calibration " + std::to_string(choice.calibration.id);
+    if (calibrate_of_other_library) {
+      choice.source += " (Open MPI's collectives standing in for DDP's gloo: the job's own were "
+                       "too few to fit)";
+    }
+  }
+  *out = std::move(choice);
+  return Status::Ok();
+}
+
+Status NetworkOfRun(Store& store, const RunInfo& run, NetworkChoice* out) {
+  Trace trace;
+  if (run.kind == RunKind::kImported) {
+    AUTOTUNE_RETURN_IF_ERROR(store.LoadTrace(run.id, &trace));
+  } else {
+    trace.run = run;  // a calibrate alone: no collectives of its own are read
+  }
+  std::vector<Trace> others;
+  return ChooseNetwork(store, trace, out, &others);
+}
+
 Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
                       IfUncalibrated if_uncalibrated, StoredSimulation* out) {
   Trace trace;
@@ -68,78 +152,22 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
   }
   StoredSimulation loaded;
   loaded.run = run;
-  Calibration measured;
-  Status found = store.FindCalibration(run.topology, run.backend, &measured);
-  if (!found.ok() && found.code() != Status::Code::kNotFound) return found;
-  loaded.measured_calibration = found.ok();
-  std::optional<Calibration> self;
+  NetworkChoice choice;
   std::vector<Trace> others;
-  if (run.kind == RunKind::kImported) {
-    AUTOTUNE_RETURN_IF_ERROR(LoadSameJobTraces(store, run, &others));
-    std::vector<const Trace*> traces = {&trace};
-    for (const Trace& t : others) traces.push_back(&t);
-    StatusOr<Calibration> own = CalibrationFromTraces(traces);
-    if (own.ok()) {
-      self = std::move(*own);
-      for (const Trace* t : traces) loaded.self_calibration_runs.push_back(t->run.id);
-    }
-  }
-  if (!loaded.measured_calibration && !self) {
-    loaded.missing = Status::NotFound("no calibration for topology " + run.topology.key() + " (" +
-                                      BackendName(run.backend) + ") in " + store.path() +
-                                      "; make one with: " + CalibrateHint(run, store.path()));
-    if (if_uncalibrated == IfUncalibrated::kFail) return loaded.missing;
+  AUTOTUNE_RETURN_IF_ERROR(ChooseNetwork(store, trace, &choice, &others));
+  loaded.network = std::move(choice);
+  if (!loaded.network.missing.ok()) {
+    if (if_uncalibrated == IfUncalibrated::kFail) return loaded.network.missing;
     *out = std::move(loaded);
     return Status::Ok();
-  }
-  const std::string own_runs = self ? RunList(loaded.self_calibration_runs) : "";
-  // A DDP job on CPUs allreduces with gloo; `autotune calibrate` measures Open MPI's
-  // collectives, another library with its own protocol switches (on the emulated cluster Open
-  // MPI's allreduce jumps from 0.5 ms at 128 KB to 7.5 ms at 256 KB; gloo's ring has no such
-  // step). Where the job's own collectives exist they stand alone: the calibrate's points
-  // would describe a library the job does not run (bench/ddp: resnet18's small buckets were
-  // predicted 8-13% too slow from them).
-  const bool calibrate_of_other_library =
-      run.framework == Framework::kDdp && run.backend != BackendKind::kNccl;
-  if (self && loaded.measured_calibration && calibrate_of_other_library) {
-    loaded.measured_calibration = false;
-    loaded.calibration = std::move(*self);
-    loaded.network_source = "the own collectives of " + own_runs +
-                            " (DDP's gloo allreduce; calibration " + std::to_string(measured.id) +
-                            " measured Open MPI's, another library: not used)";
-  } else if (self && loaded.measured_calibration) {
-    NetworkModel measured_model;
-    AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(measured, &measured_model));
-    loaded.agreement = CompareCalibrations(*self, measured_model);
-    loaded.calibration = MergeCalibrations(measured, *self);
-    char line[320];
-    std::snprintf(line, sizeof(line),
-                  "the own collectives of %s where they measured (%zu points), calibration "
-                  "%lld elsewhere; the job's collectives took %.2fx the calibration's model "
-                  "(median of %d sizes, %.2f-%.2fx)",
-                  own_runs.c_str(), self->points.size(), static_cast<long long>(measured.id),
-                  loaded.agreement.median_ratio, loaded.agreement.points,
-                  loaded.agreement.min_ratio, loaded.agreement.max_ratio);
-    loaded.network_source = line;
-  } else if (self) {
-    loaded.calibration = std::move(*self);
-    loaded.network_source = "the own collectives of " + own_runs + " (self-calibrated: no " +
-                            std::string(BackendName(run.backend)) + " calibrate of " +
-                            run.topology.key() + " in the database)";
-  } else {
-    loaded.calibration = std::move(measured);
-    loaded.network_source = "calibration " + std::to_string(loaded.calibration.id);
-    if (calibrate_of_other_library) {
-      loaded.network_source += " (Open MPI's collectives standing in for DDP's gloo: the job's "
-                               "own were too few to fit)";
-    }
   }
   Topology to = run.topology;
   if (target.nodes > 0) to.nodes = target.nodes;
   if (target.ranks_per_node > 0) to.ranks_per_node = target.ranks_per_node;
   if (!to.SameShape(run.topology)) to.hosts.clear();
   loaded.simulation.emplace();
-  AUTOTUNE_RETURN_IF_ERROR(Simulation::Build(trace, loaded.calibration, to, &*loaded.simulation));
+  AUTOTUNE_RETURN_IF_ERROR(
+      Simulation::Build(trace, loaded.network.calibration, to, &*loaded.simulation));
   // The other imported runs of the job, at other settings, fit the communication thread's
   // spin share, on the recorded topology.
   if (!others.empty() && loaded.simulation->options().cpu.enabled()) {
@@ -149,7 +177,8 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
       loaded.simulation->FitCommSpin(other_runs);
     } else {
       Simulation own;
-      AUTOTUNE_RETURN_IF_ERROR(Simulation::Build(trace, loaded.calibration, std::nullopt, &own));
+      AUTOTUNE_RETURN_IF_ERROR(
+          Simulation::Build(trace, loaded.network.calibration, std::nullopt, &own));
       if (own.FitCommSpin(other_runs) > 0) loaded.simulation->set_cpu_share(own.options().cpu);
     }
   }

@@ -29,17 +29,32 @@ enum class IfUncalibrated {
                   // record --autotune go on with measured samples)
 };
 
-struct StoredSimulation {
-  RunInfo run;                           // the recorded or imported run replayed
-  Calibration calibration;               // what its network model was fitted to
-  // One line naming that source: "calibration 3", "the own collectives of run 5 (self-
-  // calibrated; no calibrate of 2x2)" or both with how they disagree.
-  std::string network_source;
+// What a simulation of a run fits its network model to, and one line naming it.
+struct NetworkChoice {
+  Calibration calibration;
+  // "calibration 3", "the own collectives of run 5 (self-calibrated; no calibrate of 2x2)" or
+  // both with how they disagree.
+  std::string source;
   std::vector<int64_t> self_calibration_runs;  // imported runs whose collectives were used
   bool measured_calibration = false;           // an `autotune calibrate` was used
   CalibrationAgreement agreement;              // self vs calibrate, when both were used
-  std::optional<Simulation> simulation;  // empty only under kNoSimulation
   Status missing;  // NotFound "no calibration for topology T (B) in DB; make one with: CMD"
+};
+
+// The choice LoadSimulation makes for `trace`'s run (rules below); `others` gets the traces
+// of the job's other imported runs it read. A run with neither a calibrate nor collectives of
+// its own gets `missing` set and OK. Errors: the store's.
+Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
+                     std::vector<Trace>* others);
+
+// The same for stored run `run_id` (a recorded or imported run), for listings (`runs`,
+// `report`): reads its trace only where the choice needs it (an imported run's collectives).
+Status NetworkOfRun(Store& store, const RunInfo& run, NetworkChoice* out);
+
+struct StoredSimulation {
+  RunInfo run;             // the recorded or imported run replayed
+  NetworkChoice network;   // what its network model was fitted to (missing: none)
+  std::optional<Simulation> simulation;  // empty only under kNoSimulation
 };
 
 // Loads run `run_id`'s trace and the newest calibration of its topology shape and backend from
@@ -50,8 +65,8 @@ struct StoredSimulation {
 // too, the job's own points replace the calibrate's where both measured
 // (MergeCalibrations), and without one they stand alone. A DDP job on CPUs (gloo) takes its
 // own points alone even with a calibrate: that measured Open MPI, another library (the
-// calibrate stands in only when the job's own points are too few). Errors, each one line: the store's
-// NotFound naming the run when there is none; InvalidArgument when the run is not a measured
+// calibrate stands in only when the job's own points are too few). Errors, each one line: the
+// store's NotFound naming the run when there is none; InvalidArgument when the run is not a measured
 // or imported run (IsMeasuredKind) or has no recorded steps; the missing calibration (see
 // IfUncalibrated); Simulation::Build's errors.
 inline constexpr int kMaxSelfCalibrationRuns = 8;

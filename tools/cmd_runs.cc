@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "simulator/stored_simulation.h"
 #include "store/store.h"
 #include "tools/command.h"
 #include "tools/help_defaults.h"
@@ -33,6 +34,31 @@ nlohmann::json RunToJson(const RunInfo& r) {
                         {"source_run", r.source_run},
                         {"end_reason", r.end_reason}};
 }
+
+namespace {
+
+// What run `r`'s simulations fit their network model to: for a recorded or imported run, the
+// choice a simulation of it makes now (sim::NetworkOfRun: its own collectives, a calibrate, or
+// the missing calibration's line); for a simulated run, the line stored when it was made (its
+// hardware). Empty when the store cannot say (a warning names why).
+std::string NetworkLine(Store& store, const RunInfo& r) {
+  if (!IsMeasuredKind(r.kind)) return r.hardware;
+  sim::NetworkChoice choice;
+  const Status s = sim::NetworkOfRun(store, r, &choice);
+  if (!s.ok()) {
+    Warn("run " + std::to_string(r.id) + ": network model not known: " + s.message());
+    return "";
+  }
+  return choice.missing.ok() ? choice.source : "none: " + choice.missing.message();
+}
+
+// "run 5" or "runs 7-18".
+std::string RunRange(int64_t first, int64_t last) {
+  return first == last ? "run " + std::to_string(first)
+                       : "runs " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+}  // namespace
 
 void AddRunsCommand(CLI::App& root, Action* action) {
   struct Options {
@@ -64,6 +90,7 @@ void AddRunsCommand(CLI::App& root, Action* action) {
         nlohmann::json list = nlohmann::json::array();
         for (const RunInfo& r : runs) {
           list.push_back(RunToJson(r));
+          list.back()["network"] = NetworkLine(*store, r);
           if (const auto it = decided.find(r.id); it != decided.end()) {
             list.back()["decision"] = DecisionToJson(it->second);
           }
@@ -88,6 +115,29 @@ void AddRunsCommand(CLI::App& root, Action* action) {
         if (!r.complete && !r.end_reason.empty()) {
           std::printf("run %lld ended: %s\n", static_cast<long long>(r.id), r.end_reason.c_str());
         }
+      }
+      // Each run's network model; consecutive simulated runs made by one simulate share a line.
+      for (size_t i = 0; i < runs.size();) {
+        const RunInfo& r = runs[i];
+        if (IsMeasuredKind(r.kind)) {
+          const std::string line = NetworkLine(*store, r);
+          if (!line.empty()) {
+            std::printf("run %lld network model: %s\n", static_cast<long long>(r.id),
+                        line.c_str());
+          }
+          ++i;
+          continue;
+        }
+        size_t j = i + 1;
+        while (j < runs.size() && !IsMeasuredKind(runs[j].kind) &&
+               runs[j].hardware == r.hardware && runs[j].id == runs[j - 1].id + 1) {
+          ++j;
+        }
+        if (!r.hardware.empty()) {
+          std::printf("%s (%s): %s\n", RunRange(r.id, runs[j - 1].id).c_str(),
+                      RunKindName(r.kind), r.hardware.c_str());
+        }
+        i = j;
       }
       for (const RunInfo& r : runs) {
         if (const auto it = decided.find(r.id); it != decided.end()) {

@@ -125,8 +125,8 @@ Status MakePlan(const SimulateOptions& o, Store* store, Plan* plan) {
   AUTOTUNE_RETURN_IF_ERROR(sim::LoadSimulation(*store, o.run, {o.nodes, o.ranks_per_node},
                                                sim::IfUncalibrated::kFail, &loaded));
   plan->run = loaded.run;
-  plan->calibration = loaded.calibration;
-  plan->network_source = loaded.network_source;
+  plan->calibration = loaded.network.calibration;
+  plan->network_source = loaded.network.source;
   plan->simulation = std::move(*loaded.simulation);
   AUTOTUNE_RETURN_IF_ERROR(
       ResolveSettings(o, plan->run, plan->simulation.topology(), &plan->settings));

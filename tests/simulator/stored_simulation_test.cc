@@ -76,8 +76,8 @@ TEST_F(StoredSimulationTest, MissingCalibrationIsOneNotFoundEitherWay) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_FALSE(loaded.simulation.has_value());
   EXPECT_EQ(loaded.run.id, run);
-  EXPECT_EQ(loaded.missing.code(), Status::Code::kNotFound);
-  EXPECT_EQ(loaded.missing.message(), message);
+  EXPECT_EQ(loaded.network.missing.code(), Status::Code::kNotFound);
+  EXPECT_EQ(loaded.network.missing.message(), message);
 }
 
 TEST_F(StoredSimulationTest, BuildsTheSimulationForTheTarget) {
@@ -88,8 +88,8 @@ TEST_F(StoredSimulationTest, BuildsTheSimulationForTheTarget) {
   Status s = LoadSimulation(*store_, run, {}, IfUncalibrated::kFail, &loaded);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_TRUE(loaded.simulation.has_value());
-  EXPECT_TRUE(loaded.missing.ok());
-  EXPECT_EQ(loaded.calibration.id, calibration.id);
+  EXPECT_TRUE(loaded.network.missing.ok());
+  EXPECT_EQ(loaded.network.calibration.id, calibration.id);
   EXPECT_EQ(loaded.simulation->topology().key(), "2x2");
   EXPECT_EQ(loaded.simulation->trace().steps().size(), 2u);
   s = LoadSimulation(*store_, run, {4, 0}, IfUncalibrated::kFail, &loaded);
@@ -112,17 +112,17 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusDoesNotTakeACalibrateOfOpenMpi) {
   StoredSimulation loaded;
   Status s = LoadSimulation(*store_, horovod, {}, IfUncalibrated::kFail, &loaded);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_TRUE(loaded.measured_calibration);
-  EXPECT_NE(loaded.network_source.find("calibration " + std::to_string(calibration.id) +
+  EXPECT_TRUE(loaded.network.measured_calibration);
+  EXPECT_NE(loaded.network.source.find("calibration " + std::to_string(calibration.id) +
                                        " elsewhere"),
             std::string::npos)
-      << loaded.network_source;
+      << loaded.network.source;
 
   const int64_t ddp = AddRun(RunKind::kImported, Framework::kDdp);
   s = LoadSimulation(*store_, ddp, {}, IfUncalibrated::kFail, &loaded);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_FALSE(loaded.measured_calibration);
-  EXPECT_EQ(loaded.network_source,
+  EXPECT_FALSE(loaded.network.measured_calibration);
+  EXPECT_EQ(loaded.network.source,
             "the own collectives of run " + std::to_string(ddp) +
                 " (DDP's gloo allreduce; calibration " + std::to_string(calibration.id) +
                 " measured Open MPI's, another library: not used)");
@@ -130,6 +130,40 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusDoesNotTakeACalibrateOfOpenMpi) {
   const double predicted_us =
       loaded.simulation->network().FlatUs(Op::kAllreduce, 1 << 20);
   EXPECT_NEAR(predicted_us, own_us, 0.05 * own_us);
+}
+
+// The listings' answer (NetworkOfRun, for `runs` and `report`) is the simulation's own: a
+// recorded run without a calibrate has none, with one the calibrate; an imported run its own
+// collectives, pooled with its job's other imported run and merged with the calibrate.
+TEST_F(StoredSimulationTest, TheListingsNameTheNetworkTheSimulationUses) {
+  const int64_t recorded = AddRun();
+  const int64_t imported = AddRun(RunKind::kImported);
+  const int64_t again = AddRun(RunKind::kImported);
+  RunInfo info;
+  ASSERT_TRUE(store_->GetRun(recorded, &info).ok());
+  NetworkChoice choice;
+  ASSERT_TRUE(NetworkOfRun(*store_, info, &choice).ok());
+  EXPECT_EQ(choice.missing.code(), Status::Code::kNotFound);
+  ASSERT_TRUE(store_->GetRun(imported, &info).ok());
+  ASSERT_TRUE(NetworkOfRun(*store_, info, &choice).ok());
+  EXPECT_TRUE(choice.missing.ok());
+  EXPECT_EQ(choice.source, "the own collectives of runs " + std::to_string(imported) + ", " +
+                               std::to_string(again) +
+                               " (self-calibrated: no mpi calibrate of 2x2 in the database)");
+  EXPECT_EQ(choice.self_calibration_runs, (std::vector<int64_t>{imported, again}));
+
+  Calibration calibration = SynthesizeCalibration(Network());
+  ASSERT_TRUE(store_->SaveCalibration(&calibration).ok());
+  ASSERT_TRUE(store_->GetRun(recorded, &info).ok());
+  ASSERT_TRUE(NetworkOfRun(*store_, info, &choice).ok());
+  EXPECT_EQ(choice.source, "calibration " + std::to_string(calibration.id));
+  ASSERT_TRUE(store_->GetRun(imported, &info).ok());
+  ASSERT_TRUE(NetworkOfRun(*store_, info, &choice).ok());
+  StoredSimulation loaded;
+  ASSERT_TRUE(LoadSimulation(*store_, imported, {}, IfUncalibrated::kFail, &loaded).ok());
+  EXPECT_EQ(choice.source, loaded.network.source);
+  EXPECT_TRUE(choice.measured_calibration);
+  EXPECT_NE(choice.source.find(" where they measured ("), std::string::npos) << choice.source;
 }
 
 TEST_F(StoredSimulationTest, OnlyAMeasuredRunWithStepsIsReplayed) {

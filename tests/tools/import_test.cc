@@ -36,8 +36,8 @@ void AddCalibration(const std::string& db) {
 TEST(ImportTest, JsonSummaryAndTheStoredRun) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
-  const CommandResult r = RunAutotune(ImportArgs(db, Fixture("resnet50_default.json")) +
-                                      " --fusion-threshold-mb 128 --cycle-time-ms 1");
+  CommandResult r = RunAutotune(ImportArgs(db, Fixture("resnet50_default.json")) +
+                                " --fusion-threshold-mb 128 --cycle-time-ms 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["run"], 1);
@@ -62,9 +62,24 @@ TEST(ImportTest, JsonSummaryAndTheStoredRun) {
                      "SELECT count(*) FROM samples WHERE run_id = 1 AND fidelity = "
                      "'measured'"),
             1);
-  const CommandResult runs = RunAutotune("runs --json --db '" + db + "'");
+  CommandResult runs = RunAutotune("runs --json --db '" + db + "'");
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   EXPECT_EQ(nlohmann::json::parse(runs.out)[0]["kind"], "imported");
+  // No calibrate: the job's own collectives are its network model, and `runs` says so; the
+  // runs a simulate stores name theirs as made, in one line.
+  const std::string own =
+      "the own collectives of run 1 (self-calibrated: no mpi calibrate of 2x2 in the database)";
+  EXPECT_EQ(nlohmann::json::parse(runs.out)[0]["network"], own);
+  for (const char* mb : {"8", "16"}) {
+    r = RunAutotune("simulate --db '" + db + "' --run 1 --fusion-threshold-mb " + mb);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  runs = RunAutotune("runs --db '" + db + "'");
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_NE(runs.out.find("run 1 network model: " + own + "\n"), std::string::npos) << runs.out;
+  EXPECT_NE(runs.out.find("runs 2-3 (simulated): simulated from run 1 with " + own + "\n"),
+            std::string::npos)
+      << runs.out;
 }
 
 TEST(ImportTest, HumanSummaryAndACutOffFile) {

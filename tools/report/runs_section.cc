@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "simulator/stored_simulation.h"
 #include "traces/stats.h"
 
 namespace autotune::cli {
@@ -231,6 +232,18 @@ Status RunSection(Store& store, int64_t run_id, ReportSection* section) {
   section->notes.push_back(RunLabel(run) + ", backend " + BackendName(run.backend) + ", " +
                            std::to_string(trace.steps.size()) + " steps" +
                            (run.complete ? "" : " (incomplete)") + ".");
+  // What its simulations fit the network model to (as `simulate` and `runs` say it).
+  if (IsMeasuredKind(run.kind)) {
+    sim::NetworkChoice network;
+    std::vector<Trace> others;
+    AUTOTUNE_RETURN_IF_ERROR(sim::ChooseNetwork(store, trace, &network, &others));
+    section->notes.push_back("Network model of its simulations: " +
+                             (network.missing.ok() ? network.source
+                                                   : "none: " + network.missing.message()) +
+                             ".");
+  } else {
+    section->notes.push_back("Network model: " + run.hardware + ".");
+  }
   std::vector<std::string> lanes;
   json rows = TimelineRows(step, run.workload, &lanes);
   section->views.push_back(

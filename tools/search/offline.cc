@@ -40,8 +40,8 @@ Status LoadInputs(const SearchFlags& flags, Inputs* in) {
       sim::LoadSimulation(*store, flags.run, {}, sim::IfUncalibrated::kNoSimulation, &loaded));
   in->run = loaded.run;
   in->simulation = std::move(loaded.simulation);
-  in->uncalibrated = loaded.missing;
-  in->network_source = loaded.network_source;
+  in->uncalibrated = loaded.network.missing;
+  in->network_source = loaded.network.source;
   if (!flags.target.empty()) {
     tuner::Target target = tuner::Target::kExecutor;
     AUTOTUNE_RETURN_IF_ERROR(tuner::ParseTarget(flags.target, &target).WithPrefix("--target"));

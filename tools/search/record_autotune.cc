@@ -92,7 +92,7 @@ void OnlineTuner::AddSimulatorPrior(int64_t run_id) {
     st = sim::LoadSimulation(*store, run_id, {}, sim::IfUncalibrated::kNoSimulation, &loaded);
   }
   if (!st.ok()) return skip(st.message());
-  if (!loaded.simulation) return skip(loaded.missing.message());
+  if (!loaded.simulation) return skip(loaded.network.missing.message());
   const sim::Simulation& simulation = *loaded.simulation;
   st = search_.SimulatePrior(
       [&](const Knobs& knobs) { return simulation.Evaluate(knobs).score_bytes_per_s; },
@@ -108,7 +108,7 @@ void OnlineTuner::AddSimulatorPrior(int64_t run_id) {
                "record --autotune: simulator prior: %d settings simulated on this run's %zu "
                "steps (calibration %lld); predicted best %s at %.4g GB/s\n",
                search_.simulated(), simulation.trace().steps().size(),
-               static_cast<long long>(loaded.calibration.id),
+               static_cast<long long>(loaded.network.calibration.id),
                KnobsShort(best_knobs, framework_).c_str(),
                best.ok() ? best->prediction.mean / 1e9 : 0.0);
 }
