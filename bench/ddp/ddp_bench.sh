@@ -8,14 +8,16 @@
 # and 25 with gradient_as_bucket_view; the first is DDP's default), each through
 # `autotune apply --config-file` (the script is never edited). Then, per model:
 #   - runs the DEFAULT setting once more with AUTOTUNE_DDP_TRACE (the one recorded trace),
-#     imports it (`autotune import --ddp-trace`) and predicts every setting from it and a
-#     calibration of the same cluster (`autotune simulate`);
+#     imports it (`autotune import --ddp-trace`, with the default's production round 1 as
+#     --step-log: its production step time) and predicts every setting from it (`autotune
+#     simulate`);
 #   - prints real vs predicted step time per setting, the MAPE and the Spearman rank
 #     correlation (targets: MAPE <= 10%, goal 5%);
-#   - with --search: `autotune search --live --launcher "<this job>"` from the imported run,
-#     the number of real runs it used, and the real step time of its best.yaml against the
-#     default's and the grid's best (targets: within 3% of the grid's best; never slower than
-#     the default beyond noise).
+#   - with --search: `autotune search --live --production-runs --launcher "<this job>"` from
+#     the imported run (each proposal runs untraced, then traced; the verdict compares the
+#     production runs only), the number of real runs it used, and the real step time of its
+#     best.yaml against the default's and the grid's best (targets: within 5% of the grid's
+#     best; never slower than the default beyond noise).
 #   - with --confirm N: the default, autotune's choice (best.yaml with --search, else the
 #     setting the simulator ranks first) and the grid's best run in turn, N rounds: the
 #     chosen setting's real step time against the default's (speedup, bootstrap interval)
@@ -149,8 +151,12 @@ import_trace() {
     \"SELECT coalesce(min(id), 0) FROM runs WHERE kind = 'imported' AND workload_name = ?\",
     (sys.argv[2],)).fetchone()[0])" "$db" "$1-job")
   if [[ $existing != 0 ]]; then echo "$existing"; return; fi
+  # The default's production round 1 is its production step time (the live search's verdict
+  # compares production runs only).
+  local steplog=()
+  [[ -e $out/$1/c25.r1.json ]] && steplog=(--step-log "$out/$1/c25.r1.json")
   "$autotune" import --ddp-trace "$out/$1/trace" --db "$db" --nodes 2 --ranks-per-node 2 \
-    --warmup-steps "$warmup" --workload "$1-job" --json |
+    --warmup-steps "$warmup" --workload "$1-job" "${steplog[@]}" --json |
     "$python" -c "import json,sys; print(json.load(sys.stdin)['run'])"
 }
 
@@ -167,7 +173,8 @@ for model in $models; do
   # The live search runs once per output folder (a rescore scores its runs again).
   if [[ $search -eq 1 && ! -s $out/$model/search.log ]]; then
     log "$model: search --live on the real job"
-    "$autotune" search --db "$db" --run "$run" --live --launcher "$(job_command "$model")" \
+    "$autotune" search --db "$db" --run "$run" --live --production-runs \
+      --launcher "$(job_command "$model")" \
       --autotune-warmup-samples "$warmup" --autotune-steps-per-sample "$steps" \
       --max-samples 4 --out "$out/$model/best.yaml" > "$out/$model/search.log" 2>&1 ||
       { echo "ddp_bench.sh: search failed:" >&2; tail -5 "$out/$model/search.log" >&2; exit 1; }
