@@ -50,7 +50,9 @@ run_asan() {  # unit suites and fuzz targets to build and run, then the MPI test
   local targets=(executor_mpi_tests)
   for s in "${suites[@]}"; do targets+=("$(basename "$s")"); done
   for f in "${fuzz_targets[@]}"; do targets+=("fuzz_replay_$f"); done
+  local started=$SECONDS
   cmake --build build-asan -j"$jobs" --target "${targets[@]}"
+  echo "sanitize: asan build $((SECONDS - started)) s"
   for s in "${suites[@]}"; do
     echo "sanitize: asan $s"
     ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" \
@@ -87,7 +89,9 @@ fi
 
 if [ "$what" = tsan ] || [ "$what" = all ] || [ "$what" = ci ]; then
   configure build-tsan thread
+  started=$SECONDS
   cmake --build build-tsan -j"$jobs" --target executor_mpi_tests
+  echo "sanitize: tsan build $((SECONDS - started)) s"
   echo "sanitize: tsan executor MPI tests"
   TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1" \
     run_mpi_tests build-tsan

@@ -45,6 +45,7 @@ fi
 # ccache (Debian's) under every compiler: a rebuild, another worktree's build or the
 # sanitizer builds of tools/sanitize.sh reuse what was compiled before with the same flags.
 export CCACHE_BASEDIR="$PWD"
+started=$SECONDS
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(tools/ccache_flags.sh) >/dev/null
 cmake --build build -j"$(nproc)"
-echo "setup: built build/autotune"
+echo "setup: built build/autotune ($((SECONDS - started)) s; installing took $((started)) s)"

@@ -19,7 +19,10 @@ std::vector<std::vector<int>> AssignDdpBuckets(const Workload& w, std::span<cons
     const TensorSpec& spec = w.tensors[t];
     auto it = std::find_if(open.begin(), open.end(),
                            [&](const Open& o) { return o.dtype == spec.dtype; });
-    if (it == open.end()) it = open.insert(open.end(), Open{.dtype = spec.dtype});
+    if (it == open.end()) {
+      it = open.insert(open.end(),
+                       Open{.dtype = spec.dtype, .members = {}, .bytes = 0, .first = true});
+    }
     it->members.push_back(t);
     it->bytes += spec.bytes();
     if (it->bytes >= (it->first ? first_cap_bytes : cap_bytes)) {

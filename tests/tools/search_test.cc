@@ -229,6 +229,12 @@ TEST(SearchTest, NoCalibrationIsTheSameNotFoundAsSimulate) {
   EXPECT_EQ(j["measured_samples"], 1);
   EXPECT_EQ(j["simulated_samples"], 0);
   EXPECT_EQ(j["best"]["beats_default"], "is the default");
+  // Its stored decision, as `runs` shows it: nothing was compared, and it says so.
+  r = RunAutotune("runs --db '" + db + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the candidate is the default (threshold=128MB"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("beats the default: is the default"), std::string::npos) << r.out;
   r = RunAutotune("simulate --db '" + db + "' --run 1");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(r.err, "autotune: error: " + missing + "\n");

@@ -52,12 +52,22 @@ StoredDecision ToStored(const RoundReport& report, const std::string& command,
   return out;
 }
 
+std::string CandidateVerdictLine(const Knobs& candidate, Framework framework, bool is_default,
+                                 const std::string& verdict_text) {
+  if (is_default) {
+    return "the candidate is the default (" + KnobsShort(candidate, framework) +
+           "): nothing to compare";
+  }
+  return "candidate " + KnobsShort(candidate, framework) + " beats the default: " + verdict_text;
+}
+
 std::string DecisionLine(const StoredDecision& d, Framework framework) {
   tuner::Verdict verdict = tuner::Verdict::kIsDefault;
   const bool known = tuner::ParseVerdictName(d.verdict, &verdict);
-  std::string line = "decision " + std::to_string(d.id) + " (" + d.command + ", " +
-                     d.created_at + "): candidate " + KnobsShort(d.candidate, framework) +
-                     " beats the default: " + (known ? tuner::VerdictText(verdict) : d.verdict);
+  std::string line =
+      "decision " + std::to_string(d.id) + " (" + d.command + ", " + d.created_at + "): " +
+      CandidateVerdictLine(d.candidate, framework, known && verdict == tuner::Verdict::kIsDefault,
+                           known ? tuner::VerdictText(verdict) : d.verdict);
   if (d.has_speedup) {
     char interval[128];
     std::snprintf(interval, sizeof(interval), ", speedup %.3f [%.3f, %.3f]", d.speedup,

@@ -31,6 +31,11 @@ StoredDecision ToStored(const RoundReport& report, const std::string& command,
 // left out" where one was. For search's summary, `runs` and `report`.
 std::string DecisionLine(const StoredDecision& decision, Framework framework);
 
+// "candidate K beats the default: VERDICT"; for a candidate that is the default itself, "the
+// candidate is the default (K): nothing to compare".
+std::string CandidateVerdictLine(const Knobs& candidate, Framework framework, bool is_default,
+                                 const std::string& verdict_text);
+
 // The stored decision as JSON (search --json's "decision", runs --json's "decision").
 nlohmann::json DecisionToJson(const StoredDecision& decision);
 

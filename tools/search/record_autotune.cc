@@ -193,8 +193,9 @@ void OnlineTuner::StoreDecision(const std::string& db, int64_t run_id,
   stored.candidate = candidate.ok() ? *candidate : chosen;
   stored.default_knobs = default_knobs.ok() ? *default_knobs : chosen;
   FillDecisionEvidence(d, &stored);
-  stored.summary = "candidate " + KnobsShort(stored.candidate, framework_) +
-                   " beats the default: " + tuner::VerdictText(d.verdict);
+  stored.summary =
+      CandidateVerdictLine(stored.candidate, framework_, d.verdict == tuner::Verdict::kIsDefault,
+                           tuner::VerdictText(d.verdict));
   std::unique_ptr<Store> store;
   Status st = db.empty() ? Status::InvalidArgument("no database")
                          : Store::Open(db, Store::Mode::kReadWrite, &store);
@@ -224,11 +225,14 @@ Status OnlineTuner::WriteBest(const std::string& db, int64_t run_id, bool json) 
   }
   std::fprintf(json ? stderr : stdout,
                "autotune: best of %d samples: %s, measured %.4g GB/s (starting setting %.4g "
-               "GB/s)%s\nautotune: candidate %s beats the default: %s%s\n",
+               "GB/s)%s\nautotune: %s%s\n",
                observed(), KnobsShort(config.knobs, framework_).c_str(), measured / 1e9,
                default_score_ / 1e9, target.c_str(),
-               candidate.ok() ? KnobsShort(*candidate, framework_).c_str() : "?",
-               tuner::VerdictText(d.verdict), speedup.c_str());
+               CandidateVerdictLine(candidate.ok() ? *candidate : config.knobs, framework_,
+                                    d.verdict == tuner::Verdict::kIsDefault,
+                                    tuner::VerdictText(d.verdict))
+                   .c_str(),
+               speedup.c_str());
   std::fflush(json ? stderr : stdout);
   if (best.measured.count > 0) log_.WriteBest(config.knobs, measured);
   StoreDecision(db, run_id, conclusion, config.knobs);
