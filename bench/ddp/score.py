@@ -14,6 +14,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from bench_stats import median_ratio_interval, spearman  # noqa: E402
 import bench_stats  # noqa: E402
+import confirm_settings  # noqa: E402
 
 
 def load_grid(directory):
@@ -129,9 +130,11 @@ def score_search(a, figure, real, default, gain_beyond_noise):
     """The live search: its real runs and what it chose (measured with tracing on)."""
     db = sqlite3.connect(a.db)
     workload = db.execute("SELECT workload_name FROM runs WHERE id = ?", (a.run,)).fetchone()[0]
-    search_runs = [(r[0], json.loads(r[1]), r[2]) for r in db.execute(
-        "SELECT id, knobs_json, step_ms_median FROM runs WHERE kind = 'imported' AND "
-        "workload_name = ? AND id != ? ORDER BY id", (workload, a.run))]
+    # A run's production step time (its --step-log, --production-runs) where it has one, else
+    # its traced median.
+    search_runs = [(r[0], json.loads(r[1]), r[3] if r[3] > 0 else r[2]) for r in db.execute(
+        "SELECT id, knobs_json, step_ms_median, untraced_step_ms FROM runs WHERE kind = "
+        "'imported' AND workload_name = ? AND id != ? ORDER BY id", (workload, a.run))]
     with open(os.path.join(a.dir, "search.log")) as f:
         keeps_default = "keeping the defaults" in f.read().split("search --live: round")[-1]
     best = ddp_section(os.path.join(a.dir, "best.yaml"))
@@ -162,7 +165,9 @@ def score_search(a, figure, real, default, gain_beyond_noise):
 
 def score_confirm(directory, figure):
     """The --confirm rounds (default, chosen, grid best in turn): the chosen setting's real
-    step time against the default's and the grid best's, with bootstrap intervals."""
+    step time against the default's and the grid best's; the speedup paired for drift with a
+    95% Student-t interval of its geometric mean (bench/common/confirm_settings.py: a
+    bootstrap over the pooled steps counts no run-to-run noise)."""
     runs = {}
     for which in ("default", "chosen", "grid_best"):
         r = 1
@@ -178,11 +183,15 @@ def score_confirm(directory, figure):
         print(f"# confirm {w:9s}: run medians "
               f"{', '.join(f'{statistics.median(run):.0f}' for run in runs[w])} ms, "
               f"pooled median {med[w]:.1f} ms")
-    lo, hi = median_ratio_interval(pooled["default"], pooled["chosen"])
-    print(f"# confirm: chosen vs default speedup {med['default'] / med['chosen']:.3f}, 95% "
-          f"interval [{lo:.3f}, {hi:.3f}] over {len(runs['chosen'])} alternating runs each")
-    figure("chosen_speedup_vs_default", med["default"] / med["chosen"], "x", lo, "none",
-           anchor="ci_low")
+    by_round = {w: {r + 1: statistics.median(run) for r, run in enumerate(runs[w])}
+                for w in runs}
+    paired = confirm_settings.drift_paired_ratios(by_round["default"], by_round["chosen"], 1, 3)
+    speedup, lo, hi = confirm_settings.geometric_mean_interval(paired)
+    print(f"# confirm: chosen vs default speedup {speedup:.3f}, 95% t interval "
+          f"[{lo:.3f}, {hi:.3f}] of {len(paired)} drift-paired ratios "
+          f"({', '.join(f'{x:.3f}' for x in paired)}) over {len(runs['chosen'])} alternating "
+          f"runs each")
+    figure("chosen_speedup_vs_default", speedup, "x", lo, "none", anchor="ci_low")
     # Never slower than the default beyond noise: the interval's upper end is at least 1.
     figure("chosen_speedup_ci_high", hi, "x", 1.0, "ratio>=1", anchor="default")
     figure("chosen_vs_grid_best", med["chosen"], "ms", med["grid_best"], "ratio<=1.03",
