@@ -17,7 +17,8 @@
 #     the imported run (each proposal runs untraced, then traced; the verdict compares the
 #     production runs only), the number of real runs it used, and the real step time of its
 #     best.yaml against the default's and the grid's best (targets: within 5% of the grid's
-#     best; never slower than the default beyond noise).
+#     best; never slower than the default beyond noise). --search-samples N: its budget of
+#     measured samples, the imported default counted (default 4).
 #   - with --confirm N: the default, autotune's choice (best.yaml with --search, else the
 #     setting the simulator ranks first) and the grid's best run in turn, N rounds: the
 #     chosen setting's real step time against the default's (speedup, bootstrap interval)
@@ -27,7 +28,8 @@
 # (bench/common/result.h) printed by bench_figure.
 #
 # Usage: ddp_bench.sh [--out DIR] [--models "resnet18 mobilenet_v2"] [--steps N] [--warmup N]
-#                     [--repeats R] [--rate RATE] [--search] [--confirm N] [--autotune BIN]
+#                     [--repeats R] [--rate RATE] [--search] [--search-samples N]
+#                     [--confirm N] [--autotune BIN]
 #                     [--bench-figure BIN] [--python PY]
 #        ddp_bench.sh --rescore DIR [--search] [--confirm N]   # re-score DIR's runs
 # Needs root (network namespaces) and the system python3 with torch and torchvision
@@ -46,6 +48,7 @@ warmup=3
 repeats=1
 rate=1gbit
 search=0
+search_samples=4
 confirm=0
 rescore=""
 
@@ -58,6 +61,7 @@ while [[ $# -gt 0 ]]; do
     --repeats) repeats=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --search) search=1; shift ;;
+    --search-samples) search_samples=$2; shift 2 ;;
     --confirm) confirm=$2; shift 2 ;;
     --autotune) autotune=$2; shift 2 ;;
     --bench-figure) bench_figure=$2; shift 2 ;;
@@ -176,7 +180,8 @@ for model in $models; do
     "$autotune" search --db "$db" --run "$run" --live --production-runs \
       --launcher "$(job_command "$model")" \
       --autotune-warmup-samples "$warmup" --autotune-steps-per-sample "$steps" \
-      --max-samples 4 --out "$out/$model/best.yaml" > "$out/$model/search.log" 2>&1 ||
+      --max-samples "$search_samples" --out "$out/$model/best.yaml" \
+      > "$out/$model/search.log" 2>&1 ||
       { echo "ddp_bench.sh: search failed:" >&2; tail -5 "$out/$model/search.log" >&2; exit 1; }
   fi
   if [[ $confirm -gt 0 && ! -d $out/$model/confirm ]]; then
