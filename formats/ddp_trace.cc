@@ -35,6 +35,7 @@ struct RankFile {
   std::string hash;  // of the file's bytes, for the run's source hash
   int world = 0;
   std::string hostname;
+  std::string backend;  // the process group's ("gloo", "nccl"); "" in traces from before it
   Json settings;  // bucket_cap_mb, first_bucket_mb, gradient_as_bucket_view
   std::vector<TensorSpec> params;
   std::vector<RankStep> steps;
@@ -140,6 +141,12 @@ Status ReadRank(const std::string& path, int rank, RankFile* out) {
   }
   out->world = static_cast<int>(world);
   out->hostname = j.value("hostname", "");
+  if (j.contains("backend")) {
+    if (!j["backend"].is_string()) {
+      return Status::InvalidArgument(path + ": key 'backend' must be a string");
+    }
+    out->backend = j["backend"].get<std::string>();
+  }
   for (const char* key : {"bucket_cap_mb", "first_bucket_mb", "gradient_as_bucket_view"}) {
     if (!j.contains(key)) return Status::InvalidArgument(path + ": missing \"" + key + "\"");
     const bool flag = std::string(key) == "gradient_as_bucket_view";
@@ -170,9 +177,10 @@ Status ReadRanks(const std::string& dir, std::vector<RankFile>* ranks) {
     RankFile f;
     AUTOTUNE_RETURN_IF_ERROR(ReadRank(dir + "/rank" + std::to_string(r) + ".json", r, &f));
     const RankFile& zero = ranks->front();
-    if (f.world != world || f.settings != zero.settings || f.params.size() != zero.params.size()) {
+    if (f.world != world || f.settings != zero.settings || f.backend != zero.backend ||
+        f.params.size() != zero.params.size()) {
       return Status::InvalidArgument(f.path +
-                                     ": another job's file (world size, DDP settings "
+                                     ": another job's file (world size, backend, DDP settings "
                                      "or parameters differ from rank 0's)");
     }
     ranks->push_back(std::move(f));
@@ -313,7 +321,11 @@ Status DescribeDdpRun(const ImportOptions& options, const std::vector<RankFile>&
   }
   topo.hosts.assign(hosts.begin(), hosts.end());
   topo.hosts.resize(topo.nodes);
-  run->hardware = "PyTorch DDP trace " + options.source;
+  // NCCL's process group runs the job on GPUs; gloo (and a trace from before the field) on
+  // the host's CPUs.
+  run->backend = zero.backend == "nccl" ? BackendKind::kNccl : BackendKind::kMpi;
+  run->hardware = "PyTorch DDP trace " + options.source +
+                  (zero.backend.empty() ? "" : " (" + zero.backend + ")");
   run->warmup_steps = first;
   return Status::Ok();
 }

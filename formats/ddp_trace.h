@@ -13,6 +13,8 @@
 // as DDP copies gradients in when they are ready; comm_end = end = the allreduce's
 // completion), no cycles; the step's time is rank 0's. The knobs are the file's DDP
 // settings. The last bucket's copy back to the gradients is not observable from the hooks.
+// The backend: nccl when the files' "backend" (the process group's) says so (the job ran on
+// GPUs), else mpi (gloo on the host's CPUs; also a trace written before the field).
 #pragma once
 
 #include <cstdint>

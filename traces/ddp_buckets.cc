@@ -128,10 +128,11 @@ void DdpBucketPolicy::EndStep(std::span<const int> ready_order) {
 }
 
 DdpBucketSchedule::DdpBucketSchedule(const Workload& workload, const Knobs& knobs,
-                                     int in_flight)
+                                     int in_flight, bool host_copies)
     : policy_(workload, knobs.ddp_first_bucket_bytes(), knobs.ddp_bucket_cap_bytes()),
       bucket_view_(knobs.ddp_gradient_as_bucket_view),
-      in_flight_(std::max(1, in_flight)) {}
+      in_flight_(std::max(1, in_flight)),
+      host_copies_(host_copies) {}
 
 std::unique_ptr<StepSchedule> DdpBucketSchedule::Clone() const {
   return std::make_unique<DdpBucketSchedule>(*this);
@@ -142,9 +143,8 @@ std::vector<FusedCollective> DdpBucketSchedule::Launch(std::span<const int> newl
 }
 
 GradientCopies DdpBucketSchedule::gradient_copies() const {
-  return {.bucket_area = true,
-          .copy_in_when_ready = !bucket_view_,
-          .copy_back_at_step_end = !bucket_view_};
+  const bool copies = !bucket_view_ && host_copies_;
+  return {.bucket_area = true, .copy_in_when_ready = copies, .copy_back_at_step_end = copies};
 }
 
 void DdpBucketSchedule::Reset() { policy_.Reset(); }

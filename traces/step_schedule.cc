@@ -10,7 +10,9 @@ std::unique_ptr<StepSchedule> MakeStepSchedule(const Workload& workload, const K
                                                CollectiveRunner runner) {
   switch (framework) {
     case Framework::kDdp:
-      return std::make_unique<DdpBucketSchedule>(workload, knobs, DdpCollectivesInFlight(runner));
+      // NCCL's gradient copies are device kernels: no host time.
+      return std::make_unique<DdpBucketSchedule>(workload, knobs, DdpCollectivesInFlight(runner),
+                                                 runner != CollectiveRunner::kNcclLibrary);
     case Framework::kHorovod:
       break;
   }

@@ -9,6 +9,7 @@ DDP's default one does: divide the bucket by the world size, allreduce it asynch
 with its start, its completion and its parameters. Times are microseconds from the step's
 start (time.perf_counter_ns). At exit each rank writes DIR/rank<R>.json:
   {"format": "autotune-ddp-trace", "version": 1, "rank", "world_size", "hostname",
+   "backend" (the process group's: "gloo", "nccl", ...), "device" ("cpu", "cuda"),
    "bucket_cap_mb", "first_bucket_mb", "gradient_as_bucket_view",
    "parameters": [{"name", "shape", "dtype"}] (registration order),
    "steps": [{"forward_end_us", "end_us", "ready_us": [per parameter, null if none],
@@ -34,6 +35,8 @@ class _Recorder:
         self.rank = dist.get_rank()
         self.world = dist.get_world_size()
         self.params = [(n, p) for n, p in ddp.module.named_parameters() if p.requires_grad]
+        self.backend = str(dist.get_backend())
+        self.device = self.params[0][1].device.type if self.params else "cpu"
         self.index = {id(p): i for i, (_, p) in enumerate(self.params)}
         self.steps = []
         self.current = None
@@ -82,6 +85,7 @@ class _Recorder:
         os.makedirs(self.directory, exist_ok=True)
         steps = [{k: v for k, v in s.items() if k != "start"} for s in self.steps]
         out = {"format": "autotune-ddp-trace", "version": 1, "rank": self.rank,
+               "backend": self.backend, "device": self.device,
                "world_size": self.world, "hostname": socket.gethostname(),
                "parameters": [{"name": n, "shape": list(p.shape),
                                "dtype": str(p.dtype).replace("torch.", "")}

@@ -23,8 +23,9 @@ constexpr CollectiveRunner kNccl = CollectiveRunner::kNcclLibrary;
 // backward pass; the recorded step finished its gradients at 9 ms and ended at 10 ms (a
 // 1 ms tail). Two ranks: an allreduce of B bytes costs 2 * latency + B / 200 us (latency 5 us
 // unless given); copies run at 4000 B/us (a gradient's copy into its bucket: 250 us per 1e6
-// bytes). runner: autotune's executor and NCCL run one bucket at a time, gloo (a real job on
-// host memory) two.
+// bytes) on the host; on GPUs (NCCL) the copies are the device's and take no host time.
+// runner: autotune's executor and NCCL run one bucket at a time, gloo (a real job on host
+// memory) two.
 Simulation ThreeGradients(CollectiveRunner runner = CollectiveRunner::kExecutor,
                           double latency_us = 5.0, double launch_us = 0.0) {
   Trace trace = MakeTrace(MakeWorkload({1000000, 1000000, 2000000}, {1.0, 1.5, 2.0}, 0.0, 2.5,
@@ -101,21 +102,33 @@ TEST(DdpReplayTest, GlooRunsTwoBucketsAtOnceSharingTheLink) {
   EXPECT_NEAR(t.collectives[0].comm_end_us, 22000.0, 1e-6);
   EXPECT_NEAR(t.collectives[1].start_us, 2500.0, 1e-6);
   EXPECT_NEAR(t.collectives[1].comm_end_us, 22750.0, 1e-6);  // its end_us: the copy back's
-  // NCCL's one stream: {0, 1} 1750 + 1000 + 10000 = 12750, {2} 12750 -> 23750; +2000: 25750.
-  EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 500.0), Ddp(1, 1, false)), 25750.0, 1e-6);
+  // One bucket at a time (the executor): {0, 1} 1750 + 1000 + 10000 = 12750, {2} 12750 ->
+  // 23750; copy back and tail: 25750.
+  EXPECT_NEAR(PredictUs(ThreeGradients(CollectiveRunner::kExecutor, 500.0), Ddp(1, 1, false)),
+              25750.0, 1e-6);
+  // NCCL's one stream, its copies on the device: {0, 1} launched when t1 is ready, 1500 +
+  // 11000 = 12500, {2} 12500 -> 23500; no copy back; tail 1000: 24500.
+  EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 500.0), Ddp(1, 1, false)), 24500.0, 1e-6);
 }
 
 TEST(DdpReplayTest, EachLaunchCostsTheHookItsLaunchTime) {
-  // 300 us per launch on the hook's thread, after the copy; one bucket per gradient, NCCL.
+  // 300 us per launch on the hook's thread, after the copy; one bucket per gradient, one at a
+  // time (the executor).
   // {0}: copied by 1250, launched 1550, 1550 + 10 + 5000 = 6560. {1}: ready at 1500 but the
   // hook is busy until 1550: copied 1550-1800, launched 2100; waits for the stream:
   // 6560 -> 11570. {2}: ready 2000, hook free at 2100, copied
   // 2100-2600, launched 2900; 11570 -> 21580. Copy back 1000, tail 1000: 23580.
-  EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 5.0, 300.0), Ddp(0.25, 0.25, false)), 23580.0,
-              1e-6);
+  const CollectiveRunner one = CollectiveRunner::kExecutor;
+  EXPECT_NEAR(PredictUs(ThreeGradients(one, 5.0, 300.0), Ddp(0.25, 0.25, false)), 23580.0, 1e-6);
   // One bucket: the hook copies t0 1000-1250, t1 1500-1750, t2 2000-2500 and launches once:
   // 2800 + 10 + 2e4 = 22810; +2000: 24810 (one launch, 300 us more than without).
-  EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 5.0, 300.0), Ddp(64, 1024, false)), 24810.0, 1e-6);
+  EXPECT_NEAR(PredictUs(ThreeGradients(one, 5.0, 300.0), Ddp(64, 1024, false)), 24810.0, 1e-6);
+  // NCCL (no host copies): {0} launched 1300, 1300 + 5010 = 6310; {1} ready 1500, launched
+  // 1800, waits: 6310 -> 11320; {2} ready 2000, launched 2300: 11320 -> 21330; tail: 22330.
+  // One bucket: launched at 2000 + 300, 2300 + 20010 = 22310; tail: 23310.
+  EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 5.0, 300.0), Ddp(0.25, 0.25, false)), 22330.0,
+              1e-6);
+  EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 5.0, 300.0), Ddp(64, 1024, false)), 23310.0, 1e-6);
 }
 
 }  // namespace

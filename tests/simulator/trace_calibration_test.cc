@@ -138,7 +138,7 @@ TEST(TraceCalibrationTest, DdpLaunchCostIsTheGapAfterTheLastGradientsCopy) {
   NetworkParams p = NetworkParams::Uniform(5.0, 200.0);
   p.copy = {0.0, 10000.0};
   const NetworkModel net = NetworkModel::FromParams(p, Topo(1, 2));
-  Trace t = DdpTrace(1, BackendKind::kNccl);
+  Trace t = DdpTrace(1, BackendKind::kMpi);  // gloo on the host: the hook copies
   t.steps[0].collectives = {Bucket(0, {0}, 1000000, 1220.0, 9000.0),
                             Bucket(1, {1}, 1000000, 1730.0, 15000.0),
                             Bucket(2, {2}, 2000000, 2310.0, 30000.0)};
@@ -148,6 +148,10 @@ TEST(TraceCalibrationTest, DdpLaunchCostIsTheGapAfterTheLastGradientsCopy) {
   t.run.knobs.ddp_gradient_as_bucket_view = true;
   EXPECT_NEAR(MeasuredLaunchUs(t, net, 1.0), 230.0, 1e-9);
   t.run.knobs.ddp_gradient_as_bucket_view = false;
+  // On GPUs (NCCL) the copies are the device's: the whole gap is the launch, median 230.
+  t.run.backend = BackendKind::kNccl;
+  EXPECT_NEAR(MeasuredLaunchUs(t, net, 1.0), 230.0, 1e-9);
+  t.run.backend = BackendKind::kMpi;
   // A second step whose {0} started late, at 1600 (gap 500): {1}, ready at 1500, waited for
   // {0}'s launch, so its gap is left out; {2}'s (110) counts. Gaps 120, 130, 110, 500, 110:
   // median 120 (125 had {1}'s 130 counted).

@@ -169,6 +169,7 @@ TEST_F(DdpApplyTest, ATracedJobIsImportedAsADdpRun) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["framework"], "ddp");
+  EXPECT_EQ(j["backend"], "mpi");  // gloo on the host's CPUs
   EXPECT_EQ(j["tensors"], 8);
   EXPECT_EQ(j["steps"], 1) << "3 forward calls: 2 complete steps, 1 of them warm-up";
   EXPECT_EQ(j["knobs"]["ddp_bucket_cap_mb"], 1.0);
@@ -207,6 +208,32 @@ TEST_F(DdpApplyTest, ATracedJobIsImportedAsADdpRun) {
   r = RunCommand({AutotuneBinary(), "simulate", "--db", db, "--run", "1", "--grid"}, dir_);
   EXPECT_NE(r.out.find("bucket_cap="), std::string::npos) << r.out << r.err;
   EXPECT_EQ(r.out.find("threshold="), std::string::npos) << r.out;
+
+  // The same files saying NCCL's process group: a GPU job (backend nccl); one rank saying
+  // another backend than rank 0 is another job's file.
+  const std::string gpu = (dir_ / "gpu").string();
+  fs::create_directories(gpu);
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string name = "/rank" + std::to_string(rank) + ".json";
+    nlohmann::json f = nlohmann::json::parse(ReadFile(trace + name));
+    EXPECT_EQ(f["backend"], "gloo");
+    EXPECT_EQ(f["device"], "cpu");
+    f["backend"] = rank == 3 ? "gloo" : "nccl";
+    WriteFile(gpu + name, f.dump());
+  }
+  r = RunCommand({AutotuneBinary(), "import", "--ddp-trace", gpu, "--db", db}, dir_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find(gpu + "/rank3.json: another job's file (world size, backend"),
+            std::string::npos)
+      << r.err;
+  nlohmann::json three = nlohmann::json::parse(ReadFile(gpu + "/rank3.json"));
+  three["backend"] = "nccl";
+  WriteFile(gpu + "/rank3.json", three.dump());
+  r = RunCommand({AutotuneBinary(), "import", "--ddp-trace", gpu, "--db", db, "--warmup-steps",
+                  "1", "--json"},
+                 dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["backend"], "nccl");
 
   WriteFile(trace + "/rank2.json", "{\"format\": \"autotune-ddp-trace\", \"rank\": 2");
   const std::string other = (dir_ / "other.db").string();

@@ -124,6 +124,18 @@ TEST(DdpBucketSchedule, CopiesInWhenReadyAndBackAtTheEndUnlessBucketView) {
       EXPECT_EQ(c.op, Op::kAllreduce);
     }
     EXPECT_EQ(s->AlgorithmOf(Op::kAllreduce), Algorithm::kFlat);
+    // On GPUs (NCCL's process group) the copies are device kernels: no host time to count.
+    const GradientCopies gpu =
+        MakeStepSchedule(FiveTensors(), k, Framework::kDdp, 4, CollectiveRunner::kNcclLibrary)
+            ->gradient_copies();
+    EXPECT_TRUE(gpu.bucket_area);
+    EXPECT_FALSE(gpu.copy_in_when_ready);
+    EXPECT_FALSE(gpu.copy_back_at_step_end);
+    EXPECT_EQ(MakeStepSchedule(FiveTensors(), k, Framework::kDdp, 4,
+                               CollectiveRunner::kHostLibrary)
+                  ->gradient_copies()
+                  .copy_in_when_ready,
+              !view);
   }
 }
 
