@@ -236,7 +236,7 @@ import_timeline() {
 }
 
 # Appends "NAME STEP_MS" (or "NAME refused: REASON") to file $1 for `simulate --run $2` with
-# the remaining arguments.
+# the remaining arguments, and "NAME RUN" (the simulated run it stored) to $1.runs.
 predict() {
   local file=$1 name=$2 run=$3 json rc=0
   shift 3
@@ -244,6 +244,8 @@ predict() {
   if [[ $rc -eq 0 ]]; then
     "$python" -c "import json,sys; print(sys.argv[1], json.loads(sys.argv[2])['step_ms_median'])" \
       "$name" "$json" >> "$file"
+    "$python" -c "import json,sys; print(sys.argv[1], json.loads(sys.argv[2])['run'])" \
+      "$name" "$json" >> "$file.runs"
   else
     echo "$name refused: $(grep -v '^\s*$' "$file.err" | tail -1)" >> "$file"
   fi
@@ -359,9 +361,24 @@ if [[ $extrap -eq 1 ]]; then
     "$steplog")
   log "2x1 traced default imported as run $run"
   : > "$out/predicted.tsv"
+  : > "$out/predicted.tsv.runs"
+  : > "$out/comm.tsv"
   for t in "${topologies[@]}"; do
     read -r n m <<<"$t"
     predict "$out/predicted.tsv" "${n}x$m" "$run" --nodes "$n" --ranks-per-node "$m"
+    # The communication part of the step (diagnose's median step: exposed and total): of the
+    # predicted run, and of the real traced run of that topology (imported under a workload
+    # name of its own, so that nothing it holds is fitted into the 2x1 model).
+    sim_run=$(awk -v t="${n}x$m" '$1 == t {print $2}' "$out/predicted.tsv.runs")
+    [[ -n $sim_run && -e $out/${n}x$m/fit/f128_c1.r1.tl.json ]] || continue
+    real_run=$(import_timeline "$out/${n}x$m/fit/f128_c1.r1.tl.json" "$out/${n}x$m/f128_c1.yaml" \
+      "$n" "$m" "mlp-real-${n}x$m")
+    comm=()
+    for id in "$sim_run" "$real_run"; do
+      comm+=($("$autotune" diagnose --db "$sdb" --run "$id" --json | "$python" -c \
+        "import json,sys; d=json.load(sys.stdin); print(d['exposed_comm_ms'], d['total_comm_ms'])"))
+    done
+    echo "${n}x$m ${comm[*]}" >> "$out/comm.tsv"
   done
   "$python" "$here/score.py" --extrap --model mlp --dir "$out" --db "$sdb" --run "$run" \
     --autotune "$autotune" --bench-figure "$bench_figure"

@@ -90,6 +90,18 @@ def extrap(a, figure):
         pred = f"{p:9.1f}  {100 * (p - real[topo]) / real[topo]:+6.1f}%" if p else refused[topo]
         print(f"# {topo:4s} production {real[topo]:9.1f} [{lo:.1f}-{hi:.1f}]  traced {tr}  "
               f"predicted {pred}")
+    # The communication part: "TOPO PRED_EXPOSED PRED_TOTAL REAL_EXPOSED REAL_TOTAL" (ms per
+    # step, diagnose's median step of the predicted run and of the real traced run).
+    comm_path = os.path.join(a.dir, "comm.tsv")
+    for line in open(comm_path) if os.path.exists(comm_path) else []:
+        topo, pe, pt, re_, rt = line.split()
+        pe, pt, re_, rt = float(pe), float(pt), float(re_), float(rt)
+        print(f"# {topo:4s} communication per step: exposed real {re_:.1f} ms (traced run), "
+              f"predicted {pe:.1f} ms ({100 * (pe - re_) / re_:+.1f}%); in all real {rt:.1f}, "
+              f"predicted {pt:.1f} ms ({100 * (pt - rt) / rt:+.1f}%)")
+        if topo != "2x1":
+            figure(f"extrap_{topo}_exposed_comm", pe, "ms", re_, "none",
+                   anchor=f"real_horovod_traced_{topo}_exposed_comm_ms")
     for topo in order:
         if topo == "2x1" or topo not in real:
             continue
