@@ -39,6 +39,8 @@ struct NetworkChoice {
   bool measured_calibration = false;           // an `autotune calibrate` was used
   CalibrationAgreement agreement;              // self vs calibrate, when both were used
   Status missing;  // NotFound "no calibration for topology T (B) in DB; make one with: CMD"
+  // The line listings print: `source`, or "none: " and the missing calibration's message.
+  std::string Line() const { return missing.ok() ? source : "none: " + missing.message(); }
 };
 
 // The choice LoadSimulation makes for `trace`'s run (rules below); `others` gets the traces

@@ -49,7 +49,7 @@ std::string NetworkLine(Store& store, const RunInfo& r) {
     Warn("run " + std::to_string(r.id) + ": network model not known: " + s.message());
     return "";
   }
-  return choice.missing.ok() ? choice.source : "none: " + choice.missing.message();
+  return choice.Line();
 }
 
 // "run 5" or "runs 7-18".

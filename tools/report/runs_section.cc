@@ -236,11 +236,10 @@ Status RunSection(Store& store, int64_t run_id, ReportSection* section) {
   if (IsMeasuredKind(run.kind)) {
     sim::NetworkChoice network;
     std::vector<Trace> others;
-    AUTOTUNE_RETURN_IF_ERROR(sim::ChooseNetwork(store, trace, &network, &others));
+    // Another run's unreadable trace does not take this run's section away (as in `runs`).
+    const Status s = sim::ChooseNetwork(store, trace, &network, &others);
     section->notes.push_back("Network model of its simulations: " +
-                             (network.missing.ok() ? network.source
-                                                   : "none: " + network.missing.message()) +
-                             ".");
+                             (s.ok() ? network.Line() : "not known: " + s.message()) + ".");
   } else {
     section->notes.push_back("Network model: " + run.hardware + ".");
   }
