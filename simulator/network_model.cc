@@ -92,19 +92,24 @@ void NetworkModel::Bind() {
   const bool same_shape = topology_.SameShape(calibrated_);
   for (Op op : {Op::kAllreduce, Op::kAllgather}) {
     auto& b = bound_[OpIndex(op)];
-    b[0] = {AlphaBetaCost(op, m, params_.at(op, Level::kIntra)),
-            m > 1 ? FindCurve(op, Scope::kIntra, m) : -1};
-    b[1] = {AlphaBetaCost(op, n, params_.at(op, Level::kCross)),
-            n > 1 ? FindCurve(op, Scope::kCross, n) : -1};
+    b[0] = {.cost = AlphaBetaCost(op, m, params_.at(op, Level::kIntra)),
+            .curve = m > 1 ? FindCurve(op, Scope::kIntra, m) : -1};
+    b[1] = {.cost = AlphaBetaCost(op, n, params_.at(op, Level::kCross)),
+            .curve = n > 1 ? FindCurve(op, Scope::kCross, n) : -1};
     // A one-node target of a multi-node calibration: the world is one node's ranks.
     const Level world_level = (n == 1 && calibrated_.nodes > 1) ? Level::kIntra : Level::kWorld;
-    b[2] = {AlphaBetaCost(op, topology_.world_size(), params_.at(op, world_level)),
-            same_shape ? FindCurve(op, Scope::kWorld, topology_.world_size()) : -1};
+    b[2] = {.cost = AlphaBetaCost(op, topology_.world_size(), params_.at(op, world_level)),
+            .curve = same_shape ? FindCurve(op, Scope::kWorld, topology_.world_size()) : -1};
+    if (b[2].curve < 0 && world_level == Level::kWorld) {
+      b[2].shape_curve = FindCurve(op, Scope::kWorld, calibrated_.world_size());
+      b[2].shape_cost =
+          AlphaBetaCost(op, calibrated_.world_size(), params_.at(op, Level::kWorld));
+    }
     hierarchical_curve_[OpIndex(op)] =
         same_shape ? FindCurve(op, Scope::kHierarchical, topology_.world_size()) : -1;
   }
-  copy_ = {LinearCost{params_.copy.latency_us, 1.0 / params_.copy.bytes_per_us},
-           FindCurve(Op::kAllreduce, Scope::kCopy, 1)};
+  copy_ = {.cost = LinearCost{params_.copy.latency_us, 1.0 / params_.copy.bytes_per_us},
+           .curve = FindCurve(Op::kAllreduce, Scope::kCopy, 1)};
   if (copy_.curve < 0) copy_.curve = FindCurve(Op::kAllgather, Scope::kCopy, 1);
 }
 
@@ -119,6 +124,11 @@ double NetworkModel::Eval(const BoundLevel& level, double bytes) const {
       const double at_edge = level.cost.At(edge);
       if (at_edge > 0.0) us = c.TimeUs(edge) * (us / at_edge);
     }
+  } else if (level.shape_curve >= 0) {
+    const MeasuredCurve& c = curves_[level.shape_curve].curve;
+    const double at = std::clamp(bytes, c.min_bytes(), c.max_bytes());
+    const double line = level.shape_cost.At(at);
+    if (line > 0.0) us *= c.TimeUs(at) / line;
   }
   return us;
 }
@@ -187,6 +197,12 @@ std::string NetworkModel::Describe() const {
         const MeasuredCurve& c = curves_[b.curve].curve;
         std::snprintf(line, sizeof(line), "measured %.0f-%.0f bytes (%d sizes)", c.min_bytes(),
                       c.max_bytes(), c.size());
+        range = line;
+      } else if (b.shape_curve >= 0) {
+        const CurveEntry& e = curves_[b.shape_curve];
+        std::snprintf(line, sizeof(line),
+                      "parametric x the measured %d-rank curve's ratio to its line (%.0f-%.0f "
+                      "bytes)", e.ranks, e.curve.min_bytes(), e.curve.max_bytes());
         range = line;
       }
       std::snprintf(line, sizeof(line), "%s %s: latency %.2f us/step, bandwidth %.1f MB/s, %s\n",

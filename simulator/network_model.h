@@ -133,10 +133,17 @@ class NetworkModel {
     int ranks = 0;
     MeasuredCurve curve;
   };
-  // A level bound to the current topology: the parametric cost and the curve, if any.
+  // A level bound to the current topology: the parametric cost and the curve, if any. A
+  // world level of another communicator size than was measured has no curve of its own; it
+  // takes the measured world curve's ratio to its own parametric cost (shape_cost) at each
+  // size, as the hierarchical factor carries over: the measured curve's departure from the
+  // alpha-beta line (a protocol switch, a job's collectives slowed by its compute) is taken
+  // to hold on a larger world of the same links.
   struct BoundLevel {
     LinearCost cost;
-    int curve = -1;  // index into curves_, -1 = parametric only
+    int curve = -1;        // index into curves_, -1 = parametric only
+    int shape_curve = -1;  // with curve -1: the measured world curve whose ratio applies
+    LinearCost shape_cost{};
   };
 
   // Fit steps, in order; calibrated_ and curves_ are set. Fits params_.collective from the

@@ -199,6 +199,29 @@ TEST(NetworkFitTest, ExtrapolatesToMoreNodesWithTheFittedParameters) {
   EXPECT_GT(big.FlatUs(Op::kAllreduce, 1 << 20), fitted.FlatUs(Op::kAllreduce, 1 << 20));
 }
 
+// A larger world has no curve of its own: it keeps the measured world curve's departure from
+// its line (here 1.4x at 1 MiB, as a job's collectives slowed by its compute would show).
+TEST(NetworkFitTest, ALargerWorldKeepsTheMeasuredCurvesRatioToItsLine) {
+  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2));
+  Calibration cal = SynthesizeCalibration(truth);
+  for (CalibrationPoint& p : cal.points) {
+    if (p.scope == Scope::kWorld && p.op == Op::kAllreduce && p.bytes == (1 << 20)) {
+      p.median_us *= 1.4;
+    }
+  }
+  NetworkModel fitted, big;
+  ASSERT_TRUE(NetworkModel::Fit(cal, &fitted).ok());
+  ASSERT_TRUE(fitted.Retarget(Topo(8, 2), &big).ok());
+  const NetworkModel big_truth = NetworkModel::FromParams(TwoLevelParams(), Topo(8, 2));
+  const double at_1m = big_truth.FlatUs(Op::kAllreduce, 1 << 20);
+  EXPECT_NEAR(big.FlatUs(Op::kAllreduce, 1 << 20), 1.4 * at_1m, 0.03 * 1.4 * at_1m);
+  // Where the measured curve is on its line, so is the larger world's.
+  const double at_16m = big_truth.FlatUs(Op::kAllreduce, 16 << 20);
+  EXPECT_NEAR(big.FlatUs(Op::kAllreduce, 16 << 20), at_16m, 0.03 * at_16m);
+  EXPECT_NE(big.Describe().find("the measured 4-rank curve's ratio"), std::string::npos)
+      << big.Describe();
+}
+
 TEST(NetworkFitTest, RetargetNeedsTheLevelsItWillUse) {
   NetworkModel one_node;
   ASSERT_TRUE(NetworkModel::Fit(SynthesizeCalibration(NetworkModel::FromParams(
