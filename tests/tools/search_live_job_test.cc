@@ -106,9 +106,10 @@ TEST(SearchLiveJobTest, ProposalsRunTheJobUnderApplyAndImportItsTimeline) {
 }
 
 // --production-runs: each proposal runs first without the timeline (the stand-in prints its step
-// times, 300 ms at the median, as a job's own log would) and then traced; the traced run's import
-// carries the production median, and the verdict compares production step times only (the
-// timeline's steps take about 2.5 s here, the production ones 300 ms).
+// times as a job's own log would: 300 ms at the median under the default's fusion threshold and
+// cycle time, 200 ms under any other) and then traced; the traced run's import carries the
+// production median, and the candidate is chosen and judged by production step times only (the
+// timeline's steps take about 2.5 s here at every setting).
 TEST(SearchLiveJobTest, ProductionRunsDecideOnTheJobsOwnStepTimes) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
@@ -120,7 +121,10 @@ TEST(SearchLiveJobTest, ProductionRunsDecideOnTheJobsOwnStepTimes) {
                      << "if [ -n \"$HOROVOD_TIMELINE\" ]; then echo traced >> '" << log << "'; cp '"
                      << Fixture("resnet50_default.json") << "' \"$HOROVOD_TIMELINE\"; "
                      << "else echo production >> '" << log << "'; echo 'step 1'; "
-                     << "echo '{\"step_ms\": [290, 300, 310]}'; fi\n";
+                     << "if [ \"$HOROVOD_FUSION_THRESHOLD\" = 134217728 ] && "
+                     << "[ \"$HOROVOD_CYCLE_TIME\" = 1 ]; then "
+                     << "echo '{\"step_ms\": [290, 300, 310]}'; "
+                     << "else echo '{\"step_ms\": [190, 200, 210]}'; fi; fi\n";
   CommandResult r =
       RunAutotune("search --db '" + db + "' --run 1 --live --production-runs --max-samples 3 "
                   "--sim-budget 20 --autotune-warmup-samples 1 --autotune-steps-per-sample 5 "
@@ -133,17 +137,24 @@ TEST(SearchLiveJobTest, ProductionRunsDecideOnTheJobsOwnStepTimes) {
   for (size_t i = 0; i < runs.size(); ++i) {
     EXPECT_EQ(runs[i], i % 2 == 0 ? "production" : "traced") << i;
   }
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE id > 1 AND untraced_step_ms = 300"),
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE id > 1 AND "
+                         "untraced_step_ms IN (200, 300)"),
             imported - 1);
   // The stored decision's runs: production ones only (the base run, traced, has none), each at
-  // its production median.
+  // its production median: the default's 300 ms and a contender's 200 ms.
   // (Round 1 gives the default its second run, live, and probes; round 2 compares the two.)
   const int64_t decided = QueryInt(db, "SELECT count(*) FROM decision_runs");
-  ASSERT_GT(decided, 0) << r.err;
+  ASSERT_GT(decided, 0) << r.out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM decision_runs WHERE run_id = 1"), 0);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM decision_runs WHERE "
-                         "abs(median_step_ms - 300) < 1e-6"),
+                         "abs(median_step_ms - 300) < 1e-6 OR abs(median_step_ms - 200) < 1e-6"),
             decided);
+  EXPECT_GT(QueryInt(db, "SELECT count(*) FROM decision_runs WHERE "
+                         "abs(median_step_ms - 200) < 1e-6"),
+            0);
+  // The tuner learned from the production runs alone: the traced base run was left out.
+  EXPECT_NE(r.err.find("measured sample(s) of traced runs left out"), std::string::npos)
+      << r.err;
 }
 
 TEST(SearchLiveJobTest, AnImportedRunNeedsTheJobsCommand) {

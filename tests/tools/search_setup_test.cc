@@ -214,8 +214,12 @@ TEST(SearchSetupTest, AConstantWithNoPlaceInTheSpaceIsNamed) {
 
 // A run of "toy" on 1x2 at `scale` whose steps took `step_ms`; complete, so a measured sample
 // of its knobs unless it holds samples of its own.
-int64_t AddRun(Store* store, double scale, const std::vector<double>& step_ms) {
+// An import (kind imported) given `untraced_step_ms` when positive.
+int64_t AddRun(Store* store, double scale, const std::vector<double>& step_ms,
+               RunKind kind = RunKind::kMeasured, double untraced_step_ms = 0.0) {
   RunInfo run;
+  run.kind = kind;
+  run.untraced_step_ms = untraced_step_ms;
   run.workload.name = "toy";
   run.workload.tensors.push_back({.name = "w", .shape = {250}});
   run.topology.nodes = 1;
@@ -277,6 +281,38 @@ TEST(SearchSetupTest, StoredSamplesAreTheRunsOwnAndStepsOnlyOfWholeRuns) {
   ASSERT_TRUE(left_out.ok()) << left_out.status().message();
   EXPECT_EQ(*left_out, 1);
   EXPECT_EQ(search.measured(), 2);
+}
+
+// Traced imports and production imports are not compared: once one import holds its
+// production step time, the traced-only imports' samples are left out, and the production
+// one's sample is the production job's (as the verdict's step times are).
+TEST(SearchSetupTest, ProductionImportsAloneAreLearnedFromOnceOneExists) {
+  testing::TempDir dir;
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(dir.File("runs.db"), Store::Mode::kReadWrite, &store).ok());
+  const int64_t traced = AddRun(store.get(), 1.0, {10.0, 12.0}, RunKind::kImported);
+  ASSERT_TRUE(store->FinishRun(traced, true).ok());
+  RunInfo toy;
+  ASSERT_TRUE(store->GetRun(traced, &toy).ok());
+  StoredSamples alone;
+  ASSERT_TRUE(LoadStoredSamples(*store, toy, &alone).ok());
+  EXPECT_EQ(alone.measured.size(), 1u);  // traced only: kept
+  EXPECT_EQ(alone.traced_left_out, 0);
+
+  const int64_t production = AddRun(store.get(), 1.0, {8.0, 8.0}, RunKind::kImported, 16.0);
+  ASSERT_TRUE(store->FinishRun(production, true).ok());
+  const int64_t recorded = AddRun(store.get(), 1.0, {9.0});
+  ASSERT_TRUE(store->FinishRun(recorded, true).ok());
+  StoredSamples stored;
+  ASSERT_TRUE(LoadStoredSamples(*store, toy, &stored).ok());
+  ASSERT_EQ(stored.measured.size(), 2u);
+  EXPECT_EQ(stored.traced_left_out, 1);
+  EXPECT_EQ(stored.measured[0].run_id, production);
+  EXPECT_EQ(stored.measured[1].run_id, recorded);
+  // 1000 bytes a step over the 16 ms production step, not the traced 8 ms.
+  EXPECT_DOUBLE_EQ(stored.measured[0].score_bytes_per_s, 1000 / 0.016);
+  ASSERT_EQ(stored.steps.size(), 1u);  // the verdict's: the production run's alone
+  EXPECT_EQ(stored.steps[0].step_ms, (std::vector<double>{16.0, 16.0}));
 }
 
 // --autotune's help names the knobs the online search moves in a Horovod run: the table's

@@ -128,6 +128,11 @@ int RunSearch(const SearchFlags& flags, Round* round) {
   // Measured samples of another scale or backend, or whose knobs have no place in the space.
   StatusOr<int> left_out = ObserveStored(in.stored.measured, &search);
   if (!left_out.ok()) return Fail(left_out.status().WithPrefix("measured sample"));
+  if (in.stored.traced_left_out > 0) {
+    std::cerr << "search: note: " << in.stored.traced_left_out
+              << " measured sample(s) of traced runs left out: runs with a production step "
+                 "time exist, and tracing costs each setting differently\n";
+  }
   status = SimulatePrior(flags, in, &search);
   if (!status.ok()) return Fail(status);
   if (search.measured() + search.simulated() == 0) {
@@ -137,7 +142,9 @@ int RunSearch(const SearchFlags& flags, Round* round) {
                 "calibrate` (and `autotune record`) first");
   }
   RoundReport report;
-  status = MakeReport(flags, in, in.stored.other_measured + *left_out, search, &report);
+  status = MakeReport(flags, in,
+                      in.stored.other_measured + in.stored.traced_left_out + *left_out, search,
+                      &report);
   if (status.ok()) {
     status = DecideAndWrite(flags.live ? "search --live" : "search", in.stored.measured, &report);
   }

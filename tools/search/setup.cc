@@ -1,5 +1,6 @@
 #include "tools/search/setup.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <variant>
@@ -79,6 +80,32 @@ Status LoadStoredSamples(Store& store, const RunInfo& run, StoredSamples* out) {
   query.backend = run.backend;
   AUTOTUNE_RETURN_IF_ERROR(store.ListSamples(query, &out->measured));
   out->other_measured = static_cast<int>(all.size() - out->measured.size());
+  // Like with like, as LoadStepTimes: once a measured sample is of a production run (an
+  // import given its production step time), the traced imports' own samples are left out, so
+  // that the tuner does not choose its candidate by traced times and have it judged by
+  // production ones. (Samples of a Horovod autotune log, held by a run without steps, and of
+  // recorded runs stay.)
+  enum class Kind { kOther, kProduction, kTraced };
+  std::map<int64_t, Kind> kind_of_run;
+  for (const Sample& sample : out->measured) {
+    if (sample.run_id <= 0 || kind_of_run.count(sample.run_id) != 0) continue;
+    RunInfo info;
+    AUTOTUNE_RETURN_IF_ERROR(store.GetRun(sample.run_id, &info));
+    Kind kind = Kind::kOther;
+    if (info.kind == RunKind::kImported && info.steps_recorded > 0) {
+      kind = info.untraced_step_ms > 0.0 ? Kind::kProduction : Kind::kTraced;
+    }
+    kind_of_run[sample.run_id] = kind;
+  }
+  auto is = [&](Kind kind) {
+    return [&kind_of_run, kind](const Sample& sample) {
+      auto it = kind_of_run.find(sample.run_id);
+      return it != kind_of_run.end() && it->second == kind;
+    };
+  };
+  if (std::any_of(out->measured.begin(), out->measured.end(), is(Kind::kProduction))) {
+    out->traced_left_out = static_cast<int>(std::erase_if(out->measured, is(Kind::kTraced)));
+  }
   return LoadStepTimes(store, out->measured, &out->steps);
 }
 

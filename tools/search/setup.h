@@ -85,10 +85,13 @@ Status SetUpSearch(const RunInfo& run, const SearchRequest& request, SearchSetup
 struct StoredSamples {
   std::vector<Sample> measured;  // of the run's workload, topology, scale and backend
   int other_measured = 0;        // of its workload and topology at another scale or backend
+  int traced_left_out = 0;       // traced-only imports left out beside production ones
   std::vector<tuner::MeasuredSteps> steps;  // LoadStepTimes of `measured`
 };
 
-// Reads `run`'s StoredSamples from `store`; fails with the store's error.
+// Reads `run`'s StoredSamples from `store`; once any is of a production run (an import given
+// its production step time), those of traced imports without one are left out (counted in
+// traced_left_out). Fails with the store's error.
 Status LoadStoredSamples(Store& store, const RunInfo& run, StoredSamples* out);
 
 // Appends to *out the step times of the samples of `measured` that are the only measured
