@@ -227,7 +227,10 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
   // With one run of the default, a best pick the model predicts within run-to-run noise of the
   // default teaches less than the default's second run: the rule calls nothing better before
   // the default has two (tuner/run_comparison.h), and a flat model's best is no better a guess
-  // than the default. The probe, then, is contrasted with the default.
+  // than the default. The probe, then, is contrasted with the default, and runs between the
+  // default's two runs (D C D: a linear drift cancels in the comparison, where D D C would
+  // extrapolate the default's level to the probe's run) when both fit in the budget; with room
+  // for one run only, the default's.
   if (uncertain && def.measured.count == 1 &&
       first.prediction.mean - def.prediction.mean <
           kPredictedGainWorthARun * std::fabs(def.prediction.mean)) {
@@ -235,8 +238,12 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
     again.point = def.point;
     again.prediction = def.prediction;
     again.origin = SuggestionOrigin::kDefaultAgain;
-    add(again);
-    add(*uncertain);
+    if (left - static_cast<int>(proposals.size()) >= 2) {
+      add(*uncertain);
+      add(again);
+    } else {
+      add(again);  // the one run left (the probe would not fit beside it)
+    }
     return Status::Ok();
   }
   const int exploring = uncertain ? std::max(1, wanted - 1) : wanted;

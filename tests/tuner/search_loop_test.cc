@@ -260,10 +260,13 @@ TEST(SearchLoopTest, ConcludeWithAMeasuredDefault) {
 
 // One run of the default and a simulated landscape: when the model's best is predicted less
 // than kPredictedGainWorthARun (5%) faster than the default, the first real runs contrast the
-// probe with the default's second run; when it is predicted 8.7% faster, with the pick.
+// probe with the default's second run, the probe first (D C D: a drift cancels); with room for
+// one run, the default's alone. When the best is predicted 8.7% faster: the pick, the probe.
 TEST(SearchLoopTest, AFlatModelContrastsTheProbeWithTheDefaultAgain) {
-  auto first_round = [](double offset) {
-    SearchLoop loop(QuadraticSpace(), SearchOptions{});
+  auto first_round = [](double offset, int budget = 0) {
+    SearchOptions options;
+    if (budget > 0) options.stop.max_measured_samples = budget;
+    SearchLoop loop(QuadraticSpace(), options);
     const Point default_point = loop.space().Default();
     auto score = [&](const Point& p) { return offset + Quadratic(p); };
     EXPECT_TRUE(loop.Observe({default_point, Fidelity::kMeasured, score(default_point)}).ok());
@@ -279,10 +282,14 @@ TEST(SearchLoopTest, AFlatModelContrastsTheProbeWithTheDefaultAgain) {
   // Scores 10 + Quadratic: the default (0.5, 0.5) scores 9.92, the best 10: 0.8% apart.
   SearchLoop::Conclusion flat = first_round(10.0);
   ASSERT_EQ(flat.proposals.size(), 2u);
-  EXPECT_EQ(flat.proposals[0].origin, SuggestionOrigin::kDefaultAgain);
-  EXPECT_EQ(flat.proposals[0].point, (Point{0.5, 0.5}));
-  EXPECT_EQ(flat.proposals[1].origin, SuggestionOrigin::kMostUncertain);
-  EXPECT_NE(flat.proposals[1].point, (Point{0.5, 0.5}));
+  EXPECT_EQ(flat.proposals[0].origin, SuggestionOrigin::kMostUncertain);
+  EXPECT_NE(flat.proposals[0].point, (Point{0.5, 0.5}));
+  EXPECT_EQ(flat.proposals[1].origin, SuggestionOrigin::kDefaultAgain);
+  EXPECT_EQ(flat.proposals[1].point, (Point{0.5, 0.5}));
+  // A budget of 2 measured samples, one spent: the default's second run alone.
+  SearchLoop::Conclusion one_left = first_round(10.0, 2);
+  ASSERT_EQ(one_left.proposals.size(), 1u);
+  EXPECT_EQ(one_left.proposals[0].origin, SuggestionOrigin::kDefaultAgain);
   // Scores 1 + Quadratic: 0.92 against 1, 8.7% apart: the pick, then the probe.
   SearchLoop::Conclusion steep = first_round(1.0);
   ASSERT_EQ(steep.proposals.size(), 2u);
