@@ -49,7 +49,7 @@ std::string Quoted(const std::string& s) {
 // Counts the elements of the top-level lists (depth 2) as a SAX pass reads them and stops
 // the pass at the first one past the limit, before any document is in memory. (A parser
 // callback would do the same in one pass, but nlohmann's callback parser rescans the parent
-// list at the end of each element: 131072 tensors took 5.6 s, 99% of it there.)
+// list at the end of each element: 131072 tensors took 5.7 s, 86% of it there.)
 class TensorCounter : public nlohmann::json_sax<Json> {
  public:
   bool too_many() const { return too_many_; }
