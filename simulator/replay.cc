@@ -294,7 +294,7 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
   const int64_t predicted = trace.FusionBytesPerStep(world_size_);
   bytes_scale_ = recorded > 0 ? static_cast<double>(predicted) / recorded : 1.0;
   newly_ready_.reserve(trace.num_tensors());
-  cycle_paced_ = MakeRunSchedule(trace.run(), trace.run().knobs, world_size_)->pacing() ==
+  cycle_paced_ = MakeRunSchedule(trace.run(), trace.run().knobs, network.topology())->pacing() ==
                  Pacing::kNegotiatedCycle;
   recorded_stretch_.assign(trace.steps().size(), 1.0);
   if (options_.cpu.enabled()) {
@@ -340,7 +340,7 @@ void Dilate(const PreparedStep& step, double factor, PreparedStep* out) {
 
 ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
   std::shared_ptr<StepSchedule> schedule =
-      MakeRunSchedule(trace_.run(), knobs, world_size_);
+      MakeRunSchedule(trace_.run(), knobs, network_.topology());
   // Stored steps come after the warm-up: each starts from the schedule's steady state (DDP has
   // rebuilt its buckets from rank 0's ready order by then; the slowest rank's order of the
   // first stored step stands in for it).

@@ -141,7 +141,7 @@ double FixedPartUs(const NetworkModel& network, Op op, Algorithm algorithm, int6
 }
 
 int CollectivesInFlight(const RunInfo& run) {
-  return MakeRunSchedule(run, run.knobs, run.topology.world_size())->max_in_flight();
+  return MakeRunSchedule(run, run.knobs, run.topology)->max_in_flight();
 }
 
 std::vector<const CollectiveRecord*> RankCollectives(const StepTrace& step, int rank) {

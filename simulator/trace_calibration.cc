@@ -127,7 +127,7 @@ double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
 
 double MeasuredLaunchUs(const Trace& trace, const NetworkModel& network, double copy_scale) {
   const std::unique_ptr<StepSchedule> schedule =
-      MakeRunSchedule(trace.run, trace.run.knobs, trace.run.topology.world_size());
+      MakeRunSchedule(trace.run, trace.run.knobs, trace.run.topology);
   if (schedule->pacing() != Pacing::kOnReady) return 0.0;
   const bool copy_in = schedule->gradient_copies().copy_in_when_ready;
   const std::vector<TensorSpec>& tensors = trace.run.workload.tensors;

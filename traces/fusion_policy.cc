@@ -120,9 +120,18 @@ std::vector<FusedCollective> FusionPolicy::Cycle(std::span<const int> newly_read
 
 void FusionPolicy::Reset() { gate_.Reset(); }
 
+int64_t HorovodFusionThresholdBytes(int64_t threshold_bytes, int local_size) {
+  if (local_size < 1) return threshold_bytes;
+  constexpr int64_t kFloat64Bytes = 8;
+  constexpr int64_t kFusionBufferAtomicUnit = 64;
+  const int64_t unit = local_size * kFloat64Bytes * kFusionBufferAtomicUnit;
+  return (threshold_bytes + unit - 1) / unit * unit;
+}
+
 HorovodCycleSchedule::HorovodCycleSchedule(const Workload& workload, const Knobs& knobs,
-                                           int world_size)
-    : fusion_(workload, knobs.threshold_bytes(), knobs.num_groups, world_size),
+                                           int world_size, int local_size)
+    : fusion_(workload, HorovodFusionThresholdBytes(knobs.threshold_bytes(), local_size),
+              knobs.num_groups, world_size),
       hierarchical_allreduce_(knobs.hierarchical_allreduce),
       hierarchical_allgather_(knobs.hierarchical_allgather) {}
 

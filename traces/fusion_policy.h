@@ -103,14 +103,25 @@ class FusionPolicy {
   std::vector<fusion_internal::ReadyTensor> responses_;
 };
 
+// The fusion threshold real Horovod uses for threshold_bytes on a cluster of local_size ranks
+// per node on every node: rounded up to a multiple of local_size * 8 * 64 bytes (Horovod's
+// Controller::TensorFusionThresholdBytes, so that the buffer holds a multiple of
+// FUSION_BUFFER_ATOMIC_UNIT float64 elements per local rank). 0.50266 MB (527,077 bytes) on 2
+// ranks per node is 527,360: the real MLP's fused buffers of that size hold two 256 KiB weights
+// and three 1 KiB biases, which 527,077 bytes cannot.
+int64_t HorovodFusionThresholdBytes(int64_t threshold_bytes, int local_size);
+
 // Horovod's step schedule: pacing kNegotiatedCycle; Launch is FusionPolicy::Cycle for the
 // knobs' fusion threshold and num_groups; the algorithm is hierarchical where the knobs'
 // hierarchical_allreduce / hierarchical_allgather say so; copies FusionBufferCopies; no bucket
 // area, no step-end copy; EndStep only forgets progress.
 class HorovodCycleSchedule final : public StepSchedule {
  public:
-  // Nothing of workload is kept beyond the constructor.
-  HorovodCycleSchedule(const Workload& workload, const Knobs& knobs, int world_size);
+  // Nothing of workload is kept beyond the constructor. local_size > 0: real Horovod's ranks
+  // per node, whose fusion threshold is HorovodFusionThresholdBytes's; 0: the knobs' bytes as
+  // they are (autotune's executor).
+  HorovodCycleSchedule(const Workload& workload, const Knobs& knobs, int world_size,
+                       int local_size = 0);
 
   std::unique_ptr<StepSchedule> Clone() const override;
   Pacing pacing() const override { return Pacing::kNegotiatedCycle; }

@@ -7,7 +7,7 @@ namespace autotune {
 
 std::unique_ptr<StepSchedule> MakeStepSchedule(const Workload& workload, const Knobs& knobs,
                                                Framework framework, int world_size,
-                                               CollectiveRunner runner) {
+                                               CollectiveRunner runner, int local_size) {
   switch (framework) {
     case Framework::kDdp:
       // NCCL's gradient copies are device kernels: no host time.
@@ -16,7 +16,8 @@ std::unique_ptr<StepSchedule> MakeStepSchedule(const Workload& workload, const K
     case Framework::kHorovod:
       break;
   }
-  return std::make_unique<HorovodCycleSchedule>(workload, knobs, world_size);
+  return std::make_unique<HorovodCycleSchedule>(
+      workload, knobs, world_size, runner == CollectiveRunner::kExecutor ? 0 : local_size);
 }
 
 CollectiveRunner RunnerOf(const RunInfo& run) {
@@ -26,8 +27,9 @@ CollectiveRunner RunnerOf(const RunInfo& run) {
 }
 
 std::unique_ptr<StepSchedule> MakeRunSchedule(const RunInfo& run, const Knobs& knobs,
-                                              int world_size) {
-  return MakeStepSchedule(run.workload, knobs, run.framework, world_size, RunnerOf(run));
+                                              const Topology& topology) {
+  return MakeStepSchedule(run.workload, knobs, run.framework, topology.world_size(),
+                          RunnerOf(run), topology.ranks_per_node);
 }
 
 CollectiveRecord RecordOf(const FusedCollective& c, Algorithm algorithm,

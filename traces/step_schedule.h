@@ -128,12 +128,14 @@ CollectiveRunner RunnerOf(const RunInfo& run);
 // hierarchical knobs) or DDP's (bucket caps, gradient_as_bucket_view; concurrent buckets by
 // runner, DdpCollectivesInFlight). Nothing of workload is kept. DDP buckets every tensor as an
 // allreduce of its bytes; CheckDdpWorkload says whether DDP can run the workload.
+// local_size: ranks per node, by which real Horovod rounds its fusion threshold
+// (HorovodFusionThresholdBytes); not used for the executor's runner.
 std::unique_ptr<StepSchedule> MakeStepSchedule(
     const Workload& workload, const Knobs& knobs, Framework framework, int world_size,
-    CollectiveRunner runner = CollectiveRunner::kExecutor);
-// The schedule of run's job (its workload, framework and runner) for knobs on world_size ranks.
+    CollectiveRunner runner = CollectiveRunner::kExecutor, int local_size = 0);
+// The schedule of run's job (its workload, framework and runner) for knobs on `topology`.
 std::unique_ptr<StepSchedule> MakeRunSchedule(const RunInfo& run, const Knobs& knobs,
-                                              int world_size);
+                                              const Topology& topology);
 
 // The record of collective c, run with algorithm in the given phases: the seq-th collective of
 // its step on rank, launched by cycle `cycle` (on-ready pacing: its launch index, DDP's bucket

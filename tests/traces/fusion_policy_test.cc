@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "traces/step_schedule.h"
 
 namespace autotune {
 namespace {
@@ -142,6 +145,38 @@ TEST(FusionPolicy, CycleWithoutGroupsFusesWhatIsReadyInIndexOrder) {
   EXPECT_EQ(fused[0].group, -1);
   EXPECT_EQ(policy.group_of(3), -1);
   EXPECT_EQ(policy.threshold_bytes(), 250);
+}
+
+// Real Horovod rounds its fusion threshold up to a multiple of local_size * 8 * 64 bytes
+// (Controller::TensorFusionThresholdBytes); worked by hand: 0.50266 MB is 527,077 bytes, on 2
+// ranks per node a multiple of 1,024: 515 * 1,024 = 527,360.
+TEST(FusionPolicy, RealHorovodRoundsItsThresholdUpByTheLocalSize) {
+  EXPECT_EQ(HorovodFusionThresholdBytes(527077, 2), 527360);
+  EXPECT_EQ(HorovodFusionThresholdBytes(527077, 4), 528384);  // 258 * 2,048
+  EXPECT_EQ(HorovodFusionThresholdBytes(int64_t{128} << 20, 4), int64_t{128} << 20);
+  EXPECT_EQ(HorovodFusionThresholdBytes(0, 2), 0);
+  EXPECT_EQ(HorovodFusionThresholdBytes(527077, 0), 527077);  // not real Horovod
+
+  // The real MLP's buffer: two 256 KiB weights and three 1 KiB biases (527,360 bytes) fit
+  // real Horovod's threshold on 2 ranks per node, not the knob's bytes.
+  Workload w;
+  w.name = "mlp";
+  for (int64_t elements : {65536, 65536, 256, 256, 256}) {
+    w.tensors.push_back({.name = "t" + std::to_string(w.tensors.size()), .shape = {elements}});
+  }
+  Knobs knobs;
+  knobs.fusion_threshold_mb = 0.50266;
+  ASSERT_EQ(knobs.threshold_bytes(), 527077);
+  const std::vector<int> all = {0, 1, 2, 3, 4};
+  auto launched = [&](CollectiveRunner runner) {
+    std::unique_ptr<StepSchedule> s =
+        MakeStepSchedule(w, knobs, Framework::kHorovod, 4, runner, /*local_size=*/2);
+    std::vector<int64_t> bytes;
+    for (const FusedCollective& c : s->Launch(all)) bytes.push_back(c.bytes);
+    return bytes;
+  };
+  EXPECT_EQ(launched(CollectiveRunner::kHostLibrary), (std::vector<int64_t>{527360}));
+  EXPECT_EQ(launched(CollectiveRunner::kExecutor), (std::vector<int64_t>{526336, 1024}));
 }
 
 TEST(FusionPolicy, CycleWithGroupsReleasesWholeGroupsOnly) {
