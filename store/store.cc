@@ -438,15 +438,6 @@ Status Store::FinishRun(int64_t run_id, bool complete, RunInfo* summary) {
     sample.knobs = info.knobs;
     sample.score_bytes_per_s = info.score_bytes_per_s;
     sample.step_ms = info.step_ms_median;
-    // An imported run whose production step time was given measures the job as it runs in
-    // production: its sample is that (the bytes of its steps over the production step time),
-    // as the simulator's predictions from it are, and as the search's verdict counts it.
-    // Otherwise a search would choose its candidate by traced times (tracing costs each
-    // setting differently) and judge it by production ones.
-    if (info.untraced_step_ms > 0.0 && info.step_ms_median > 0.0) {
-      sample.score_bytes_per_s *= info.step_ms_median / info.untraced_step_ms;
-      sample.step_ms = info.untraced_step_ms;
-    }
     AUTOTUNE_RETURN_IF_ERROR(InsertSample(db_, &sample).WithPrefix(path_));
   }
   AUTOTUNE_RETURN_IF_ERROR(tx.Commit().WithPrefix(path_));

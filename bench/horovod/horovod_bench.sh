@@ -242,10 +242,11 @@ predict() {
   shift 3
   json=$("$autotune" simulate --db "$sdb" --run "$run" "$@" --json 2> "$file.err") || rc=$?
   if [[ $rc -eq 0 ]]; then
-    "$python" -c "import json,sys; print(sys.argv[1], json.loads(sys.argv[2])['step_ms_median'])" \
-      "$name" "$json" >> "$file"
-    "$python" -c "import json,sys; print(sys.argv[1], json.loads(sys.argv[2])['run'])" \
-      "$name" "$json" >> "$file.runs"
+    local step_ms sim_run
+    read -r step_ms sim_run < <("$python" -c \
+      "import json,sys; d=json.loads(sys.argv[1]); print(d['step_ms_median'], d['run'])" "$json")
+    echo "$name $step_ms" >> "$file"
+    echo "$name $sim_run" >> "$file.runs"
   else
     echo "$name refused: $(grep -v '^\s*$' "$file.err" | tail -1)" >> "$file"
   fi
@@ -378,7 +379,8 @@ if [[ $extrap -eq 1 ]]; then
       comm+=($("$autotune" diagnose --db "$sdb" --run "$id" --json | "$python" -c \
         "import json,sys; d=json.load(sys.stdin); print(d['exposed_comm_ms'], d['total_comm_ms'])"))
     done
-    echo "${n}x$m ${comm[*]}" >> "$out/comm.tsv"
+    # Four figures or none: a diagnose that failed leaves this topology's line out.
+    if [[ ${#comm[@]} -eq 4 ]]; then echo "${n}x$m ${comm[*]}" >> "$out/comm.tsv"; fi
   done
   "$python" "$here/score.py" --extrap --model mlp --dir "$out" --db "$sdb" --run "$run" \
     --autotune "$autotune" --bench-figure "$bench_figure"

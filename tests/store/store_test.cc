@@ -116,27 +116,6 @@ TEST_F(StoreTest, RoundTripsARunAndItsTrace) {
   EXPECT_EQ(samples[0].run_id, run.id);
 }
 
-// An import given the job's production step time: its measured sample is the production
-// job's (1000 bytes a step over the 30 ms production step, not the traced steps' 15 ms).
-TEST_F(StoreTest, AnImportsSampleIsItsProductionStepTime) {
-  std::unique_ptr<Store> store;
-  ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
-  RunInfo run = MakeRun();
-  run.kind = RunKind::kImported;
-  run.untraced_step_ms = 30;
-  ASSERT_TRUE(store->CreateRun(&run).ok());
-  ASSERT_TRUE(store->AppendStep(run.id, MakeStep(0, 10)).ok());
-  ASSERT_TRUE(store->AppendStep(run.id, MakeStep(1, 20)).ok());
-  RunInfo summary;
-  ASSERT_TRUE(store->FinishRun(run.id, true, &summary).ok());
-  EXPECT_DOUBLE_EQ(summary.step_ms_median, 15);  // the run itself stays as traced
-  std::vector<Sample> samples;
-  ASSERT_TRUE(store->ListSamples("tiny", run.topology, &samples).ok());
-  ASSERT_EQ(samples.size(), 1u);
-  EXPECT_DOUBLE_EQ(samples[0].step_ms, 30);
-  EXPECT_DOUBLE_EQ(samples[0].score_bytes_per_s, 1000 / 0.030);
-}
-
 TEST_F(StoreTest, IncompleteRunKeepsStepsAndIsNoSample) {
   std::unique_ptr<Store> store;
   ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());

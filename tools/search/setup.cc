@@ -80,31 +80,36 @@ Status LoadStoredSamples(Store& store, const RunInfo& run, StoredSamples* out) {
   query.backend = run.backend;
   AUTOTUNE_RETURN_IF_ERROR(store.ListSamples(query, &out->measured));
   out->other_measured = static_cast<int>(all.size() - out->measured.size());
-  // Like with like, as LoadStepTimes: once a measured sample is of a production run (an
-  // import given its production step time), the traced imports' own samples are left out, so
-  // that the tuner does not choose its candidate by traced times and have it judged by
-  // production ones. (Samples of a Horovod autotune log, held by a run without steps, and of
-  // recorded runs stay.)
-  enum class Kind { kOther, kProduction, kTraced };
-  std::map<int64_t, Kind> kind_of_run;
+  // Like with like, as LoadStepTimes: an import given its production step time is learned
+  // from at that time (the bytes of its steps over the production step, as the simulator's
+  // predictions from it are), and once one is, the traced imports without one are left out,
+  // so that the tuner does not choose its candidate by traced times and have it judged by
+  // production ones (tracing costs each setting differently). Samples of a Horovod autotune
+  // log (held by a run without steps) and of recorded runs stay as stored.
+  std::map<int64_t, RunInfo> runs;
   for (const Sample& sample : out->measured) {
-    if (sample.run_id <= 0 || kind_of_run.count(sample.run_id) != 0) continue;
-    RunInfo info;
-    AUTOTUNE_RETURN_IF_ERROR(store.GetRun(sample.run_id, &info));
-    Kind kind = Kind::kOther;
-    if (info.kind == RunKind::kImported && info.steps_recorded > 0) {
-      kind = info.untraced_step_ms > 0.0 ? Kind::kProduction : Kind::kTraced;
+    if (sample.run_id > 0 && runs.count(sample.run_id) == 0) {
+      AUTOTUNE_RETURN_IF_ERROR(store.GetRun(sample.run_id, &runs[sample.run_id]));
     }
-    kind_of_run[sample.run_id] = kind;
   }
-  auto is = [&](Kind kind) {
-    return [&kind_of_run, kind](const Sample& sample) {
-      auto it = kind_of_run.find(sample.run_id);
-      return it != kind_of_run.end() && it->second == kind;
-    };
+  auto traced_import = [&](const Sample& sample, bool production) {
+    auto it = runs.find(sample.run_id);
+    if (it == runs.end()) return false;
+    const RunInfo& r = it->second;
+    return r.kind == RunKind::kImported && r.steps_recorded > 0 &&
+           (r.untraced_step_ms > 0.0) == production;
   };
-  if (std::any_of(out->measured.begin(), out->measured.end(), is(Kind::kProduction))) {
-    out->traced_left_out = static_cast<int>(std::erase_if(out->measured, is(Kind::kTraced)));
+  bool any_production = false;
+  for (Sample& sample : out->measured) {
+    if (!traced_import(sample, true)) continue;
+    const RunInfo& r = runs[sample.run_id];
+    if (r.step_ms_median > 0.0) sample.score_bytes_per_s *= r.step_ms_median / r.untraced_step_ms;
+    sample.step_ms = r.untraced_step_ms;
+    any_production = true;
+  }
+  if (any_production) {
+    out->traced_left_out = static_cast<int>(std::erase_if(
+        out->measured, [&](const Sample& sample) { return traced_import(sample, false); }));
   }
   return LoadStepTimes(store, out->measured, &out->steps);
 }

@@ -89,9 +89,10 @@ struct StoredSamples {
   std::vector<tuner::MeasuredSteps> steps;  // LoadStepTimes of `measured`
 };
 
-// Reads `run`'s StoredSamples from `store`; once any is of a production run (an import given
-// its production step time), those of traced imports without one are left out (counted in
-// traced_left_out). Fails with the store's error.
+// Reads `run`'s StoredSamples from `store`. The sample of an import given its production step
+// time is its production job's (its score scaled from the traced steps' median to that time);
+// once any is, those of traced imports without one are left out (counted in traced_left_out).
+// Fails with the store's error.
 Status LoadStoredSamples(Store& store, const RunInfo& run, StoredSamples* out);
 
 // Appends to *out the step times of the samples of `measured` that are the only measured
