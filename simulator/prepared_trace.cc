@@ -131,15 +131,23 @@ Status PrepareStep(const RunInfo& run, const std::string& name, const StepTrace&
   std::iota(ps->ready_order.begin(), ps->ready_order.end(), 0);
   std::stable_sort(ps->ready_order.begin(), ps->ready_order.end(),
                    [&](int a, int b) { return ps->ready_us[a] < ps->ready_us[b]; });
-  const double last_ready_us = ps->ready_us[ps->ready_order.back()];
-  const double backward_us = run.workload.backward_ms * 1000.0;
-  ps->compute_end_us = std::max(ps->backward_start_us + backward_us, last_ready_us);
+  ps->compute_end_us = ComputeEndUs(run, st);
   const double gradients_end_us = std::max(ps->compute_end_us, last_done_us);
   ps->tail_us = std::max(0.0, st.step_ms * 1000.0 - gradients_end_us);
   return Status::Ok();
 }
 
 }  // namespace
+
+double ComputeEndUs(const RunInfo& run, const StepTrace& step) {
+  double last_ready_us = 0.0;
+  for (const TensorEvent& e : step.tensors) {
+    if (FiniteNonNegative(e.ready_us)) last_ready_us = std::max(last_ready_us, e.ready_us);
+  }
+  const double backward_start_us =
+      FiniteNonNegative(step.backward_start_us) ? step.backward_start_us : 0.0;
+  return std::max(backward_start_us + run.workload.backward_ms * 1000.0, last_ready_us);
+}
 
 int64_t PreparedTrace::FusionBytesPerStep(int world_size) const {
   int64_t total = 0;

@@ -31,6 +31,12 @@ struct PreparedStep {
   int work_cycles = 0;
 };
 
+// When backward compute finished on the slowest rank of a recorded step: max(backward start +
+// the workload's backward_ms, the latest ready time over every rank's tensor rows). Before it
+// the ranks' compute threads run beside the communication; after it, until the step's tail,
+// the communication runs alone. PreparedStep::compute_end_us is this.
+double ComputeEndUs(const RunInfo& run, const StepTrace& step);
+
 class PreparedTrace {
  public:
   // Checks every row of trace and precomputes the steps. Errors name the run, the step

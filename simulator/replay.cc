@@ -96,6 +96,16 @@ class CycleClock {
   CycleTiming current_;
 };
 
+// When a collective of comm_us (its time alone) that starts at start_us ends, progressing at
+// 1 / contention of its rate until compute_end_us and at its full rate after.
+double ContendedEndUs(double start_us, double comm_us, double compute_end_us,
+                      double contention) {
+  if (contention <= 1.0 || start_us >= compute_end_us) return start_us + comm_us;
+  const double slow_end_us = start_us + comm_us * contention;
+  if (slow_end_us <= compute_end_us) return slow_end_us;
+  return compute_end_us + (comm_us - (compute_end_us - start_us) / contention);
+}
+
 // Collective costing: a step's launches on the communication stream, each with the copies its
 // schedule says (a copy into the buffer, a copy out) around the collective (NetworkModel, with
 // the schedule's algorithm). With one launch in flight (schedule's max_in_flight) they run one
@@ -144,7 +154,7 @@ class CommStream {
     p.start_us = t;
     t += copy_in_us;
     p.copy_in_end_us = t;
-    t += comm_us;
+    t = ContendedEndUs(t, comm_us, step_.compute_end_us, options_.comm_contention);
     p.comm_end_us = t;
     t += copy_out_us;
     p.end_us = t;

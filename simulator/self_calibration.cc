@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "simulator/prepared_trace.h"
 #include "simulator/shared_link.h"
 
 namespace autotune::sim {
@@ -32,29 +33,60 @@ bool SameJobShape(const RunInfo& a, const RunInfo& b) {
 // Adds one trace's collectives and copies to bins. Collectives that ran at once (DDP over
 // gloo runs two) or queued count the time each took alone under the replay's rule
 // (shared_link.h, SoloTimes, all of a collective's time shared: no network model yet).
+// Where the trace shows kMinSelfCalibrationCollectives or more collectives that ran after the
+// step's compute (ComputeEndUs: the network alone), only those make points: a collective that
+// ran beside the compute shares the host's cores with it, and its time says when it ran as much
+// as what it moved (the real MLP on 4 ranks over 2 cores: its one 1 MB tensor, always sent while
+// backward runs, took 28 ms, 3x the calibration, where its 256 KB ones sent after took 2 ms, as
+// the calibration). What running beside the compute costs is the replay's comm_contention
+// (trace_calibration.h), fitted from the same trace.
 void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives) {
   const int world = trace.run.topology.world_size();
+  struct Point {
+    BinKey key;
+    double bytes;
+    double us;
+  };
+  std::vector<Point> alone;
+  std::vector<Point> all;
+  std::vector<Point> copies;
+  const StepTrace* step_of_end = nullptr;
+  double compute_end_us = 0.0;
   ForEachSoloCollective(
       trace, [](const CollectiveRecord&) { return 0.0; },
-      [&](const CollectiveRecord& c, double comm_us) {
+      [&](const StepTrace& step, const CollectiveRecord& c, double comm_us) {
+        if (step_of_end != &step) {
+          step_of_end = &step;
+          compute_end_us = ComputeEndUs(trace.run, step);
+        }
         // The calibration counts an allgather by the bytes each rank sends.
         const int64_t message = c.op == Op::kAllgather ? c.bytes / std::max(1, world) : c.bytes;
         if (message > 0 && std::isfinite(comm_us) && comm_us > 0.0) {
           const Scope scope =
               c.algorithm == Algorithm::kHierarchical ? Scope::kHierarchical : Scope::kWorld;
-          Bin& bin = (*bins)[{static_cast<int>(c.op), static_cast<int>(scope), SizeBin(message)}];
-          bin.times_us.push_back(comm_us);
-          bin.bytes.push_back(static_cast<double>(message));
-          ++*collectives;
+          const Point p{{static_cast<int>(c.op), static_cast<int>(scope), SizeBin(message)},
+                        static_cast<double>(message), comm_us};
+          all.push_back(p);
+          if (c.copy_in_end_us >= compute_end_us) alone.push_back(p);
         }
         const double copy_us = c.copy_in_end_us - c.start_us;
         if (message >= kMinCopyBytes && std::isfinite(copy_us) && copy_us > 0.0) {
-          Bin& bin = (*bins)[{static_cast<int>(Op::kAllreduce), static_cast<int>(Scope::kCopy),
-                              SizeBin(message)}];
-          bin.times_us.push_back(copy_us);
-          bin.bytes.push_back(static_cast<double>(message));
+          copies.push_back({{static_cast<int>(Op::kAllreduce), static_cast<int>(Scope::kCopy),
+                             SizeBin(message)},
+                            static_cast<double>(message), copy_us});
         }
       });
+  const std::vector<Point>& used =
+      alone.size() >= static_cast<size_t>(kMinSelfCalibrationCollectives) ? alone : all;
+  const std::vector<Point>* const lists[] = {&used, &copies};
+  for (const std::vector<Point>* points : lists) {
+    for (const Point& p : *points) {
+      Bin& bin = (*bins)[p.key];
+      bin.times_us.push_back(p.us);
+      bin.bytes.push_back(p.bytes);
+    }
+  }
+  *collectives += static_cast<int>(used.size());
 }
 
 }  // namespace

@@ -26,7 +26,11 @@ inline constexpr int kMinSelfCalibrationCollectives = 3;
 // median_us: a step pays the sum of its collectives, and a loaded job's are skewed by
 // scheduling hiccups that a median would drop); copies of 64 KiB and more give copy points. A
 // collective's duration is its time alone (SoloTimes, trace_calibration.h: collectives that
-// ran at once shared the link, as MeasuredCommRatio counts them). Traces of another shape, backend or framework than the first are skipped. NotFound when fewer than
+// ran at once shared the link, as MeasuredCommRatio counts them). Where a trace shows
+// kMinSelfCalibrationCollectives or more collectives that ran after its steps' compute (the
+// network alone), only those make its points; the others ran beside the compute, whose cost
+// the replay's comm_contention carries. Traces of another shape, backend or framework than the
+// first are skipped. NotFound when fewer than
 // kMinSelfCalibrationCollectives collectives have a positive duration. The result has id 0,
 // the first trace's topology, backend and hardware, and `hardware` prefixed with the source.
 StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces);

@@ -162,9 +162,9 @@ std::vector<int> CollectiveRanks(const StepTrace& step) {
   return {ranks.begin(), ranks.end()};
 }
 
-void ForEachSoloCollective(const Trace& trace,
-                           const std::function<double(const CollectiveRecord&)>& fixed_us,
-                           const std::function<void(const CollectiveRecord&, double)>& visit) {
+void ForEachSoloCollective(
+    const Trace& trace, const std::function<double(const CollectiveRecord&)>& fixed_us,
+    const std::function<void(const StepTrace&, const CollectiveRecord&, double)>& visit) {
   const int slots = CollectivesInFlight(trace.run);
   std::vector<RecordedFlight> flights;
   for (const StepTrace& step : trace.steps) {
@@ -175,7 +175,7 @@ void ForEachSoloCollective(const Trace& trace,
         flights.push_back({c->copy_in_end_us, c->comm_end_us, fixed_us(*c)});
       }
       const std::vector<double> solo = SoloTimes(flights, slots);
-      for (size_t i = 0; i < records.size(); ++i) visit(*records[i], solo[i]);
+      for (size_t i = 0; i < records.size(); ++i) visit(step, *records[i], solo[i]);
     }
   }
 }

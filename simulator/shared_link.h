@@ -86,11 +86,11 @@ std::vector<const CollectiveRecord*> RankCollectives(const StepTrace& step, int 
 // The ranks that ran a collective in step, ascending.
 std::vector<int> CollectiveRanks(const StepTrace& step);
 
-// Calls visit(record, solo_us) for every recorded collective of trace (step by step, rank by
-// rank, in launch order) with the time it took alone under the run's slots (SoloTimes);
+// Calls visit(step, record, solo_us) for every recorded collective of trace (step by step, rank
+// by rank, in launch order) with the time it took alone under the run's slots (SoloTimes);
 // fixed_us(record) is its unshared latency part (return 0 when all of it shared).
-void ForEachSoloCollective(const Trace& trace,
-                           const std::function<double(const CollectiveRecord&)>& fixed_us,
-                           const std::function<void(const CollectiveRecord&, double)>& visit);
+void ForEachSoloCollective(
+    const Trace& trace, const std::function<double(const CollectiveRecord&)>& fixed_us,
+    const std::function<void(const StepTrace&, const CollectiveRecord&, double)>& visit);
 
 }  // namespace autotune::sim

@@ -218,14 +218,15 @@ std::string Simulation::Describe() const {
   std::snprintf(line, sizeof(line),
                 "trace: run %lld, %s on %s, %zu steps; predicting %s\n"
                 "negotiation (%s): bits %.1f us + %.3f us/tensor, round %.1f us + %.3f "
-                "us/tensor\nreplay: comm scale %.3f, copy scale %.3f, first negotiation >= "
+                "us/tensor\nreplay: comm scale %.3f (x %.3f beside the compute), copy scale %.3f, "
+                "first negotiation >= "
                 "%.1f us, "
                 "wake delay %.1f us, one-tensor copy-out %s, %s cycles\n",
                 static_cast<long long>(trace_.run().id), trace_.workload().name.c_str(),
                 trace_.run().topology.key().c_str(), trace_.steps().size(),
                 topology().key().c_str(), negotiation_.provenance().c_str(), n.bits_fixed_us,
                 n.cached_per_tensor_us, n.round_fixed_us, n.uncached_per_tensor_us,
-                options_.comm_scale, options_.copy_scale,
+                options_.comm_scale, options_.comm_contention, options_.copy_scale,
                 options_.first_negotiation_us, options_.wake_delay_us,
                 options_.single_tensor_copy_out ? "yes" : "no",
                 options_.cycle_waits_for_collectives ? "blocking" : "streamed");

@@ -95,26 +95,18 @@ void SetFirstNegotiation(const std::vector<std::pair<int, double>>& first_cycles
 
 }  // namespace
 
-double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
-  struct Ratio {
-    double ratio;
-    double model_us;
-  };
-  std::vector<Ratio> ratios;
-  double total_model_us = 0.0;
-  // Collectives that ran at once (DDP over gloo runs two) or queued for the stream count what
-  // the replay's rule (shared_link.h) says each took alone.
-  ForEachSoloCollective(
-      trace,
-      [&](const CollectiveRecord& c) { return FixedPartUs(network, c.op, c.algorithm, c.bytes); },
-      [&](const CollectiveRecord& c, double solo_us) {
-        const double model = network.CollectiveUs(c.op, c.algorithm, c.bytes);
-        if (std::isfinite(solo_us) && solo_us > 0.0 && model > 0.0) {
-          ratios.push_back({solo_us / model, model});
-          total_model_us += model;
-        }
-      });
+namespace {
+
+struct Ratio {
+  double ratio;
+  double model_us;
+};
+
+// The median of ratios, each weighted by its model time; 1 with fewer than kMinEvidence.
+double WeightedMedianRatio(std::vector<Ratio> ratios) {
   if (ratios.size() < kMinEvidence) return 1.0;
+  double total_model_us = 0.0;
+  for (const Ratio& r : ratios) total_model_us += r.model_us;
   std::sort(ratios.begin(), ratios.end(),
             [](const Ratio& a, const Ratio& b) { return a.ratio < b.ratio; });
   double below_us = 0.0;
@@ -123,6 +115,48 @@ double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
     if (below_us >= 0.5 * total_model_us) return r.ratio;
   }
   return ratios.back().ratio;
+}
+
+}  // namespace
+
+CommRatios MeasuredCommRatios(const Trace& trace, const NetworkModel& network) {
+  std::vector<Ratio> all;
+  std::vector<Ratio> alone;
+  std::vector<Ratio> beside;
+  const StepTrace* step_of_end = nullptr;
+  double compute_end_us = 0.0;
+  // Collectives that ran at once (DDP over gloo runs two) or queued for the stream count what
+  // the replay's rule (shared_link.h) says each took alone.
+  ForEachSoloCollective(
+      trace,
+      [&](const CollectiveRecord& c) { return FixedPartUs(network, c.op, c.algorithm, c.bytes); },
+      [&](const StepTrace& step, const CollectiveRecord& c, double solo_us) {
+        if (step_of_end != &step) {
+          step_of_end = &step;
+          compute_end_us = ComputeEndUs(trace.run, step);
+        }
+        const double model = network.CollectiveUs(c.op, c.algorithm, c.bytes);
+        if (std::isfinite(solo_us) && solo_us > 0.0 && model > 0.0) {
+          const Ratio r{solo_us / model, model};
+          all.push_back(r);
+          if (c.copy_in_end_us >= compute_end_us) {
+            alone.push_back(r);
+          } else if (c.comm_end_us <= compute_end_us) {
+            beside.push_back(r);
+          }
+        }
+      });
+  CommRatios out;
+  out.all = WeightedMedianRatio(all);
+  out.alone_count = static_cast<int>(alone.size());
+  out.beside_count = static_cast<int>(beside.size());
+  out.alone = WeightedMedianRatio(std::move(alone));
+  out.beside = WeightedMedianRatio(std::move(beside));
+  return out;
+}
+
+double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
+  return MeasuredCommRatios(trace, network).all;
 }
 
 double MeasuredLaunchUs(const Trace& trace, const NetworkModel& network, double copy_scale) {
@@ -168,7 +202,16 @@ double MeasuredLaunchUs(const Trace& trace, const NetworkModel& network, double 
 ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
                                const NegotiationModel& negotiation) {
   ReplayOptions options;
-  options.comm_scale = std::clamp(MeasuredCommRatio(trace, network), 0.5, 2.0);
+  const CommRatios ratios = MeasuredCommRatios(trace, network);
+  options.comm_scale = std::clamp(ratios.all, 0.5, 2.0);
+  // One collective in flight (the stream queues the rest) and both kinds shown: the network's
+  // scale from the collectives that ran alone, and what running beside the compute cost.
+  if (CollectivesInFlight(trace.run) == 1 && ratios.alone_count >= static_cast<int>(kMinEvidence) &&
+      ratios.beside_count >= static_cast<int>(kMinEvidence)) {
+    options.comm_scale = std::clamp(ratios.alone, 0.5, 2.0);
+    options.comm_contention =
+        std::clamp(ratios.beside / ratios.alone, 1.0, kMaxCommContention);
+  }
   const double cycle_us = trace.run.knobs.cycle_time_ms * 1000.0;
   const bool cache_on = trace.run.knobs.cache_capacity > 0;
   const double idle_us = negotiation.CycleUs(cache_on, 0, 0);

@@ -16,7 +16,10 @@
 namespace autotune::sim {
 
 // network and negotiation predict the trace's own topology. Options the trace says
-// nothing about keep their defaults.
+// nothing about keep their defaults. comm_scale is MeasuredCommRatio (clamped to [0.5, 2]);
+// where one collective runs at a time and the trace shows 3 or more collectives that ran alone
+// and 3 or more beside the compute (MeasuredCommRatios), comm_scale is the alone ones' ratio
+// and comm_contention the beside ones' over it, in [1, kMaxCommContention].
 ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
                                const NegotiationModel& negotiation);
 
@@ -30,6 +33,22 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
 // step runs one small and one large collective, an unweighted median would be either
 // one's ratio depending on noise, and noise hits the small one hardest.
 double MeasuredCommRatio(const Trace& trace, const NetworkModel& network);
+
+// The same ratio over the collectives that ran alone (they started after the step's compute
+// ended, ComputeEndUs) and over those that ran beside it (they ended before it did); a
+// collective across the compute's end is in `all` only. Each 1 with fewer than 3 collectives.
+struct CommRatios {
+  double all = 1.0;
+  double alone = 1.0;
+  double beside = 1.0;
+  int alone_count = 0;
+  int beside_count = 0;
+};
+CommRatios MeasuredCommRatios(const Trace& trace, const NetworkModel& network);
+
+// The largest comm_contention CalibrateOptions fits (a collective beside the compute taking
+// 4x its time alone).
+inline constexpr double kMaxCommContention = 4.0;
 
 // On-ready pacing (DDP): the median over the recorded launches of the gap between the last
 // member's ready time and the launch's start on the same rank, less the member's copy into

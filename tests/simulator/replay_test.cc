@@ -209,6 +209,35 @@ TEST(ReplayExactTest, ComputeBoundStepEndsWithTheBackwardPass) {
   EXPECT_NEAR(PredictUs(sim, PlainKnobs(0, 10)), 57500.0, 1e-3);
 }
 
+TEST(ReplayExactTest, ACollectiveBesideTheComputeRunsAtItsContendedRateUntilTheComputeEnds) {
+  // One 1e6-byte tensor ready 0.5 ms into a backward pass that ends at 2.5 ms; the 0.5 ms
+  // cycle launches it at once: 5010 us alone (2 * 5 us + 1e6 B / 200 B/us).
+  const Workload w = MakeWorkload({1000000}, {0.5}, 0.0, 2.5, 1.0);
+  const Trace trace = MakeTrace(w, Topo(1, 2), PlainKnobs(0, 0.5), 9000.0, 10.0);
+  const NetworkModel net = NetworkModel::FromParams(SimpleParams(), Topo(1, 2));
+  // The recorded tail: 10 ms - max(2.5 ms, 9 ms) = 1 ms.
+  EXPECT_NEAR(PredictUs(MakeSimulation(trace, net), PlainKnobs(0, 0.5)), 500 + 5010 + 1000, 1e-3);
+  ReplayOptions contended = ExactOptions();
+  contended.comm_contention = 2.0;
+  const Simulation sim = MakeSimulation(trace, net, NegotiationModel(), contended);
+  // Until 2.5 ms at half its rate: 2000 us of wall time do 1000 us of its work; the other
+  // 4010 us run at full rate after.
+  EXPECT_NEAR(PredictUs(sim, PlainKnobs(0, 0.5)), 2500 + 4010 + 1000, 1e-3);
+  // Launched after the compute (a 3 ms cycle), it runs at its full rate.
+  EXPECT_NEAR(PredictUs(sim, PlainKnobs(0, 3.0)), 3000 + 5010 + 1000, 1e-3);
+  // All of it within the compute: a 4x contention on a 1e5-byte tensor (510 us alone) ready at
+  // 0.5 ms ends at 0.5 + 4 * 0.51 = 2.54 ms, past the compute's 2.5 ms: the last 40 us of
+  // wall time are 10 us of work done at the full rate, so it ends at 2.51 ms.
+  const Trace small = MakeTrace(MakeWorkload({100000}, {0.5}, 0.0, 2.5, 1.0), Topo(1, 2),
+                                PlainKnobs(0, 0.5), 9000.0, 10.0);
+  contended.comm_contention = 4.0;
+  StepTrace timeline;
+  PredictUs(MakeSimulation(small, net, NegotiationModel(), contended), PlainKnobs(0, 0.5),
+            &timeline);
+  ASSERT_EQ(timeline.collectives.size(), 1u);
+  EXPECT_NEAR(timeline.collectives[0].comm_end_us, 2510.0, 1e-3);
+}
+
 TEST(ReplayExactTest, SlowestRankDecidesReadiness) {
   const Workload w = MakeWorkload({1000000}, {0.5}, 0.0, 2.5, 1.0);
   Trace trace = MakeTrace(w, Topo(1, 2), PlainKnobs(0, 1), 9000.0, 10.0);

@@ -21,14 +21,19 @@ using testing::Topo;
 // Known cost on the world of 4 ranks: 250 us + 8 ns per byte (the allreduce's bytes).
 double KnownUs(int64_t bytes) { return 250.0 + 0.008 * static_cast<double>(bytes); }
 
+// The backward pass of TraceWithCollectives's steps ends here (1 ms forward + 2 ms backward).
+constexpr double kComputeEndUs = 3000.0;
+
 // A trace of `steps` steps, each with one allreduce per size in `sizes` that took exactly
-// KnownUs(size) (copy-in 1 us per KiB before it).
-Trace TraceWithCollectives(const std::vector<int64_t>& sizes, int steps) {
+// KnownUs(size) (copy-in 1 us per KiB before it), one after another from start_us (by
+// default after the compute: the network alone).
+Trace TraceWithCollectives(const std::vector<int64_t>& sizes, int steps,
+                           double start_us = kComputeEndUs) {
   Trace trace = MakeTrace(MakeWorkload({1 << 20}, {1.0}, 1.0, 2.0, 1.0), Topo(2, 2),
                           PlainKnobs(64, 1), 4000.0, 10.0, steps);
   trace.run.kind = RunKind::kImported;
   for (StepTrace& st : trace.steps) {
-    double t = 0.0;
+    double t = start_us;
     for (size_t i = 0; i < sizes.size(); ++i) {
       CollectiveRecord c;
       c.seq = static_cast<int>(i);
@@ -83,6 +88,46 @@ TEST(SelfCalibrationTest, TracesOfOneJobArePooledAndEachBinTakesTheMean) {
   EXPECT_NEAR(world->median_us, 4.0 / 3.0 * KnownUs(1 << 20), 1e-9);
   EXPECT_DOUBLE_EQ(world->max_us, 2.0 * KnownUs(1 << 20));
   EXPECT_NE(self->hardware.find("run 7, 8"), std::string::npos) << self->hardware;
+}
+
+TEST(SelfCalibrationTest, CollectivesBesideTheComputeStayOutWhereEnoughRanAlone) {
+  // Per step, a 64 KiB collective beside the compute at 3x its known time (the compute's
+  // cores slow it), then 1 MiB ones after the compute ends, at their known time.
+  auto with_one_beside = [](int steps) {
+    Trace trace = TraceWithCollectives({1 << 20}, steps);
+    for (StepTrace& st : trace.steps) {
+      CollectiveRecord c = st.collectives[0];
+      c.seq = 1;
+      c.bytes = 64 << 10;
+      c.start_us = 100.0;
+      c.copy_in_end_us = 164.0;
+      c.comm_end_us = c.copy_in_end_us + 3.0 * KnownUs(64 << 10);
+      c.end_us = c.comm_end_us;
+      st.collectives.push_back(c);
+    }
+    return trace;
+  };
+  auto world_points = [](const Trace& trace) {
+    const Trace* traces[] = {&trace};
+    StatusOr<Calibration> self = CalibrationFromTraces(traces);
+    EXPECT_TRUE(self.ok()) << self.status().message();
+    std::vector<CalibrationPoint> points;
+    if (!self.ok()) return points;
+    for (const CalibrationPoint& p : self->points) {
+      if (p.scope == Scope::kWorld) points.push_back(p);
+    }
+    return points;
+  };
+  // Three steps: three collectives ran alone, the 1 MiB ones; they alone make the points.
+  std::vector<CalibrationPoint> points = world_points(with_one_beside(3));
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].bytes, 1 << 20);
+  EXPECT_NEAR(points[0].median_us, KnownUs(1 << 20), 1e-9);
+  // Two steps: too few ran alone (2 < 3): every collective counts, the 64 KiB one as measured.
+  points = world_points(with_one_beside(2));
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].bytes, 64 << 10);
+  EXPECT_NEAR(points[0].median_us, 3.0 * KnownUs(64 << 10), 1e-9);
 }
 
 TEST(SelfCalibrationTest, TooFewCollectivesIsNotFound) {

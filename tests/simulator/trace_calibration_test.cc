@@ -108,6 +108,41 @@ TEST(TraceCalibrationTest, CommScaleWeighsCollectivesByTheirTime) {
   EXPECT_NEAR(MeasuredCommRatio(t, Net()), 1.5, 1e-9);
 }
 
+TEST(TraceCalibrationTest, CollectivesBesideTheComputeFitTheContention) {
+  // The backward pass ends at 2 ms. Per step, three collectives run beside it at 3x the
+  // model (45 us for 15 us), three after it at 1.2x; one straddles its end (in neither).
+  Trace t = BaseTrace(2);
+  for (StepTrace& st : t.steps) {
+    st.collectives = {Collective(1, {0}, 1000, 1000.0, 1.0, 3.0 * 15.0, 0.0),
+                      Collective(1, {0}, 1000, 1100.0, 1.0, 3.0 * 15.0, 0.0),
+                      Collective(1, {0}, 1000, 1200.0, 1.0, 3.0 * 15.0, 0.0),
+                      Collective(1, {0}, 1000, 1990.0, 1.0, 50.0, 0.0),
+                      Collective(2, {1}, 1000, 2100.0, 1.0, 1.2 * 15.0, 0.0),
+                      Collective(2, {1}, 1000, 2200.0, 1.0, 1.2 * 15.0, 0.0),
+                      Collective(2, {1}, 1000, 2300.0, 1.0, 1.2 * 15.0, 0.0)};
+  }
+  const CommRatios r = MeasuredCommRatios(t, Net());
+  EXPECT_EQ(r.alone_count, 6);
+  EXPECT_EQ(r.beside_count, 6);
+  EXPECT_NEAR(r.alone, 1.2, 1e-9);
+  EXPECT_NEAR(r.beside, 3.0, 1e-9);
+  const ReplayOptions o = CalibrateOptions(t, Net(), NegotiationModel());
+  EXPECT_NEAR(o.comm_scale, 1.2, 1e-9);
+  EXPECT_NEAR(o.comm_contention, 2.5, 1e-9);
+  // Faster beside the compute than alone: no contention (1), never a speed-up.
+  for (StepTrace& st : t.steps) {
+    for (int i = 0; i < 3; ++i) {
+      st.collectives[i].comm_end_us = st.collectives[i].copy_in_end_us + 0.5 * 15.0;
+    }
+  }
+  EXPECT_EQ(CalibrateOptions(t, Net(), NegotiationModel()).comm_contention, 1.0);
+  // Only one collective of each kind a step (two steps: 2 < 3): the plain ratio, no contention.
+  for (StepTrace& st : t.steps) {
+    st.collectives = {st.collectives[0], st.collectives[4]};
+  }
+  EXPECT_EQ(CalibrateOptions(t, Net(), NegotiationModel()).comm_contention, 1.0);
+}
+
 // A real DDP job imported on 1x2 (three gradients of 1e6, 1e6 and 2e6 bytes ready 1.0, 1.5 and
 // 2.0 ms into the backward pass, one bucket each), its rank-0 buckets as the import makes them: start =
 // copy-in end = the communication hook's call, comm end = end = its completion.
