@@ -146,6 +146,11 @@ TEST(ImportTest, SimulateSearchAndCompareUseImportedRuns) {
   const double recorded = j["recorded_step_ms_median"].get<double>();
   EXPECT_GT(predicted, 0.25 * recorded);  // a sanity bound: accuracy is bench/horovod's
   EXPECT_LT(predicted, 4.0 * recorded);
+  // The replay's fitted scales as trace_calibration.h bounds them.
+  EXPECT_GE(j["comm_scale"].get<double>(), 0.5);
+  EXPECT_LE(j["comm_scale"].get<double>(), 2.0);
+  EXPECT_GE(j["comm_contention"].get<double>(), 1.0);
+  EXPECT_LE(j["comm_contention"].get<double>(), 4.0);
   // search blends both imported runs' measured samples (same workload, topology, scale).
   r = RunAutotune("search --db '" + db + "' --run 1 --sim-budget 10 --propose 1 --json --out '" +
                   dir.path() + "/best.yaml'");
