@@ -203,7 +203,7 @@ class CommStream {
   // Runs the pending launches under the sharing rule: free_us_ and busy_us_ (the union of
   // their [start, end]).
   void Cost() {
-    runs_ = ShareLink(jobs_, slots_);
+    runs_ = ShareLink(jobs_, slots_, {step_.compute_end_us, options_.comm_contention});
     free_us_ = 0.0;
     busy_us_ = 0.0;
     double covered_until = 0.0;

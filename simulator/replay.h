@@ -65,8 +65,9 @@ struct ReplayOptions {
   double copy_scale = 1.0;
   // Communication slowed by compute: while the step's compute still runs (before its compute
   // end), a collective progresses at 1 / comm_contention of its rate (its ranks' threads share
-  // the cores with the compute); after, at its full rate. One collective in flight only (a
-  // schedule with more shares the link instead). 1 = no slowdown; fitted by CalibrateOptions.
+  // the cores with the compute); after, at its full rate (with several in flight, their
+  // latency and link parts, shared_link.h's LinkSlowdown). 1 = no slowdown; fitted by
+  // CalibrateOptions.
   double comm_contention = 1.0;
   // On-ready pacing: what the launching thread spends per launch after the copy of the
   // gradient that completed it (DDP: the reducer's bookkeeping, the communication hook's

@@ -48,7 +48,9 @@ void Advance(std::span<const LinkJob> jobs, double t, Flight* f, std::vector<Lin
 
 }  // namespace
 
-std::vector<LinkRun> ShareLink(std::span<const LinkJob> jobs, int slots) {
+std::vector<LinkRun> ShareLink(std::span<const LinkJob> jobs, int slots,
+                               const LinkSlowdown& slowdown) {
+  const bool slows = slowdown.factor > 1.0;
   slots = std::max(1, slots);
   const int n = static_cast<int>(jobs.size());
   std::vector<LinkRun> runs(n);
@@ -70,17 +72,17 @@ std::vector<LinkRun> ShareLink(std::span<const LinkJob> jobs, int slots) {
     // The next event: a part ends, or a launch arrives at a free slot.
     int sharing = 0;
     for (const Flight& f : active) sharing += f.part == Part::kShared;
+    const bool slow = slows && t < slowdown.slow_until_us;
+    auto rate_of = [&](const Flight& f) {
+      const double speed = slow && f.part != Part::kAfter ? 1.0 / slowdown.factor : 1.0;
+      return f.part == Part::kShared ? speed / sharing : speed;
+    };
     double event = std::numeric_limits<double>::infinity();
     if (next < n && static_cast<int>(active.size()) < slots) event = jobs[next].earliest_us;
-    for (const Flight& f : active) {
-      const double rate = f.part == Part::kShared ? 1.0 / sharing : 1.0;
-      event = std::min(event, t + f.remaining_us / rate);
-    }
+    if (slow) event = std::min(event, slowdown.slow_until_us);
+    for (const Flight& f : active) event = std::min(event, t + f.remaining_us / rate_of(f));
     const double dt = event - t;
-    for (Flight& f : active) {
-      const double rate = f.part == Part::kShared ? 1.0 / sharing : 1.0;
-      f.remaining_us -= dt * rate;
-    }
+    for (Flight& f : active) f.remaining_us -= dt * rate_of(f);
     t = event;
     for (Flight& f : active) Advance(jobs, t, &f, &runs);
     active.erase(std::remove_if(active.begin(), active.end(),

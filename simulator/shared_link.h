@@ -49,8 +49,17 @@ struct LinkRun {
   double end_us = 0.0;           // after part done; the slot is free
 };
 
+// Communication slowed by compute: until slow_until_us every before and shared part runs at
+// 1 / factor of its rate (the collectives' threads share the cores with the compute; the
+// replay's comm_contention until the step's compute ends); factor 1: never.
+struct LinkSlowdown {
+  double slow_until_us = 0.0;
+  double factor = 1.0;
+};
+
 // Runs jobs (in launch order) under the rule with `slots` >= 1 slots.
-std::vector<LinkRun> ShareLink(std::span<const LinkJob> jobs, int slots);
+std::vector<LinkRun> ShareLink(std::span<const LinkJob> jobs, int slots,
+                               const LinkSlowdown& slowdown = {});
 
 // One collective as a trace recorded it: launched (queued) at launch_us,
 // finished at end_us; fixed_us of it ran unshared before its shared part (0:

@@ -204,9 +204,9 @@ ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
   ReplayOptions options;
   const CommRatios ratios = MeasuredCommRatios(trace, network);
   options.comm_scale = std::clamp(ratios.all, 0.5, 2.0);
-  // One collective in flight (the stream queues the rest) and both kinds shown: the network's
-  // scale from the collectives that ran alone, and what running beside the compute cost.
-  if (CollectivesInFlight(trace.run) == 1 && ratios.alone_count >= static_cast<int>(kMinEvidence) &&
+  // Both kinds shown: the network's scale from the collectives that ran alone, and what running
+  // beside the compute cost.
+  if (ratios.alone_count >= static_cast<int>(kMinEvidence) &&
       ratios.beside_count >= static_cast<int>(kMinEvidence)) {
     options.comm_scale = std::clamp(ratios.alone, 0.5, 2.0);
     options.comm_contention =

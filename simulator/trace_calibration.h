@@ -17,7 +17,7 @@ namespace autotune::sim {
 
 // network and negotiation predict the trace's own topology. Options the trace says
 // nothing about keep their defaults. comm_scale is MeasuredCommRatio (clamped to [0.5, 2]);
-// where one collective runs at a time and the trace shows 3 or more collectives that ran alone
+// where the trace shows 3 or more collectives that ran alone
 // and 3 or more beside the compute (MeasuredCommRatios), comm_scale is the alone ones' ratio
 // and comm_contention the beside ones' over it, in [1, kMaxCommContention].
 ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,

@@ -53,6 +53,28 @@ TEST(SharedLinkTest, ALaunchWaitsForAFreeSlotAndCopiesDoNotShare) {
   EXPECT_NEAR(runs[2].end_us, 400.0, 1e-9);
 }
 
+TEST(SharedLinkTest, ASlowdownUntilTheComputeEndsSlowsLatencyAndLinkButNotCopies) {
+  // Two launches at 0, two slots, 20 us fixed part, 100 us of link, 50 us copy-out each; at
+  // half speed until 100 us. Fixed parts 0-40 (20 us of work at half speed); sharing the link
+  // at a quarter rate each 40-100 (15 us done each); from 100 at half rate: 85 left take 170,
+  // to 270; copy-outs at full speed, to 320.
+  const std::vector<LinkJob> jobs = {{0, 20, 100, 50}, {0, 20, 100, 50}};
+  const std::vector<LinkRun> runs = ShareLink(jobs, 2, {100.0, 2.0});
+  EXPECT_NEAR(runs[0].shared_start_us, 40.0, 1e-9);
+  EXPECT_NEAR(runs[0].shared_end_us, 270.0, 1e-9);
+  EXPECT_NEAR(runs[1].end_us, 320.0, 1e-9);
+  // Without it: 20, 20 + 200 = 220, 270.
+  const std::vector<LinkRun> plain = ShareLink(jobs, 2);
+  EXPECT_NEAR(plain[0].shared_end_us, 220.0, 1e-9);
+  EXPECT_NEAR(plain[1].end_us, 270.0, 1e-9);
+  // A launch after the slowdown ends is untouched; one stream (one slot) as the serial replay:
+  // 0-100 does 50 of the 120 us (20 + 100), the other 70 at full speed: 170, copy-out 220.
+  EXPECT_NEAR(ShareLink(std::vector<LinkJob>{{150, 20, 100, 50}}, 2, {100.0, 2.0})[0].end_us,
+              320.0, 1e-9);
+  EXPECT_NEAR(ShareLink(std::vector<LinkJob>{{0, 20, 100, 50}}, 1, {100.0, 2.0})[0].end_us,
+              220.0, 1e-9);
+}
+
 TEST(SharedLinkTest, SoloTimesUndoTheSharing) {
   // The two buckets as recorded (launch, end, fixed part): each took 1000 +
   // 10000 alone.
