@@ -41,7 +41,8 @@ nlohmann::json PartsToJson(const sim::StepDiagnosis& d) {
 
 // The diagnosis as one JSON object: the median step's parts at the top level, every step's
 // under "per_step".
-void PrintJson(const RunInfo& run, const sim::Diagnosis& d, const std::string& cpu_share) {
+void PrintJson(const RunInfo& run, const sim::Diagnosis& d, const std::string& cpu_share,
+               const sim::ReplayOptions* replay) {
   nlohmann::json out = PartsToJson(d.median());
   out["median_step"] = out["step"];
   out.erase("step");
@@ -55,6 +56,8 @@ void PrintJson(const RunInfo& run, const sim::Diagnosis& d, const std::string& c
   out["verdict"] = d.verdict_line;
   out["verdict_kind"] = sim::DiagnosisVerdictName(d.verdict);
   out["cpu_share"] = cpu_share;
+  out["comm_scale"] = replay != nullptr ? nlohmann::json(replay->comm_scale) : nullptr;
+  out["comm_contention"] = replay != nullptr ? nlohmann::json(replay->comm_contention) : nullptr;
   nlohmann::json steps = nlohmann::json::array();
   for (const sim::StepDiagnosis& s : d.steps) steps.push_back(PartsToJson(s));
   out["per_step"] = std::move(steps);
@@ -68,7 +71,8 @@ void PrintRow(const char* name, double ms, double step_ms, const std::string& no
 }
 
 // The diagnosis as a small table of the median step's parts, the totals and the verdict.
-void PrintTable(const RunInfo& run, const sim::Diagnosis& d, const std::string& cpu_share) {
+void PrintTable(const RunInfo& run, const sim::Diagnosis& d, const std::string& cpu_share,
+                const sim::ReplayOptions* replay) {
   const sim::StepDiagnosis& m = d.median();
   std::printf("run %lld (%s, %s, %s): median of %zu steps is step %d\n",
               static_cast<long long>(run.id), RunKindName(run.kind), run.workload.name.c_str(),
@@ -93,6 +97,12 @@ void PrintTable(const RunInfo& run, const sim::Diagnosis& d, const std::string& 
       100.0 * d.max_gain_fraction, d.steps.size(),
       m.comm_cpu_ms > 0.0 ? " and compute slowed by communication" : "", m.ideal_step_ms());
   std::printf("%s\n", cpu_share.c_str());
+  if (replay != nullptr) {
+    std::printf(
+        "communication slowed by compute: a collective beside the compute takes %.3fx its time "
+        "after it (those after: %.3fx the network model)\n",
+        replay->comm_contention, replay->comm_scale);
+  }
   std::printf("verdict: %s\n", d.verdict_line.c_str());
 }
 
@@ -112,12 +122,14 @@ int RunDiagnose(const DiagnoseOptions& opts) {
     cpu = loaded.simulation->options().cpu;
     cpu_share = loaded.simulation->DescribeCpuShare();
   }
+  const sim::ReplayOptions* replay =
+      loaded.simulation ? &loaded.simulation->options() : nullptr;
   sim::Diagnosis diagnosis;
   if (!(s = sim::Diagnose(trace, &diagnosis, cpu)).ok()) return Fail(s);
   if (opts.json) {
-    PrintJson(trace.run, diagnosis, cpu_share);
+    PrintJson(trace.run, diagnosis, cpu_share, replay);
   } else {
-    PrintTable(trace.run, diagnosis, cpu_share);
+    PrintTable(trace.run, diagnosis, cpu_share, replay);
   }
   return 0;
 }

@@ -93,6 +93,14 @@ TEST_F(DiagnoseCliTest, JsonHasTheConstructedParts) {
   EXPECT_NE(j["verdict"].get<std::string>().find("run autotune search"), std::string::npos);
   ASSERT_EQ(j["per_step"].size(), 1u);
   EXPECT_NEAR(j["per_step"][0]["collective_ms"].get<double>(), 26.0, 1e-9);
+  // The replay's fitted communication scales: null without a simulation of the run, else
+  // within trace_calibration.h's bounds.
+  ASSERT_TRUE(j.contains("comm_contention"));
+  ASSERT_TRUE(j.contains("comm_scale"));
+  if (!j["comm_contention"].is_null()) {
+    EXPECT_GE(j["comm_contention"].get<double>(), 1.0);
+    EXPECT_LE(j["comm_contention"].get<double>(), 4.0);
+  }
 }
 
 TEST_F(DiagnoseCliTest, TableShowsPartsAndVerdict) {
