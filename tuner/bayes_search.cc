@@ -36,6 +36,8 @@ const char* SuggestionOriginName(SuggestionOrigin origin) {
       return "most uncertain";
     case SuggestionOrigin::kDefaultAgain:
       return "default again: no setting predicted faster beyond noise";
+    case SuggestionOrigin::kDefaultAroundPick:
+      return "default again, between runs of the pick: no room for the probe beside a decision";
   }
   return "unknown";
 }

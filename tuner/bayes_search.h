@@ -90,10 +90,13 @@ enum class SuggestionOrigin {
                          // with the model's best, the first real runs contrast the two
   kDefaultAgain,         // a second run of the default in place of the model's best, which it
                          // predicts within run-to-run noise of the default
+  kDefaultAroundPick,    // a second run of the default in place of the probe, the pick
+                         // predicted decisively faster and too few runs left for both
 };
 // "initial design", "expected improvement", "simulated optimum", "default, never measured",
 // "re-measure: the verdict hangs on noise", "most uncertain", "default again: no setting
-// predicted faster beyond noise".
+// predicted faster beyond noise", "default again, between runs of the pick: no room for the
+// probe beside a decision".
 const char* SuggestionOriginName(SuggestionOrigin origin);
 
 struct Suggestion {

@@ -246,6 +246,19 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
     }
     return Status::Ok();
   }
+  const int room = left - static_cast<int>(proposals.size());
+  if (uncertain && def.measured.count == 1 && room >= 2 && room <= 3 &&
+      first.point != def.point &&
+      first.prediction.mean - def.prediction.mean >=
+          kPredictedGainDecisive * std::fabs(def.prediction.mean)) {
+    Suggestion around;
+    around.point = def.point;
+    around.prediction = def.prediction;
+    around.origin = SuggestionOrigin::kDefaultAroundPick;
+    add(first);
+    add(around);
+    return Status::Ok();
+  }
   const int exploring = uncertain ? std::max(1, wanted - 1) : wanted;
   for (const Suggestion& s : *batch) {
     if (static_cast<int>(proposals.size() - before) >= exploring) break;

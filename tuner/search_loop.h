@@ -98,6 +98,9 @@ class SearchLoop {
   // largest posterior stddev among the simulated settings; it alone may be predicted below
   // the default), the best pick replaced by the default's second run (kDefaultAgain) when the
   // default has one run and the pick is predicted less than kPredictedGainWorthARun faster,
+  // the probe replaced by the default's second run (kDefaultAroundPick: D C D, then the pick
+  // again) when the default has one run, two or three runs are left and the pick is predicted
+  // kPredictedGainDecisive or more faster,
   // else up to `propose` settings by expected improvement (kriging believer),
   // leaving out the default and any predicted below it (none left: kNothingPredictedFaster).
   // Fails when nothing was observed.

@@ -135,6 +135,13 @@ int MostConvincinglyFaster(const std::vector<Reported>& measured,
 // worth a real run before the default has two (SearchLoop::Conclude): the run-to-run noise of a
 // whole run of a real job before its repeats say (tuner/run_comparison.h).
 inline constexpr double kPredictedGainWorthARun = kRunToRunCvPrior;
+// A predicted gain at or above which, with one run of the default and two or three real runs
+// left, the model's pick runs around the default's second run (D C D, then the pick again: the
+// fewest runs the rule can call it better with, tuner/run_comparison.h) in place of beside the
+// probe (D C P D leaves the pick one run, whose interval at the prior noise spans about +-15%;
+// D C P leaves the default one run, and the rule calls nothing better before it has two):
+// three times the run-to-run prior. The probe waits for a larger budget.
+inline constexpr double kPredictedGainDecisive = 3 * kRunToRunCvPrior;
 
 // Real runs of each of the candidate and the default after which a verdict that still hangs
 // on noise is taken as final (the difference, if any, is too small to matter); one more is

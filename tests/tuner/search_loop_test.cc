@@ -296,6 +296,25 @@ TEST(SearchLoopTest, AFlatModelContrastsTheProbeWithTheDefaultAgain) {
   EXPECT_NE(steep.proposals[0].origin, SuggestionOrigin::kDefaultAgain);
   EXPECT_NE(steep.proposals[0].point, (Point{0.5, 0.5}));
   EXPECT_EQ(steep.proposals[1].origin, SuggestionOrigin::kMostUncertain);
+  // Scores 0.4 + Quadratic: 0.32 against 0.4, 25% apart (kPredictedGainDecisive is 15%). With
+  // three runs left (a budget of 4, the default's spent): the pick, then the default again
+  // (D C D; the pick's repeat follows by RemeasureOrder); with two left, the same; with more,
+  // the pick and the probe.
+  for (int budget : {4, 3}) {
+    SearchLoop::Conclusion decisive = first_round(0.4, budget);
+    ASSERT_EQ(decisive.proposals.size(), 2u) << budget;
+    EXPECT_EQ(decisive.proposals[0].origin, SuggestionOrigin::kExpectedImprovement) << budget;
+    EXPECT_NE(decisive.proposals[0].point, (Point{0.5, 0.5}));
+    EXPECT_EQ(decisive.proposals[1].origin, SuggestionOrigin::kDefaultAroundPick) << budget;
+    EXPECT_EQ(decisive.proposals[1].point, (Point{0.5, 0.5}));
+  }
+  SearchLoop::Conclusion roomy = first_round(0.4, 5);
+  ASSERT_EQ(roomy.proposals.size(), 2u);
+  EXPECT_EQ(roomy.proposals[1].origin, SuggestionOrigin::kMostUncertain);
+  // The steep model's 8.7% is not decisive: pick and probe even with three runs left.
+  SearchLoop::Conclusion steep4 = first_round(1.0, 4);
+  ASSERT_EQ(steep4.proposals.size(), 2u);
+  EXPECT_EQ(steep4.proposals[1].origin, SuggestionOrigin::kMostUncertain);
 }
 
 // Steps of `n` values alternating around `mean` by +-spread (mean and spread exact).
