@@ -99,12 +99,18 @@ bool HasSteps(const RealRuns& runs) {
   return false;
 }
 
-// The role of the next run so that the runs go D C C D D C C D ...: after two runs of one
-// setting the other; after a change, the setting just run again. Without runs: the candidate.
+// The role of the next run: the side with fewer runs (D C D: the candidate, whose one run
+// cannot be called better alone); with as many, so that the runs go D C C D D C C D ...: after
+// two runs of one setting the other; after a change, the setting just run again. Without runs:
+// the candidate.
 RunRole NextInPattern(const RunComparison& comparison) {
   const std::vector<ComparedRun>& runs = comparison.runs;  // in sequence order
   const size_t n = runs.size();
   if (n == 0) return RunRole::kCandidate;
+  const size_t defaults = static_cast<size_t>(std::count_if(
+      runs.begin(), runs.end(), [](const ComparedRun& r) { return r.role == RunRole::kDefault; }));
+  const size_t candidates = n - defaults;
+  if (defaults != candidates) return defaults < candidates ? RunRole::kDefault : RunRole::kCandidate;
   const RunRole last = runs[n - 1].role;
   const RunRole other = last == RunRole::kDefault ? RunRole::kCandidate : RunRole::kDefault;
   if (n >= 2 && runs[n - 2].role == last) return other;

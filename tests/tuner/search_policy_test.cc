@@ -258,8 +258,9 @@ TEST(SearchPolicyTest, AnOutlierRunAsksForARemeasureOfItsSetting) {
   EXPECT_NEAR(d.speedup.speedup, 100.0 / 80.0, 1e-9);
 }
 
-// Re-measures of a verdict hanging on noise go D C C D: the setting run last goes first; but
-// while the default has one run, the default first (no verdict can be reached without its second).
+// Re-measures of a verdict hanging on noise go to the side with fewer runs, else D C C D: the
+// setting run last goes first; but while the default has one run, the default first (no verdict
+// can be reached without its second).
 TEST(SearchPolicyTest, RemeasuresAlternateSoThatEachCandidateRunIsBracketed) {
   Decision d;
   d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
@@ -279,6 +280,11 @@ TEST(SearchPolicyTest, RemeasuresAlternateSoThatEachCandidateRunIsBracketed) {
   EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kDefault, RunRole::kCandidate}));
   d.comparison.runs.push_back({RunRole::kDefault, 0, 4, 10, 100.0, false});
   EXPECT_EQ(RemeasureOrder(d).front(), RunRole::kCandidate);
+  // D C D (the search's first round around a decisive pick): the candidate, which has one run.
+  d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 1, 10, 80.0, false},
+                       {RunRole::kDefault, 0, 2, 10, 100.0, false}};
+  EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kCandidate, RunRole::kDefault}));
 }
 
 TEST(SearchPolicyTest, VerdictNamesRoundTrip) {
