@@ -5,7 +5,6 @@
 #include <map>
 #include <tuple>
 
-#include "simulator/prepared_trace.h"
 #include "simulator/shared_link.h"
 
 namespace autotune::sim {
@@ -34,7 +33,7 @@ bool SameJobShape(const RunInfo& a, const RunInfo& b) {
 // gloo runs two) or queued count the time each took alone under the replay's rule
 // (shared_link.h, SoloTimes, all of a collective's time shared: no network model yet).
 // Where the trace shows kMinSelfCalibrationCollectives or more collectives that ran after the
-// step's compute (ComputeEndUs: the network alone), only those make points: a collective that
+// step's compute (ComputePhase::kAlone: the network alone), only those make points: a collective that
 // ran beside the compute shares the host's cores with it, and its time says when it ran as much
 // as what it moved (the real MLP on 4 ranks over 2 cores: its one 1 MB tensor, always sent while
 // backward runs, took 28 ms, 3x the calibration, where its 256 KB ones sent after took 2 ms, as
@@ -50,15 +49,9 @@ void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives)
   std::vector<Point> alone;
   std::vector<Point> all;
   std::vector<Point> copies;
-  const StepTrace* step_of_end = nullptr;
-  double compute_end_us = 0.0;
   ForEachSoloCollective(
       trace, [](const CollectiveRecord&) { return 0.0; },
-      [&](const StepTrace& step, const CollectiveRecord& c, double comm_us) {
-        if (step_of_end != &step) {
-          step_of_end = &step;
-          compute_end_us = ComputeEndUs(trace.run, step);
-        }
+      [&](const CollectiveRecord& c, double comm_us, ComputePhase phase) {
         // The calibration counts an allgather by the bytes each rank sends.
         const int64_t message = c.op == Op::kAllgather ? c.bytes / std::max(1, world) : c.bytes;
         if (message > 0 && std::isfinite(comm_us) && comm_us > 0.0) {
@@ -67,7 +60,7 @@ void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives)
           const Point p{{static_cast<int>(c.op), static_cast<int>(scope), SizeBin(message)},
                         static_cast<double>(message), comm_us};
           all.push_back(p);
-          if (c.copy_in_end_us >= compute_end_us) alone.push_back(p);
+          if (phase == ComputePhase::kAlone) alone.push_back(p);
         }
         const double copy_us = c.copy_in_end_us - c.start_us;
         if (message >= kMinCopyBytes && std::isfinite(copy_us) && copy_us > 0.0) {

@@ -26,7 +26,7 @@ inline constexpr int kMinSelfCalibrationCollectives = 3;
 // median_us: a step pays the sum of its collectives, and a loaded job's are skewed by
 // scheduling hiccups that a median would drop); copies of 64 KiB and more give copy points. A
 // collective's duration is its time alone (SoloTimes, trace_calibration.h: collectives that
-// ran at once shared the link, as MeasuredCommRatio counts them). Where a trace shows
+// ran at once shared the link, as MeasuredCommRatios counts them). Where a trace shows
 // kMinSelfCalibrationCollectives or more collectives that ran after its steps' compute (the
 // network alone), only those make its points; the others ran beside the compute, whose cost
 // the replay's comm_contention carries. Traces of another shape, backend or framework than the

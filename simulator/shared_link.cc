@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "simulator/prepared_trace.h"
 #include "traces/step_schedule.h"
 
 namespace autotune::sim {
@@ -166,10 +167,15 @@ std::vector<int> CollectiveRanks(const StepTrace& step) {
 
 void ForEachSoloCollective(
     const Trace& trace, const std::function<double(const CollectiveRecord&)>& fixed_us,
-    const std::function<void(const StepTrace&, const CollectiveRecord&, double)>& visit) {
+    const std::function<void(const CollectiveRecord&, double, ComputePhase)>& visit) {
   const int slots = CollectivesInFlight(trace.run);
   std::vector<RecordedFlight> flights;
   for (const StepTrace& step : trace.steps) {
+    const double compute_end_us = ComputeEndUs(trace.run, step);
+    auto phase_of = [&](const CollectiveRecord& c) {
+      if (c.copy_in_end_us >= compute_end_us) return ComputePhase::kAlone;
+      return c.comm_end_us <= compute_end_us ? ComputePhase::kBeside : ComputePhase::kAcross;
+    };
     for (int rank : CollectiveRanks(step)) {
       const std::vector<const CollectiveRecord*> records = RankCollectives(step, rank);
       flights.clear();
@@ -177,7 +183,9 @@ void ForEachSoloCollective(
         flights.push_back({c->copy_in_end_us, c->comm_end_us, fixed_us(*c)});
       }
       const std::vector<double> solo = SoloTimes(flights, slots);
-      for (size_t i = 0; i < records.size(); ++i) visit(step, *records[i], solo[i]);
+      for (size_t i = 0; i < records.size(); ++i) {
+        visit(*records[i], solo[i], phase_of(*records[i]));
+      }
     }
   }
 }

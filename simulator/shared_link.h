@@ -95,11 +95,17 @@ std::vector<const CollectiveRecord*> RankCollectives(const StepTrace& step, int 
 // The ranks that ran a collective in step, ascending.
 std::vector<int> CollectiveRanks(const StepTrace& step);
 
-// Calls visit(step, record, solo_us) for every recorded collective of trace (step by step, rank
-// by rank, in launch order) with the time it took alone under the run's slots (SoloTimes);
-// fixed_us(record) is its unshared latency part (return 0 when all of it shared).
+// Where a recorded collective's communication ran against its step's compute (ComputeEndUs,
+// prepared_trace.h): alone (it started after the compute ended: the network alone), beside (it
+// ended before: sharing the cores with the compute) or across its end.
+enum class ComputePhase { kBeside, kAcross, kAlone };
+
+// Calls visit(record, solo_us, phase) for every recorded collective of trace (step by step, rank
+// by rank, in launch order) with the time it took alone under the run's slots (SoloTimes) and
+// where it ran against its step's compute; fixed_us(record) is its unshared latency part
+// (return 0 when all of it shared).
 void ForEachSoloCollective(
     const Trace& trace, const std::function<double(const CollectiveRecord&)>& fixed_us,
-    const std::function<void(const StepTrace&, const CollectiveRecord&, double)>& visit);
+    const std::function<void(const CollectiveRecord&, double, ComputePhase)>& visit);
 
 }  // namespace autotune::sim

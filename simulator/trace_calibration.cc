@@ -123,27 +123,18 @@ CommRatios MeasuredCommRatios(const Trace& trace, const NetworkModel& network) {
   std::vector<Ratio> all;
   std::vector<Ratio> alone;
   std::vector<Ratio> beside;
-  const StepTrace* step_of_end = nullptr;
-  double compute_end_us = 0.0;
   // Collectives that ran at once (DDP over gloo runs two) or queued for the stream count what
   // the replay's rule (shared_link.h) says each took alone.
   ForEachSoloCollective(
       trace,
       [&](const CollectiveRecord& c) { return FixedPartUs(network, c.op, c.algorithm, c.bytes); },
-      [&](const StepTrace& step, const CollectiveRecord& c, double solo_us) {
-        if (step_of_end != &step) {
-          step_of_end = &step;
-          compute_end_us = ComputeEndUs(trace.run, step);
-        }
+      [&](const CollectiveRecord& c, double solo_us, ComputePhase phase) {
         const double model = network.CollectiveUs(c.op, c.algorithm, c.bytes);
         if (std::isfinite(solo_us) && solo_us > 0.0 && model > 0.0) {
           const Ratio r{solo_us / model, model};
           all.push_back(r);
-          if (c.copy_in_end_us >= compute_end_us) {
-            alone.push_back(r);
-          } else if (c.comm_end_us <= compute_end_us) {
-            beside.push_back(r);
-          }
+          if (phase == ComputePhase::kAlone) alone.push_back(r);
+          if (phase == ComputePhase::kBeside) beside.push_back(r);
         }
       });
   CommRatios out;
@@ -153,10 +144,6 @@ CommRatios MeasuredCommRatios(const Trace& trace, const NetworkModel& network) {
   out.alone = WeightedMedianRatio(std::move(alone));
   out.beside = WeightedMedianRatio(std::move(beside));
   return out;
-}
-
-double MeasuredCommRatio(const Trace& trace, const NetworkModel& network) {
-  return MeasuredCommRatios(trace, network).all;
 }
 
 double MeasuredLaunchUs(const Trace& trace, const NetworkModel& network, double copy_scale) {

@@ -16,27 +16,24 @@
 namespace autotune::sim {
 
 // network and negotiation predict the trace's own topology. Options the trace says
-// nothing about keep their defaults. comm_scale is MeasuredCommRatio (clamped to [0.5, 2]);
-// where the trace shows 3 or more collectives that ran alone
-// and 3 or more beside the compute (MeasuredCommRatios), comm_scale is the alone ones' ratio
-// and comm_contention the beside ones' over it, in [1, kMaxCommContention].
+// nothing about keep their defaults. comm_scale is MeasuredCommRatios' `all` (clamped to
+// [0.5, 2]); where the trace shows 3 or more collectives that ran alone and 3 or more beside
+// the compute, comm_scale is the alone ones' ratio and comm_contention the beside ones' over
+// it, in [1, kMaxCommContention].
 ReplayOptions CalibrateOptions(const Trace& trace, const NetworkModel& network,
                                const NegotiationModel& negotiation);
 
-// Median over the recorded collectives of measured comm time / model time, each collective
-// weighted by its model time (1 when the trace has fewer than 3 collectives). A collective's
+// Measured comm time / model time of the recorded collectives: the median, each collective
+// weighted by its model time, over all of them (`all`), over those that ran alone
+// (ComputePhase::kAlone, shared_link.h: started after the step's compute ended) and over those
+// that ran beside it (kBeside: ended before it did); a collective across the compute's end
+// is in `all` only. Each 1 with fewer than 3 collectives; not clamped. A collective's
 // measured time is what it took alone under the replay's rule for the run's process group
 // (shared_link.h, SoloTimes: one in flight, it counts from the later of its start and the
 // previous one's end; DDP over gloo's two, the link time it got while sharing, its latency
-// part from network's alpha-beta model).
-// Not clamped. Weighted, because a step's few large collectives decide its time: when a
-// step runs one small and one large collective, an unweighted median would be either
-// one's ratio depending on noise, and noise hits the small one hardest.
-double MeasuredCommRatio(const Trace& trace, const NetworkModel& network);
-
-// The same ratio over the collectives that ran alone (they started after the step's compute
-// ended, ComputeEndUs) and over those that ran beside it (they ended before it did); a
-// collective across the compute's end is in `all` only. Each 1 with fewer than 3 collectives.
+// part from network's alpha-beta model). Weighted, because a step's few large collectives
+// decide its time: when a step runs one small and one large collective, an unweighted median
+// would be either one's ratio depending on noise, and noise hits the small one hardest.
 struct CommRatios {
   double all = 1.0;
   double alone = 1.0;

@@ -98,14 +98,14 @@ TEST(TraceCalibrationTest, CommScaleWeighsCollectivesByTheirTime) {
                       Collective(1, {0}, 1000, 1200.0, 1.0, 2.0 * 15.0, 0.0),
                       Collective(2, {1}, 400000, 2100.0, 400.0, 2010.0, 0.0)};
   }
-  EXPECT_NEAR(MeasuredCommRatio(t, Net()), 1.0, 1e-9);
+  EXPECT_NEAR(MeasuredCommRatios(t, Net()).all, 1.0, 1e-9);
   EXPECT_NEAR(CalibrateOptions(t, Net(), NegotiationModel()).comm_scale, 1.0, 1e-9);
   // With the large one at 1.5x the weighted median follows it.
   for (StepTrace& st : t.steps) {
     CollectiveRecord& big = st.collectives.back();
     big.comm_end_us = big.copy_in_end_us + 1.5 * 2010.0;
   }
-  EXPECT_NEAR(MeasuredCommRatio(t, Net()), 1.5, 1e-9);
+  EXPECT_NEAR(MeasuredCommRatios(t, Net()).all, 1.5, 1e-9);
 }
 
 TEST(TraceCalibrationTest, CollectivesBesideTheComputeFitTheContention) {
@@ -213,7 +213,7 @@ TEST(TraceCalibrationTest, DdpCommScaleUndoesGloosTwoBucketsAtOnce) {
     st.collectives = {Bucket(0, {0}, 2000000, 1750.0, 31000.0),
                       Bucket(1, {1}, 2000000, 2500.0, 31750.0)};
   }
-  EXPECT_NEAR(MeasuredCommRatio(t, net), 1.5, 1e-9);
+  EXPECT_NEAR(MeasuredCommRatios(t, net).all, 1.5, 1e-9);
 }
 
 TEST(TraceCalibrationTest, SilentTraceKeepsTheDefaults) {

@@ -93,14 +93,10 @@ TEST_F(DiagnoseCliTest, JsonHasTheConstructedParts) {
   EXPECT_NE(j["verdict"].get<std::string>().find("run autotune search"), std::string::npos);
   ASSERT_EQ(j["per_step"].size(), 1u);
   EXPECT_NEAR(j["per_step"][0]["collective_ms"].get<double>(), 26.0, 1e-9);
-  // The replay's fitted communication scales: null without a simulation of the run, else
-  // within trace_calibration.h's bounds.
-  ASSERT_TRUE(j.contains("comm_contention"));
-  ASSERT_TRUE(j.contains("comm_scale"));
-  if (!j["comm_contention"].is_null()) {
-    EXPECT_GE(j["comm_contention"].get<double>(), 1.0);
-    EXPECT_LE(j["comm_contention"].get<double>(), 4.0);
-  }
+  // The replay's fitted communication scales: null here, a measured run with no calibration
+  // (no simulation of it); DiagnoseFixturesTest.CommunicationScalesAreTheSimulations has them.
+  EXPECT_TRUE(j["comm_contention"].is_null()) << j["comm_contention"];
+  EXPECT_TRUE(j["comm_scale"].is_null()) << j["comm_scale"];
 }
 
 TEST_F(DiagnoseCliTest, TableShowsPartsAndVerdict) {
@@ -158,6 +154,31 @@ TEST(DiagnoseFixturesTest, TheVerdictDoesNotDependOnTheWarmUp) {
       EXPECT_EQ(*verdicts.begin(), "tune");
     }
   }
+}
+
+// diagnose reports the replay's communication scales as the simulation of the run fits them:
+// on a real timeline imported with no calibrate (the job's own collectives), the same numbers
+// `simulate --json` gives, within trace_calibration.h's bounds.
+TEST(DiagnoseFixturesTest, CommunicationScalesAreTheSimulations) {
+  TempDir dir;
+  const std::string db = dir.File("f.db");
+  const CommandResult imported =
+      RunAutotune("import --db '" + db + "' --horovod-timeline '" + AUTOTUNE_FIXTURES_DIR +
+                  "/horovod/mlp_default.json' --nodes 2 --ranks-per-node 2");
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  const CommandResult d = RunAutotune("diagnose --json --run 1 --db '" + db + "'");
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const CommandResult s = RunAutotune("simulate --json --run 1 --db '" + db + "'");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const nlohmann::json dj = nlohmann::json::parse(d.out);
+  const nlohmann::json sj = nlohmann::json::parse(s.out);
+  ASSERT_TRUE(dj["comm_contention"].is_number()) << d.out;
+  EXPECT_EQ(dj["comm_contention"].get<double>(), sj["comm_contention"].get<double>());
+  EXPECT_EQ(dj["comm_scale"].get<double>(), sj["comm_scale"].get<double>());
+  EXPECT_GE(dj["comm_contention"].get<double>(), 1.0);
+  EXPECT_LE(dj["comm_contention"].get<double>(), 4.0);
+  EXPECT_GE(dj["comm_scale"].get<double>(), 0.5);
+  EXPECT_LE(dj["comm_scale"].get<double>(), 2.0);
 }
 
 }  // namespace
