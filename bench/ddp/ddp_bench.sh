@@ -200,5 +200,6 @@ for model in $models; do
     done
   fi
   "$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$db" --run "$run" \
-    --autotune "$autotune" --bench-figure "$bench_figure" --search "$search"
+    --autotune "$autotune" --bench-figure "$bench_figure" --search "$search" \
+    --search-samples "$search_samples"
 done

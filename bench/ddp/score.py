@@ -53,6 +53,8 @@ def main():
     p.add_argument("--autotune", required=True)
     p.add_argument("--bench-figure", required=True)
     p.add_argument("--search", type=int, default=0)
+    p.add_argument("--search-samples", type=int, default=4,
+                   help="the search's budget of measured samples, the imported default counted")
     p.add_argument("--print-contenders", action="store_true",
                    help="print the config files of autotune's choice and of the grid's best, "
                         "and exit")
@@ -145,7 +147,8 @@ def score_search(a, figure, real, default, gain_beyond_noise):
         f" {ms:.0f} ms" for _, k, ms in search_runs) + ")")
     print(f"# best.yaml: bucket_cap_mb {cap}, gradient_as_bucket_view {view}"
           f"{' (the defaults kept)' if keeps_default else ''}")
-    figure("search_real_runs", len(search_runs), "runs", 4, "ratio<=1")
+    # Within its budget: the imported default is a sample, the rest are real runs.
+    figure("search_real_runs", len(search_runs), "runs", a.search_samples - 1, "ratio<=1")
     best_run = next((r for r in search_runs
                      if abs(r[1]["ddp_bucket_cap_mb"] - cap) < 1e-4 * max(1.0, cap)
                      and r[1]["ddp_gradient_as_bucket_view"] == view), None)
@@ -194,7 +197,8 @@ def score_confirm(directory, figure):
     figure("chosen_speedup_vs_default", speedup, "x", lo, "none", anchor="ci_low")
     # Never slower than the default beyond noise: the interval's upper end is at least 1.
     figure("chosen_speedup_ci_high", hi, "x", 1.0, "ratio>=1", anchor="default")
-    figure("chosen_vs_grid_best", med["chosen"], "ms", med["grid_best"], "ratio<=1.03",
+    # Issue 22's target where the grid shows a gain beyond noise: within 5% of the grid's best.
+    figure("chosen_vs_grid_best", med["chosen"], "ms", med["grid_best"], "ratio<=1.05",
            anchor="grid_best_ms")
 
 

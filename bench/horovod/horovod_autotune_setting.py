@@ -8,11 +8,19 @@ header hierarchical_allreduce,hierarchical_allgather,torus_allreduce,cache_enabl
 cycle_time_ms,tensor_fusion_threshold,score; the threshold in MB, the score in bytes/us).
 When Horovod's tuning ended, its last row is the best setting (its score repeats the best
 earlier row's): that row is taken. When the job stopped before (no such row), the row with
-the highest score is taken: the best Horovod had seen. Prints one line saying which, and
-writes OUT.yaml (params: the threshold, the cycle time, cache_capacity 1024 when the cache
-was enabled, else 0, and the hierarchical flags)."""
+the highest score is taken: the best Horovod had seen. A log without rows means the job ended
+during Horovod's warm-up samples, whose scores parameter_manager.cc ignores without changing a
+parameter: the job ran on Horovod's initial values, its defaults when no knob is in the
+environment (operations.cc: 128 MB, 1 ms, the cache on, hierarchical off), and those are
+taken. Prints one line saying which, and writes OUT.yaml (params: the threshold, the cycle
+time, cache_capacity 1024 when the cache was enabled, else 0, and the hierarchical flags)."""
 import csv
 import sys
+
+# Horovod 0.28's initial values with no knob in the environment (horovod/common/operations.cc),
+# in its log's columns.
+HOROVOD_DEFAULTS = {"hierarchical_allreduce": "0", "hierarchical_allgather": "0",
+                    "cache_enabled": "1", "cycle_time_ms": "1", "tensor_fusion_threshold": "128"}
 
 
 def main():
@@ -23,14 +31,15 @@ def main():
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f, skipinitialspace=True))
     if not rows:
-        print(f"horovod_autotune_setting.py: {path}: no rows (Horovod logs a row per tuned "
-              "sample, after its warm-up samples: the job was too short)", file=sys.stderr)
-        return 1
-    scores = [float(r["score"]) for r in rows]
-    ended = len(rows) >= 2 and scores[-1] == max(scores[:-1])
-    chosen = rows[-1] if ended else rows[scores.index(max(scores))]
-    how = ("Horovod's tuning ended: its best row (the last)" if ended else
-           f"Horovod's tuning had not ended: its best-scored row of {len(rows)}")
+        chosen = HOROVOD_DEFAULTS
+        how = ("no rows: the job ended in Horovod's warm-up samples (a row is logged per tuned "
+               "sample after them), so it ran on Horovod's defaults")
+    else:
+        scores = [float(r["score"]) for r in rows]
+        ended = len(rows) >= 2 and scores[-1] == max(scores[:-1])
+        chosen = rows[-1] if ended else rows[scores.index(max(scores))]
+        how = ("Horovod's tuning ended: its best row (the last)" if ended else
+               f"Horovod's tuning had not ended: its best-scored row of {len(rows)}")
     knobs = {
         "fusion_threshold_mb": float(chosen["tensor_fusion_threshold"]),
         "cycle_time_ms": float(chosen["cycle_time_ms"]),
@@ -42,9 +51,10 @@ def main():
         f.write("params:\n")
         for key, value in knobs.items():
             f.write(f"  {key}: {str(value).lower() if isinstance(value, bool) else value:}\n")
+    score = f"score {float(chosen['score']):g} bytes/us" if rows else "no score"
     print(f"# horovod autotune: {how}: "
           + ", ".join(f"{k}={v}" for k, v in knobs.items())
-          + f", score {float(chosen['score']):g} bytes/us ({len(rows)} rows)")
+          + f", {score} ({len(rows)} rows)")
     return 0
 
 
