@@ -89,6 +89,17 @@ void SetProductionModel(const RunInfo& run, const PreparedTrace& trace, const Ne
   cpu.tau_source = line;
   *predicts = "the production job (untraced): the tracing cost fitted to the given untraced "
               "step time";
+  // What the tracer's cores cannot explain (a production job slower than its traced run: the
+  // tracing cost below the run-to-run noise, tau pinned at 0) is a ratio, so that the recorded
+  // setting still predicts the given untraced step time.
+  const double fitted_ms = MedianStepMs(trace, network, negotiation, *options, run.knobs);
+  const double rest = fitted_ms > 0.0 ? run.untraced_step_ms / fitted_ms : 1.0;
+  if (std::abs(rest - 1.0) > 1e-3) {
+    options->production_scale = rest;
+    std::snprintf(line, sizeof(line), "; what the tracer's cores do not explain, times %.3f",
+                  rest);
+    *predicts += line;
+  }
 }
 
 // The ranks that share a host's cores on the predicted topology: a host that held every node

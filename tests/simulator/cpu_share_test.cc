@@ -7,7 +7,9 @@
 
 #include <cmath>
 
+#include "simulator/simulation.h"
 #include "tests/support/sim_fixtures.h"
+#include "tests/support/synthetic.h"
 
 namespace autotune::sim {
 namespace {
@@ -107,6 +109,51 @@ TEST(CpuShareTest, TheFitRecoversTheSpinShareThatMadeAnotherRunsStepTime) {
   const RunInfo only_same[] = {same};
   EXPECT_EQ(untouched.FitCommSpin(only_same), 0);
   EXPECT_DOUBLE_EQ(untouched.options().cpu.sigma, 1.0);
+}
+
+// An imported Horovod run (its timeline traced it) on a host whose 2 cores hold all 4 ranks,
+// given an untraced step time. Built the way `simulate` builds it (Simulation::Build).
+Simulation ImportedWithUntraced(double untraced_over_traced, double* untraced_ms) {
+  const NetworkModel net =
+      NetworkModel::FromParams(NetworkParams::Uniform(30.0, 120.0), Topo(2, 2));
+  Trace trace;
+  SyntheticTraceOptions so;
+  so.steps = 4;
+  const Workload w = MakeWorkload({1 << 20, 1 << 20, 1 << 22, 1 << 18}, {2.0, 4.0, 6.0, 8.0},
+                                  5.0, 8.0, 1.0);
+  EXPECT_TRUE(SynthesizeTrace(w, Knobs(), net,
+                              NegotiationModel::Prior(net, 4), so, &trace)
+                  .ok());
+  trace.run.kind = RunKind::kImported;
+  trace.run.framework = Framework::kHorovod;
+  trace.run.host.cores = 2;
+  trace.run.host.nodes_per_host = 2;
+  std::vector<double> steps;
+  for (const StepTrace& st : trace.steps) steps.push_back(st.step_ms);
+  std::sort(steps.begin(), steps.end());
+  trace.run.step_ms_median = 0.5 * (steps[1] + steps[2]);
+  *untraced_ms = untraced_over_traced * trace.run.step_ms_median;
+  trace.run.untraced_step_ms = *untraced_ms;
+  Simulation sim;
+  const Status st = Simulation::Build(trace, SynthesizeCalibration(net), std::nullopt, &sim);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return sim;
+}
+
+TEST(CpuShareTest, TheRecordedSettingPredictsTheGivenUntracedStepTimeEvenAboveTheTraced) {
+  // Production 5% faster than traced: the tracer takes cores (tau > 0; in this short-compute
+  // step all it may, 4 x the cores, explain part of it) and a ratio the rest.
+  double untraced_ms = 0.0;
+  const Simulation faster = ImportedWithUntraced(0.95, &untraced_ms);
+  EXPECT_NEAR(faster.Evaluate(Knobs()).step_ms_median, untraced_ms, 0.002 * untraced_ms);
+  EXPECT_GT(faster.options().cpu.recorded_tau, 0.0);
+  // Production 10% slower than traced (the tracing cost within the noise): no tracer of zero
+  // or more cores makes the production job slower than the traced, so tau stays at 0 and a
+  // ratio covers the rest; the recorded setting still predicts the given time.
+  const Simulation slower = ImportedWithUntraced(1.10, &untraced_ms);
+  EXPECT_NEAR(slower.Evaluate(Knobs()).step_ms_median, untraced_ms, 0.002 * untraced_ms);
+  EXPECT_LT(slower.options().cpu.recorded_tau, 0.01);
+  EXPECT_NE(slower.predicts().find("do not explain"), std::string::npos) << slower.predicts();
 }
 
 }  // namespace
