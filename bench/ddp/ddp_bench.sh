@@ -159,10 +159,10 @@ import_trace() {
   # compares production runs only).
   local steplog=()
   [[ -e $out/$1/c25.r1.json ]] && steplog=(--step-log "$out/$1/c25.r1.json")
-  # The emulated cluster's nodes share this machine's cores: compute slowed by communication
-  # (CpuShare) counts all 4 ranks on them, as bench/horovod's imports do.
+  # No --host-cores: counting the 2 cores' sharing (CpuShare) was tried on 3 grids and is not
+  # better on the one held out (README.md, "The host's cores"). nproc says 1 here anyway
+  # (OMP_NUM_THREADS=1 above).
   "$autotune" import --ddp-trace "$out/$1/trace" --db "$db" --nodes 2 --ranks-per-node 2 \
-    --host-cores "$(nproc)" --nodes-per-host 2 \
     --warmup-steps "$warmup" --workload "$1-job" "${steplog[@]}" --json |
     "$python" -c "import json,sys; print(json.load(sys.stdin)['run'])"
 }
