@@ -151,9 +151,14 @@ fi
 # Imports model $1's trace (once: a rescore reuses it); prints the run id.
 import_trace() {
   local existing
-  existing=$("$python" -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(
+  # 0 also for a database not created yet (a rescore of a folder given no bench.db).
+  existing=$("$python" -c "import sqlite3,sys
+try:
+  print(sqlite3.connect(sys.argv[1]).execute(
     \"SELECT coalesce(min(id), 0) FROM runs WHERE kind = 'imported' AND workload_name = ?\",
-    (sys.argv[2],)).fetchone()[0])" "$db" "$1-job")
+    (sys.argv[2],)).fetchone()[0])
+except sqlite3.OperationalError:
+  print(0)" "$db" "$1-job")
   if [[ $existing != 0 ]]; then echo "$existing"; return; fi
   # The default's production round 1 is its production step time (the live search's verdict
   # compares production runs only).
