@@ -36,22 +36,30 @@ double MedianStepMs(const PreparedTrace& trace, const NetworkModel& network,
   return Summarize(knobs, replayer.ReplayAll(replayer.MakeSetting(knobs))).step_ms_median;
 }
 
-// The compute-slowdown model of run (cpu_share.h) and what its predictions are of: the
-// production job. An imported Horovod run was traced (its timeline writer spins on one core)
-// and an untraced step time, when given, fixes the tracing cost: the tracer's cores when the
-// host's cores are known (bisection: the predicted production step at the recorded setting
-// equals the given one), else the ratio of the two step times.
-void SetProductionModel(const RunInfo& run, const PreparedTrace& trace, const NetworkModel& network,
-                        const NegotiationModel& negotiation, ReplayOptions* options,
-                        std::string* predicts) {
-  CpuShareParams& cpu = options->cpu;
-  cpu = CpuShareOf(run);
-  cpu.cycle_cpu_us = negotiation.CycleUs(run.knobs.cache_capacity > 0, 0, 0);
-  const bool traced_horovod = run.kind == RunKind::kImported && run.framework == Framework::kHorovod;
-  if (traced_horovod) {
-    cpu.recorded_tau = 1.0;
-    cpu.tau_source = "estimated: Horovod's timeline writer spins on one core";
+// The compute-slowdown model's host shape and priors for run (cpu_share.h): its cores and
+// ranks, the negotiation cycle's CPU cost, and for an imported Horovod run (its timeline
+// writer spins on one core) a tracer of one core.
+void InitCpuShare(const RunInfo& run, const NegotiationModel& negotiation, CpuShareParams* cpu) {
+  *cpu = CpuShareOf(run);
+  cpu->cycle_cpu_us = negotiation.CycleUs(run.knobs.cache_capacity > 0, 0, 0);
+  if (run.kind == RunKind::kImported && run.framework == Framework::kHorovod) {
+    cpu->recorded_tau = 1.0;
+    cpu->tau_source = "estimated: Horovod's timeline writer spins on one core";
   }
+}
+
+// What the predictions of run are of: the production job. An untraced step time, when given,
+// fixes the tracing cost: the tracer's cores when the host's cores are known (bisection: the
+// predicted production step at the recorded setting equals the given one; what no number of
+// cores explains is a ratio), else the ratio of the two step times. Depends on the rest of
+// options->cpu (the spin share): run again after FitCommSpin changes it.
+void FitProductionModel(const RunInfo& run, const PreparedTrace& trace,
+                        const NetworkModel& network, const NegotiationModel& negotiation,
+                        ReplayOptions* options, std::string* predicts) {
+  CpuShareParams& cpu = options->cpu;
+  options->production_scale = 1.0;
+  const bool traced_horovod =
+      run.kind == RunKind::kImported && run.framework == Framework::kHorovod;
   const bool untraced_known = run.kind == RunKind::kImported && run.untraced_step_ms > 0.0;
   if (!untraced_known) {
     if (run.kind != RunKind::kImported) {
@@ -90,8 +98,7 @@ void SetProductionModel(const RunInfo& run, const PreparedTrace& trace, const Ne
   *predicts = "the production job (untraced): the tracing cost fitted to the given untraced "
               "step time";
   // What the tracer's cores cannot explain (a production job slower than its traced run: the
-  // tracing cost below the run-to-run noise, tau pinned at 0) is a ratio, so that the recorded
-  // setting still predicts the given untraced step time.
+  // tracing cost below the run-to-run noise, tau pinned at 0) is the ratio.
   const double fitted_ms = MedianStepMs(trace, network, negotiation, *options, run.knobs);
   const double rest = fitted_ms > 0.0 ? run.untraced_step_ms / fitted_ms : 1.0;
   if (std::abs(rest - 1.0) > 1e-3) {
@@ -139,7 +146,8 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   // The latency part of every collective is the calibration's, unscaled (simulator/README.md
   // says why an in-run latency scale was removed).
   sim.options_ = CalibrateOptions(trace, recorded_network, recorded_negotiation);
-  SetProductionModel(trace.run, sim.trace_, recorded_network, recorded_negotiation, &sim.options_,
+  InitCpuShare(trace.run, recorded_negotiation, &sim.options_.cpu);
+  FitProductionModel(trace.run, sim.trace_, recorded_network, recorded_negotiation, &sim.options_,
                      &sim.predicts_);
   const Topology to = target.value_or(recorded);
   AUTOTUNE_RETURN_IF_ERROR(recorded_network.Retarget(to, &sim.network_, &sim.assumption_));
@@ -220,7 +228,20 @@ int Simulation::FitCommSpin(std::span<const RunInfo> others) {
                 used.size() == 1 ? "" : "s", runs.c_str(),
                 std::sqrt(best_error / used.size()));
   options_.cpu.sigma_source = line;
+  // The tracing cost was fitted under the prior spin share: fit it again under this one, so
+  // that the recorded setting still predicts the given untraced step time.
+  FitProductionModel(trace_.run(), trace_, network_, negotiation_, &options_, &predicts_);
   return static_cast<int>(used.size());
+}
+
+void Simulation::AdoptCpuFits(const Simulation& fitted) {
+  CpuShareParams& cpu = options_.cpu;
+  cpu.sigma = fitted.options_.cpu.sigma;
+  cpu.sigma_source = fitted.options_.cpu.sigma_source;
+  cpu.recorded_tau = fitted.options_.cpu.recorded_tau;
+  cpu.tau_source = fitted.options_.cpu.tau_source;
+  options_.production_scale = fitted.options_.production_scale;
+  predicts_ = fitted.predicts_;
 }
 
 std::string Simulation::Describe() const {

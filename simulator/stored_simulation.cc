@@ -179,7 +179,7 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
       Simulation own;
       AUTOTUNE_RETURN_IF_ERROR(
           Simulation::Build(trace, loaded.network.calibration, std::nullopt, &own));
-      if (own.FitCommSpin(other_runs) > 0) loaded.simulation->set_cpu_share(own.options().cpu);
+      if (own.FitCommSpin(other_runs) > 0) loaded.simulation->AdoptCpuFits(own);
     }
   }
   *out = std::move(loaded);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "simulator/simulation.h"
@@ -113,14 +114,18 @@ TEST(CpuShareTest, TheFitRecoversTheSpinShareThatMadeAnotherRunsStepTime) {
 
 // An imported Horovod run (its timeline traced it) on a host whose 2 cores hold all 4 ranks,
 // given an untraced step time. Built the way `simulate` builds it (Simulation::Build).
-Simulation ImportedWithUntraced(double untraced_over_traced, double* untraced_ms) {
+// compute_scale stretches its compute (ready times, forward, backward): at 10 the step is
+// mostly compute and the communication thread's share stays below 1.
+Simulation ImportedWithUntraced(double untraced_over_traced, double* untraced_ms,
+                                double compute_scale = 1.0) {
   const NetworkModel net =
       NetworkModel::FromParams(NetworkParams::Uniform(30.0, 120.0), Topo(2, 2));
   Trace trace;
   SyntheticTraceOptions so;
   so.steps = 4;
-  const Workload w = MakeWorkload({1 << 20, 1 << 20, 1 << 22, 1 << 18}, {2.0, 4.0, 6.0, 8.0},
-                                  5.0, 8.0, 1.0);
+  const double k = compute_scale;
+  const Workload w = MakeWorkload({1 << 20, 1 << 20, 1 << 22, 1 << 18},
+                                  {2.0 * k, 4.0 * k, 6.0 * k, 8.0 * k}, 5.0 * k, 8.0 * k, 1.0);
   EXPECT_TRUE(SynthesizeTrace(w, Knobs(), net,
                               NegotiationModel::Prior(net, 4), so, &trace)
                   .ok());
@@ -154,6 +159,23 @@ TEST(CpuShareTest, TheRecordedSettingPredictsTheGivenUntracedStepTimeEvenAboveTh
   EXPECT_NEAR(slower.Evaluate(Knobs()).step_ms_median, untraced_ms, 0.002 * untraced_ms);
   EXPECT_LT(slower.options().cpu.recorded_tau, 0.01);
   EXPECT_NE(slower.predicts().find("do not explain"), std::string::npos) << slower.predicts();
+}
+
+TEST(CpuShareTest, FittingTheSpinShareKeepsTheUntracedStepTimeAtTheRecordedSetting) {
+  // Another run of the job, at a 5 ms cycle, took 1.5x what the prior share predicts: the fit
+  // moves the share off its prior, and with it what the recorded setting would predict under
+  // the tracing cost fitted before; the fit fits that cost again.
+  double untraced_ms = 0.0;
+  Simulation sim = ImportedWithUntraced(0.95, &untraced_ms, 10.0);
+  Knobs other_knobs;
+  other_knobs.cycle_time_ms = 5.0;
+  RunInfo other;
+  other.id = 7;
+  other.knobs = other_knobs;
+  other.step_ms_median = 1.5 * sim.Evaluate(other_knobs).step_ms_median;
+  ASSERT_EQ(sim.FitCommSpin(std::vector<RunInfo>{other}), 1);
+  EXPECT_NE(sim.options().cpu.sigma, 1.0);
+  EXPECT_NEAR(sim.Evaluate(Knobs()).step_ms_median, untraced_ms, 0.002 * untraced_ms);
 }
 
 }  // namespace
