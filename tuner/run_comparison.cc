@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include <boost/math/distributions/normal.hpp>
@@ -142,7 +143,37 @@ double MedianLogStandardError(const std::vector<double>& steps) {
   return std::sqrt(M_PI / 2.0) * sigma / std::sqrt(static_cast<double>(steps.size()));
 }
 
+// Rule 4's a_j: the weight each kept default run carries in the mean of the candidate runs'
+// interpolated default levels.
+std::vector<double> MeanDefaultWeights(const std::vector<int64_t>& candidate_sequences,
+                                       const std::vector<std::pair<int64_t, size_t>>& def_kept) {
+  std::vector<double> weight(def_kept.size(), 0.0);
+  const double m = static_cast<double>(candidate_sequences.size());
+  for (int64_t sequence : candidate_sequences) {
+    const std::vector<double> w = DefaultWeights(sequence, def_kept);
+    for (size_t j = 0; j < w.size(); ++j) weight[j] += w[j] / m;
+  }
+  return weight;
+}
+
 }  // namespace
+
+double RatioVarianceFactor(const std::vector<RunRole>& roles_in_sequence) {
+  std::vector<std::pair<int64_t, size_t>> def_kept;
+  std::vector<int64_t> candidates;
+  for (size_t i = 0; i < roles_in_sequence.size(); ++i) {
+    const auto sequence = static_cast<int64_t>(i);
+    if (roles_in_sequence[i] == RunRole::kDefault) {
+      def_kept.emplace_back(sequence, def_kept.size());
+    } else {
+      candidates.push_back(sequence);
+    }
+  }
+  if (def_kept.empty() || candidates.empty()) return std::numeric_limits<double>::infinity();
+  double factor = 1.0 / static_cast<double>(candidates.size());
+  for (double a : MeanDefaultWeights(candidates, def_kept)) factor += a * a;
+  return factor;
+}
 
 RunToRunNoise RunToRun(const std::vector<RealRuns>& settings) {
   PooledLogSpread pooled;
@@ -195,17 +226,16 @@ RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidat
   // Rule 4: the mean log ratio sum_k (sum_j w_kj d_j - c_k) / m, whose variance is
   // sum_j a_j^2 var(d_j) + sum_k var(c_k) / m^2 with a_j = sum_k w_kj / m.
   const double m = static_cast<double>(cand_kept.size());
-  std::vector<double> weight(def_kept.size(), 0.0);  // a_j
+  std::vector<int64_t> cand_sequences;
+  for (const auto& kept : cand_kept) cand_sequences.push_back(kept.first);
+  const std::vector<double> weight = MeanDefaultWeights(cand_sequences, def_kept);  // a_j
   double log_ratio = 0.0;
   double variance = 0.0;
+  for (size_t j = 0; j < def_kept.size(); ++j) {
+    log_ratio += weight[j] * def.log_median[def_kept[j].second];
+  }
   for (const auto& [sequence, i] : cand_kept) {
-    const std::vector<double> w = DefaultWeights(sequence, def_kept);
-    double level = 0.0;
-    for (size_t j = 0; j < w.size(); ++j) {
-      level += w[j] * def.log_median[def_kept[j].second];
-      weight[j] += w[j] / m;
-    }
-    log_ratio += (level - cand.log_median[i]) / m;
+    log_ratio -= cand.log_median[i] / m;
     variance += run_variance(*cand.runs[i]) / (m * m);
   }
   for (size_t j = 0; j < def_kept.size(); ++j) {

@@ -113,6 +113,12 @@ struct CompareOptions {
 RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidate_runs,
                           const CompareOptions& options = {});
 
+// The factor by which one run's run-to-run variance enters the variance of rule 4's mean log
+// ratio, for kept runs of these roles in sequence order: sum_j a_j^2 + 1/m (every run equally
+// noisy). What a next run of either side would narrow the interval by, before it is run.
+// Infinity while a side has no run.
+double RatioVarianceFactor(const std::vector<RunRole>& roles_in_sequence);
+
 // What a real job's whole runs vary by, before its own repeats say: a coefficient of variation
 // of about 5% (shared/fixtures/horovod: resnet50 over 35 runs; bench/horovod's MLP: 5-9%), held
 // as worth this many degrees of freedom. Two runs that happen to agree (the MLP's default, 712

@@ -99,14 +99,30 @@ bool HasSteps(const RealRuns& runs) {
   return false;
 }
 
-// The role of the next run: the side with fewer runs (D C D: the candidate, whose one run
-// cannot be called better alone); with as many, so that the runs go D C C D D C C D ...: after
-// two runs of one setting the other; after a change, the setting just run again. Without runs:
-// the candidate.
+// The role of the next run: the one that narrows the interval more (tuner/run_comparison.h's
+// RatioVarianceFactor over the kept runs, the next one run last): after D C D C the default,
+// which brackets the last candidate run and spreads the weight of the default's level over
+// three runs (0.875 against 1.056 for a third candidate run). Where both narrow it alike
+// (D C, D D C), the pattern: the side with fewer runs; with as many, after two runs of one
+// setting the other, after a change the setting just run again. Without runs: the candidate.
 RunRole NextInPattern(const RunComparison& comparison) {
   const std::vector<ComparedRun>& runs = comparison.runs;  // in sequence order
   const size_t n = runs.size();
   if (n == 0) return RunRole::kCandidate;
+  std::vector<RunRole> kept;
+  for (const ComparedRun& r : runs) {
+    if (!r.outlier) kept.push_back(r.role);
+  }
+  auto factor_after = [&kept](RunRole next) {
+    std::vector<RunRole> roles = kept;
+    roles.push_back(next);
+    return RatioVarianceFactor(roles);
+  };
+  const double after_default = factor_after(RunRole::kDefault);
+  const double after_candidate = factor_after(RunRole::kCandidate);
+  constexpr double kAlike = 1e-9;
+  if (after_default < after_candidate - kAlike) return RunRole::kDefault;
+  if (after_candidate < after_default - kAlike) return RunRole::kCandidate;
   const size_t defaults = static_cast<size_t>(std::count_if(
       runs.begin(), runs.end(), [](const ComparedRun& r) { return r.role == RunRole::kDefault; }));
   const size_t candidates = n - defaults;

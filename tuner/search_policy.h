@@ -154,10 +154,12 @@ inline constexpr int kMaxRepeatsToDecide = 3;
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,
                        const Reported& candidate, const Reported& default_setting);
 // Which settings to measure again, in order, when RemeasureToDecide: the side an outlier or
-// a disagreeing pair asks for alone; else both, ordered so that the runs go D C C D D C C D
-// (after two runs of one setting the other, after a change the one just run; taken one at a
-// time, as record --autotune does, the first of each answer keeps the same pattern): each
-// candidate run has default runs on both sides of it and a linear drift cancels.
+// a disagreeing pair asks for alone; else both, the one whose next run narrows the speedup's
+// interval more first (tuner/run_comparison.h's RatioVarianceFactor: D C D C -> D, D C C D ->
+// C, D C D C D -> C), and where both narrow it alike the side with fewer runs, else D C C D
+// (after two runs of one setting the other, after a change the one just run). Taken one at a
+// time, as record --autotune does, the first of each answer. Every candidate run but the last
+// then has default runs on both sides of it, where a linear drift cancels.
 std::vector<RunRole> RemeasureOrder(const Decision& decision);
 
 }  // namespace autotune::tuner

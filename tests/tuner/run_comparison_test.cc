@@ -213,5 +213,33 @@ TEST(RunComparisonTest, TheIntervalIsStudentsTOverTheRunToRunNoise) {
   EXPECT_TRUE(own.run_to_run_known);
 }
 
+// The variance factor a next run is chosen by is the interval's own: sum_j a_j^2 + 1/m, with
+// a_j worked out by hand from rule 3's interpolation.
+TEST(RunComparisonTest, TheRatioVarianceFactorIsTheIntervalsOwn) {
+  constexpr RunRole D = RunRole::kDefault;
+  constexpr RunRole C = RunRole::kCandidate;
+  // D C D: the candidate halfway, a = (1/2, 1/2): 1/4 + 1/4 + 1.
+  EXPECT_NEAR(RatioVarianceFactor({D, C, D}), 1.5, 1e-12);
+  // D C D C, as in the test above: a = (1/4, 3/4).
+  EXPECT_NEAR(RatioVarianceFactor({D, C, D, C}), 1.0 / 16 + 9.0 / 16 + 0.5, 1e-12);
+  // D C D C D: both candidate runs bracketed, a = (1/4, 1/2, 1/4).
+  EXPECT_NEAR(RatioVarianceFactor({D, C, D, C, D}), 1.0 / 16 + 1.0 / 4 + 1.0 / 16 + 0.5, 1e-12);
+  // D C C D: the candidate runs a third and two thirds of the way, a = (1/2, 1/2).
+  EXPECT_NEAR(RatioVarianceFactor({D, C, C, D}), 0.25 + 0.25 + 0.5, 1e-12);
+  EXPECT_TRUE(std::isinf(RatioVarianceFactor({D, D})));
+  EXPECT_TRUE(std::isinf(RatioVarianceFactor({C})));
+  // And it is what the interval's width rests on: one-step runs (no within-run noise) at a
+  // given run-to-run noise of 4% over 6 degrees: half-width = t(0.975, 6) * 4% * sqrt(factor),
+  // t from a table: 2.4469.
+  const RealRuns def = {RealRun({100.0}, 0), RealRun({104.0}, 2), RealRun({98.0}, 4)};
+  const RealRuns cand = {RealRun({90.0}, 1), RealRun({91.0}, 3)};
+  CompareOptions options;
+  options.across_cv = 0.04;
+  options.across_degrees = 6;
+  const RunComparison c = CompareRuns(def, cand, options);
+  const double half = 2.4469 * 0.04 * std::sqrt(RatioVarianceFactor({D, C, D, C, D}));
+  EXPECT_NEAR(std::log(c.speedup.high / c.speedup.low) / 2, half, 1e-4);
+}
+
 }  // namespace
 }  // namespace autotune::tuner

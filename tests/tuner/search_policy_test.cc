@@ -258,10 +258,11 @@ TEST(SearchPolicyTest, AnOutlierRunAsksForARemeasureOfItsSetting) {
   EXPECT_NEAR(d.speedup.speedup, 100.0 / 80.0, 1e-9);
 }
 
-// Re-measures of a verdict hanging on noise go to the side with fewer runs, else D C C D: the
-// setting run last goes first; but while the default has one run, the default first (no verdict
-// can be reached without its second).
-TEST(SearchPolicyTest, RemeasuresAlternateSoThatEachCandidateRunIsBracketed) {
+// Re-measures of a verdict hanging on noise go first to the side whose next run narrows the
+// interval more; where both narrow it alike, to the side with fewer runs, else D C C D; but
+// while the default has one run, the default first (no verdict can be reached without its
+// second).
+TEST(SearchPolicyTest, RemeasuresGoWhereTheyNarrowTheIntervalMore) {
   Decision d;
   d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
                        {RunRole::kCandidate, 0, 1, 10, 99.0, false}};
@@ -273,13 +274,33 @@ TEST(SearchPolicyTest, RemeasuresAlternateSoThatEachCandidateRunIsBracketed) {
   EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kCandidate, RunRole::kDefault}));
   d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
                        {RunRole::kCandidate, 0, 1, 10, 99.0, false}};
-  // One at a time (record --autotune): D C C -> D; D C C D -> D; D C C D D -> C.
+  // One at a time (record --autotune). D C C -> D: the two candidate runs bracketed, the
+  // default's level 1/2 and 1/2 on its two runs: sum a^2 + 1/m = 0.5 + 0.5 = 1, where a third
+  // candidate run leans on one default run alone: 1 + 1/3.
   d.comparison.runs.push_back({RunRole::kCandidate, 0, 2, 10, 99.0, false});
   EXPECT_EQ(RemeasureOrder(d).front(), RunRole::kDefault);
+  // D C C D -> C: a third default run after the last would carry no weight (1 again); a third
+  // candidate run leaves a = (1/3, 2/3): 1/9 + 4/9 + 1/3 = 0.889.
   d.comparison.runs.push_back({RunRole::kDefault, 0, 3, 10, 100.0, false});
-  EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kDefault, RunRole::kCandidate}));
+  EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kCandidate, RunRole::kDefault}));
+  // An outlier of the default is no run to weigh: D C C D* is D C C, and the default again.
+  d.comparison.runs.back().outlier = true;
+  EXPECT_EQ(RemeasureOrder(d).front(), RunRole::kDefault);
+  d.comparison.runs.back().outlier = false;
+  // D C C D D -> C: a = (1/3, 1/3, 1/3), 1/3 + 1/3, against 1 for a fourth default run.
   d.comparison.runs.push_back({RunRole::kDefault, 0, 4, 10, 100.0, false});
   EXPECT_EQ(RemeasureOrder(d).front(), RunRole::kCandidate);
+  // D C D C -> D: it brackets the last candidate run and spreads the default's level over
+  // three runs, a = (1/4, 1/2, 1/4): 0.375 + 1/2 = 0.875, against a third candidate run's
+  // a = (1/6, 5/6): 0.722 + 1/3 = 1.056. Then D C D C D -> C: a = (1/6, 1/3, 1/2), 0.722,
+  // against 0.875 for a fourth default run.
+  d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 1, 10, 80.0, false},
+                       {RunRole::kDefault, 0, 2, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 3, 10, 80.0, false}};
+  EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kDefault, RunRole::kCandidate}));
+  d.comparison.runs.push_back({RunRole::kDefault, 0, 4, 10, 100.0, false});
+  EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kCandidate, RunRole::kDefault}));
   // D C D (the search's first round around a decisive pick): the candidate, which has one run.
   d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
                        {RunRole::kCandidate, 0, 1, 10, 80.0, false},
