@@ -113,11 +113,18 @@ int RunDiagnose(const DiagnoseOptions& opts) {
   Trace trace;
   if (!(s = store->LoadTrace(opts.run, &trace)).ok()) return Fail(s);
   // The compute-slowdown parameters as a simulation of the run fits them (a calibration or
-  // the run's own collectives; other imported runs of the job); else the run's host alone.
+  // the run's own collectives; other imported runs of the job); a simulated run: those of the
+  // simulation that made it (its source run's, predicting its topology); else the run's host
+  // alone.
   sim::CpuShareParams cpu = sim::CpuShareOf(trace.run);
   std::string cpu_share = "compute slowed by communication: not modelled (host cores not known)";
   sim::StoredSimulation loaded;
-  if (sim::LoadSimulation(*store, opts.run, {}, sim::IfUncalibrated::kNoSimulation, &loaded).ok() &&
+  const bool simulated = trace.run.kind == RunKind::kSimulated && trace.run.source_run > 0;
+  sim::TargetShape target;
+  if (simulated) target = {trace.run.topology.nodes, trace.run.topology.ranks_per_node};
+  if (sim::LoadSimulation(*store, simulated ? trace.run.source_run : opts.run, target,
+                          sim::IfUncalibrated::kNoSimulation, &loaded)
+          .ok() &&
       loaded.simulation) {
     cpu = loaded.simulation->options().cpu;
     cpu_share = loaded.simulation->DescribeCpuShare();

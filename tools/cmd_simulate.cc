@@ -165,6 +165,13 @@ Status WriteResults(const Plan& plan, const std::string& command, Store* store,
     info.command = command;
     info.knobs = plan.settings[i];
     info.topology = plan.simulation.topology();
+    // The host the simulation modelled: on a retargeted topology an emulated cluster's one
+    // host holds every node (simulator/simulation.cc, RetargetCpuShare).
+    const sim::CpuShareParams& cpu = plan.simulation.options().cpu;
+    if (cpu.enabled()) {
+      info.host.cores = cpu.cores;
+      info.host.nodes_per_host = std::max(1, cpu.ranks / std::max(1, info.topology.ranks_per_node));
+    }
     info.source_run = plan.run.id;
     info.hardware =
         "simulated from run " + std::to_string(plan.run.id) + " with " + plan.network_source;

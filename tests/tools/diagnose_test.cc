@@ -181,5 +181,34 @@ TEST(DiagnoseFixturesTest, CommunicationScalesAreTheSimulations) {
   EXPECT_LE(dj["comm_scale"].get<double>(), 2.0);
 }
 
+// A simulated run on another topology is diagnosed with the compute slowdown its simulation
+// modelled, and stores that host: the MLP's 2x2 timeline imported as run on one host of 2
+// cores holding both nodes (an emulated cluster), predicted on 4 nodes x 2 ranks, is 8 ranks
+// on those 2 cores (a host that held every recorded node holds every predicted one).
+TEST(DiagnoseFixturesTest, ASimulatedRunIsDiagnosedWithTheHostItsSimulationModelled) {
+  TempDir dir;
+  const std::string db = dir.File("f.db");
+  const CommandResult imported = RunAutotune(
+      "import --db '" + db + "' --horovod-timeline '" + AUTOTUNE_FIXTURES_DIR +
+      "/horovod/mlp_default.json' --nodes 2 --ranks-per-node 2 --host-cores 2 --nodes-per-host 2");
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  const CommandResult s =
+      RunAutotune("simulate --json --run 1 --nodes 4 --ranks-per-node 2 --db '" + db + "'");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const int64_t simulated = nlohmann::json::parse(s.out)["run"].get<int64_t>();
+  const CommandResult d =
+      RunAutotune("diagnose --json --run " + std::to_string(simulated) + " --db '" + db + "'");
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const std::string cpu = nlohmann::json::parse(d.out)["cpu_share"].get<std::string>();
+  EXPECT_NE(cpu.find("8 ranks share 2 cores"), std::string::npos) << cpu;
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(db, Store::Mode::kReadOnly, &store).ok());
+  RunInfo run;
+  ASSERT_TRUE(store->GetRun(simulated, &run).ok());
+  EXPECT_EQ(run.kind, RunKind::kSimulated);
+  EXPECT_EQ(run.host.cores, 2);
+  EXPECT_EQ(run.host.nodes_per_host, 4);
+}
+
 }  // namespace
 }  // namespace autotune::testing
