@@ -198,6 +198,12 @@ std::string NetworkModel::Describe() const {
         std::snprintf(line, sizeof(line), "measured %.0f-%.0f bytes (%d sizes)", c.min_bytes(),
                       c.max_bytes(), c.size());
         range = line;
+        // One size cannot tell a latency from a bandwidth (a DDP job's trace with one bucket
+        // size: bench/ddp/README.md): say what that leaves out.
+        if (c.size() < 2 && ab.latency_us <= 0.0) {
+          range += "; one size: its latency is not measured (taken as 0), so more and smaller "
+                   "collectives are predicted too fast";
+        }
       } else if (b.shape_curve >= 0) {
         const CurveEntry& e = curves_[b.shape_curve];
         std::snprintf(line, sizeof(line),

@@ -222,6 +222,30 @@ TEST(NetworkFitTest, ALargerWorldKeepsTheMeasuredCurvesRatioToItsLine) {
       << big.Describe();
 }
 
+// A world allreduce measured at one size (a DDP job's own collectives with one bucket size)
+// fits no latency; the description says so, and says nothing of it with two sizes.
+TEST(NetworkFitTest, OneMeasuredSizeIsSaidToLeaveTheLatencyOut) {
+  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2));
+  Calibration cal = SynthesizeCalibration(truth);
+  std::vector<CalibrationPoint> kept;
+  for (const CalibrationPoint& p : cal.points) {
+    if (p.scope == Scope::kWorld && p.op == Op::kAllreduce &&
+        (p.bytes == (16 << 20) || p.bytes == (1 << 20))) {
+      kept.push_back(p);
+    }
+  }
+  ASSERT_EQ(kept.size(), 2u);
+  const std::string note = "one size: its latency is not measured";
+  cal.points = {kept[0]};
+  NetworkModel one;
+  ASSERT_TRUE(NetworkModel::Fit(cal, &one).ok());
+  EXPECT_NE(one.Describe().find("(1 sizes); " + note), std::string::npos) << one.Describe();
+  cal.points = kept;
+  NetworkModel two;
+  ASSERT_TRUE(NetworkModel::Fit(cal, &two).ok());
+  EXPECT_EQ(two.Describe().find(note), std::string::npos) << two.Describe();
+}
+
 TEST(NetworkFitTest, RetargetNeedsTheLevelsItWillUse) {
   NetworkModel one_node;
   ASSERT_TRUE(NetworkModel::Fit(SynthesizeCalibration(NetworkModel::FromParams(
