@@ -1,6 +1,7 @@
 #include "simulator/cpu_share.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace autotune::sim {
 
@@ -22,6 +23,18 @@ CpuShareParams CpuShareOf(const RunInfo& run) {
   p.ranks = std::max(1, run.topology.ranks_per_node * std::max(1, run.host.nodes_per_host));
   p.recorded_ranks = p.ranks;
   return p;
+}
+
+std::string DescribeCpuShare(const CpuShareParams& c) {
+  if (!c.enabled()) return "compute slowed by communication: not modelled (host cores not known)";
+  char line[768];
+  std::snprintf(line, sizeof(line),
+                "compute slowed by communication: %d ranks share %d cores; communication "
+                "thread spins %.3f of each collective (%s), %.1f us per cycle; tracer %.2f "
+                "cores (%s)",
+                c.ranks, c.cores, c.sigma, c.sigma_source.c_str(), c.cycle_cpu_us, c.recorded_tau,
+                c.tau_source.c_str());
+  return line;
 }
 
 }  // namespace autotune::sim

@@ -61,4 +61,7 @@ double ComputeStretch(const CpuShareParams& params, double d, double tau, int ra
 // The host shape of a run: ranks_per_node * nodes_per_host ranks on host.cores cores.
 CpuShareParams CpuShareOf(const RunInfo& run);
 
+// The parameters and their sources, one line ("compute slowed by communication: ...").
+std::string DescribeCpuShare(const CpuShareParams& params);
+
 }  // namespace autotune::sim

@@ -266,17 +266,6 @@ std::string Simulation::Describe() const {
          network_.Describe();
 }
 
-std::string Simulation::DescribeCpuShare() const {
-  const CpuShareParams& c = options_.cpu;
-  if (!c.enabled()) return "compute slowed by communication: not modelled (host cores not known)";
-  char line[768];
-  std::snprintf(line, sizeof(line),
-                "compute slowed by communication: %d ranks share %d cores; communication "
-                "thread spins %.3f of each collective (%s), %.1f us per cycle; tracer %.2f "
-                "cores (%s)",
-                c.ranks, c.cores, c.sigma, c.sigma_source.c_str(), c.cycle_cpu_us, c.recorded_tau,
-                c.tau_source.c_str());
-  return line;
-}
+std::string Simulation::DescribeCpuShare() const { return sim::DescribeCpuShare(options_.cpu); }
 
 }  // namespace autotune::sim

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "simulator/cpu_share.h"
 #include "simulator/diagnosis.h"
 #include "simulator/stored_simulation.h"
 #include "store/store.h"
@@ -117,7 +118,7 @@ int RunDiagnose(const DiagnoseOptions& opts) {
   // simulation that made it (its source run's, predicting its topology); else the run's host
   // alone.
   sim::CpuShareParams cpu = sim::CpuShareOf(trace.run);
-  std::string cpu_share = "compute slowed by communication: not modelled (host cores not known)";
+  std::string cpu_share = sim::DescribeCpuShare(cpu);  // the line matches what Diagnose uses
   sim::StoredSimulation loaded;
   const bool simulated = trace.run.kind == RunKind::kSimulated && trace.run.source_run > 0;
   sim::TargetShape target;

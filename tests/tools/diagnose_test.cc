@@ -19,8 +19,9 @@ constexpr double kMs = 1000.0;  // microseconds per millisecond
 // cycle negotiates 103..108, the collective copies in 108..110, reduces 110..136 and copies
 // out 136..138; the step ends at 145 ms. Parts: compute 107, cycle wait 3, negotiation 5,
 // copies 4, collectives 26.
-int64_t AddHandMadeRun(Store& store) {
+int64_t AddHandMadeRun(Store& store, int host_cores = 0) {
   RunInfo run;
+  run.host.cores = host_cores;
   run.workload = sim::testing::MakeWorkload({4096}, {90.0}, 10.0, 90.0, 7.0);
   run.topology = sim::testing::Topo(1, 1);
   run.steps_planned = 1;
@@ -97,6 +98,20 @@ TEST_F(DiagnoseCliTest, JsonHasTheConstructedParts) {
   // (no simulation of it); DiagnoseFixturesTest.CommunicationScalesAreTheSimulations has them.
   EXPECT_TRUE(j["comm_contention"].is_null()) << j["comm_contention"];
   EXPECT_TRUE(j["comm_scale"].is_null()) << j["comm_scale"];
+}
+
+// A run that cannot be simulated (no calibration) but whose host is known: the line names the
+// host the diagnosis counted (1 rank on 2 cores), not "not modelled".
+TEST_F(DiagnoseCliTest, WithoutASimulationTheLineNamesTheHostCounted) {
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(db_, Store::Mode::kReadWrite, &store).ok());
+  const int64_t run = AddHandMadeRun(*store, 2);
+  store.reset();
+  const CommandResult r =
+      RunAutotune("diagnose --json --db " + db_ + " --run " + std::to_string(run));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string cpu = nlohmann::json::parse(r.out)["cpu_share"].get<std::string>();
+  EXPECT_NE(cpu.find("1 ranks share 2 cores"), std::string::npos) << cpu;
 }
 
 TEST_F(DiagnoseCliTest, TableShowsPartsAndVerdict) {
