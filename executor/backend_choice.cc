@@ -17,6 +17,12 @@ Status NcclAvailable() {
 #endif
 
 Status ParseBackendFlag(const std::string& name, BackendKind* backend) {
+  BackendKind parsed = BackendKind::kMpi;
+  if (ParseBackend(name, &parsed).ok() && parsed == BackendKind::kGloo) {
+    return Status::InvalidArgument("--backend gloo: not a data plane of the executor (mpi | "
+                                   "nccl); gloo is measured by `autotune calibrate --backend "
+                                   "gloo`");
+  }
   if (ParseBackend(name, backend).ok()) return Status::Ok();
   return Status::InvalidArgument("--backend " + (name.empty() ? "\"\"" : name) +
                                  ": unknown backend (mpi | nccl)");

@@ -17,8 +17,10 @@
 
 namespace autotune::executor {
 
-// Parses the value of --backend ("mpi", "nccl"); otherwise InvalidArgument naming --backend
-// and the value: "--backend X: unknown backend (mpi | nccl)".
+// Parses the value of --backend for the executor's data planes ("mpi", "nccl"); otherwise
+// InvalidArgument naming --backend and the value: "--backend X: unknown backend (mpi | nccl)",
+// or for "gloo" (a calibration library, not a data plane): "--backend gloo: not a data plane
+// of the executor (mpi | nccl); gloo is measured by `autotune calibrate --backend gloo`".
 Status ParseBackendFlag(const std::string& name, BackendKind* backend);
 
 // Whether this process can run the backend (local, no MPI): for kNccl, NcclAvailable()

@@ -132,9 +132,13 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
         " but calibration " + std::to_string(calibration.id) + " is of " +
         calibration.topology.key() + ": use a calibration of the same topology");
   }
-  if (trace.run.backend != calibration.backend) {
+  // A DDP job on CPUs may also take a calibrate of Open MPI, standing in for gloo's
+  // (ChooseNetwork, stored_simulation.h, says so).
+  if (calibration.backend != trace.run.backend &&
+      calibration.backend != CollectiveLibrary(trace.run)) {
     return Status::InvalidArgument("run " + std::to_string(trace.run.id) + " used backend " +
-                                   BackendName(trace.run.backend) + " but calibration " +
+                                   BackendName(CollectiveLibrary(trace.run)) +
+                                   " but calibration " +
                                    std::to_string(calibration.id) + " measured " +
                                    BackendName(calibration.backend));
   }

@@ -9,15 +9,18 @@
 namespace autotune::sim {
 namespace {
 
-// The command that records the missing calibration on the run's topology.
-std::string CalibrateHint(const RunInfo& run, const std::string& db) {
+// The command that records the missing calibration of `library` on the run's topology.
+std::string CalibrateHint(const RunInfo& run, BackendKind library, const std::string& db) {
   const Topology& t = run.topology;
+  const std::string backend =
+      library == BackendKind::kMpi ? "" : std::string(" --backend ") + BackendName(library);
   if (t.nodes > 1) {
-    return "mpirun -np " + std::to_string(t.world_size()) +
-           " --hostfile HOSTS autotune calibrate --db " + db + " (" + std::to_string(t.nodes) +
+    return "mpirun -np " + std::to_string(t.world_size()) + " --hostfile HOSTS autotune " +
+           "calibrate" + backend + " --db " + db + " (" + std::to_string(t.nodes) +
            " nodes x " + std::to_string(t.ranks_per_node) + " ranks)";
   }
-  return "autotune calibrate --np " + std::to_string(t.world_size()) + " --db " + db;
+  return "autotune calibrate" + backend + " --np " + std::to_string(t.world_size()) + " --db " +
+         db;
 }
 
 // "run 5" or "runs 5, 7".
@@ -55,8 +58,20 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
                      std::vector<Trace>* others) {
   const RunInfo& run = trace.run;
   NetworkChoice choice;
+  // A DDP job on CPUs allreduces with gloo: its calibrate is `calibrate --backend gloo`. Open
+  // MPI's (`autotune calibrate`) measured another library with its own protocol switches (on
+  // the emulated cluster Open MPI's allreduce jumps from 0.5 ms at 128 KB to 7.5 ms at 256 KB;
+  // gloo's ring has no such step, and gloo pays about 5 ms a call however small: bench/ddp);
+  // it stands in only where neither a gloo calibrate nor the job's own collectives exist.
+  const BackendKind library = CollectiveLibrary(run);
+  const bool ddp_on_cpu = library != run.backend;
   Calibration measured;
-  Status found = store.FindCalibration(run.topology, run.backend, &measured);
+  Status found = store.FindCalibration(run.topology, library, &measured);
+  bool calibrate_of_other_library = false;
+  if (ddp_on_cpu && found.code() == Status::Code::kNotFound) {
+    found = store.FindCalibration(run.topology, run.backend, &measured);
+    calibrate_of_other_library = found.ok();
+  }
   if (!found.ok() && found.code() != Status::Code::kNotFound) return found;
   choice.measured_calibration = found.ok();
   std::optional<Calibration> self;
@@ -73,26 +88,20 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
   }
   if (!choice.measured_calibration && !self) {
     choice.missing = Status::NotFound("no calibration for topology " + run.topology.key() + " (" +
-                                      BackendName(run.backend) + ") in " + store.path() +
-                                      "; make one with: " + CalibrateHint(run, store.path()));
+                                      BackendName(library) + ") in " + store.path() +
+                                      "; make one with: " +
+                                      CalibrateHint(run, library, store.path()));
     *out = std::move(choice);
     return Status::Ok();
   }
   const std::string own_runs = self ? RunList(choice.self_calibration_runs) : "";
-  // A DDP job on CPUs allreduces with gloo; `autotune calibrate` measures Open MPI's
-  // collectives, another library with its own protocol switches (on the emulated cluster Open
-  // MPI's allreduce jumps from 0.5 ms at 128 KB to 7.5 ms at 256 KB; gloo's ring has no such
-  // step). Where the job's own collectives exist they stand alone: the calibrate's points
-  // would describe a library the job does not run (bench/ddp: resnet18's small buckets were
-  // predicted 8-13% too slow from them).
-  const bool calibrate_of_other_library =
-      run.framework == Framework::kDdp && run.backend != BackendKind::kNccl;
   if (self && choice.measured_calibration && calibrate_of_other_library) {
     choice.measured_calibration = false;
     choice.calibration = std::move(*self);
     choice.source = "the own collectives of " + own_runs +
                     " (DDP's gloo allreduce; calibration " + std::to_string(measured.id) +
-                    " measured Open MPI's, another library: not used)";
+                    " measured Open MPI's, another library: not used; `autotune calibrate "
+                    "--backend gloo` measures gloo's)";
   } else if (self && choice.measured_calibration) {
     NetworkModel measured_model;
     AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(measured, &measured_model));
@@ -101,23 +110,25 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
     char line[320];
     std::snprintf(line, sizeof(line),
                   "the own collectives of %s where they measured (%zu points), calibration "
-                  "%lld elsewhere; the job's collectives took %.2fx the calibration's model "
-                  "(median of %d sizes, %.2f-%.2fx)",
+                  "%lld (%s) elsewhere; the job's collectives took %.2fx the calibration's "
+                  "model (median of %d sizes, %.2f-%.2fx)",
                   own_runs.c_str(), self->points.size(), static_cast<long long>(measured.id),
+                  BackendName(library),
                   choice.agreement.median_ratio, choice.agreement.points,
                   choice.agreement.min_ratio, choice.agreement.max_ratio);
     choice.source = line;
   } else if (self) {
     choice.calibration = std::move(*self);
     choice.source = "the own collectives of " + own_runs + " (self-calibrated: no " +
-                    std::string(BackendName(run.backend)) + " calibrate of " +
+                    std::string(BackendName(library)) + " calibrate of " +
                     run.topology.key() + " in the database)";
   } else {
     choice.calibration = std::move(measured);
     choice.source = "calibration " + std::to_string(choice.calibration.id);
     if (calibrate_of_other_library) {
       choice.source += " (Open MPI's collectives standing in for DDP's gloo: the job's own were "
-                       "too few to fit)";
+                       "too few to fit and no `autotune calibrate --backend gloo` of " +
+                       run.topology.key() + ")";
     }
   }
   *out = std::move(choice);

@@ -188,6 +188,9 @@ Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info) {
     return Status::Corruption(where + ": topology must have nodes, ranks_per_node >= 1");
   }
   s = ParseBackend(q.Text(10), &r.backend);
+  if (s.ok() && r.backend == BackendKind::kGloo) {  // runs record mpi or nccl (backend_kind.h)
+    s = Status::InvalidArgument("backend \"gloo\" is a calibration's library, not a run's");
+  }
   if (!s.ok()) return Status::Corruption(where + " backend: " + s.message());
   r.hardware = q.Text(11);
   r.steps_planned = static_cast<int>(q.Int(12));

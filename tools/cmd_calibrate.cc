@@ -14,10 +14,12 @@
 #include "store/store.h"
 #include "tools/command.h"
 #include "tools/flag_checks.h"
+#include "tools/gloo_calibrate.h"
 #include "tools/help_defaults.h"
 #include "tools/launch.h"
 #include "tools/progress.h"
 #include "tools/stall_flags.h"
+#include "tools/torch_python.h"
 
 namespace autotune::cli {
 namespace {
@@ -54,12 +56,36 @@ const CalibrationPoint* Largest(const Calibration& c, Op op, Scope scope) {
   return best;
 }
 
+bool IsGloo(const CalibrateFlags& flags) { return flags.backend == BackendName(BackendKind::kGloo); }
+
+// --backend: mpi, nccl (the executor's data planes) or gloo (torch's, tools/gloo_calibrate.h).
+Status ParseCalibrateBackend(CalibrateFlags& flags) {
+  if (IsGloo(flags)) return Status::Ok();
+  const Status parsed = executor::ParseBackendFlag(flags.backend, &flags.calibrate.backend);
+  if (parsed.ok() || ParseBackend(flags.backend, &flags.calibrate.backend).ok()) return parsed;
+  return Status::InvalidArgument("--backend " + (flags.backend.empty() ? "\"\"" : flags.backend) +
+                                 ": unknown backend (mpi | nccl | gloo)");
+}
+
+// The gloo calibration's options: the sizes, repetitions and database of the flags; gloo's
+// timeout the stall shutdown when one is set, else GlooCalibrateOptions' default.
+GlooCalibrateOptions GlooOptions(const CalibrateFlags& flags) {
+  GlooCalibrateOptions g;
+  g.min_bytes = flags.calibrate.min_bytes;
+  g.max_bytes = flags.calibrate.max_bytes;
+  g.repetitions = flags.calibrate.repetitions;
+  g.db_path = flags.calibrate.db_path;
+  if (flags.calibrate.stall.shutdown_s > 0.0) g.timeout_s = flags.calibrate.stall.shutdown_s;
+  return g;
+}
+
 // Everything that can be checked without MPI: sizes, repetitions, backend (for nccl: a
 // CUDA device here), database.
 Status ValidateBeforeLaunch(CalibrateFlags& flags) {
   AUTOTUNE_RETURN_IF_ERROR(flags.stall.Resolve(nullptr, &flags.calibrate.stall));
-  AUTOTUNE_RETURN_IF_ERROR(executor::ParseBackendFlag(flags.backend, &flags.calibrate.backend));
+  AUTOTUNE_RETURN_IF_ERROR(ParseCalibrateBackend(flags));
   AUTOTUNE_RETURN_IF_ERROR(executor::ValidateCalibrateOptions(flags.calibrate));
+  if (IsGloo(flags)) AUTOTUNE_RETURN_IF_ERROR(PythonPathWithSite().status());
   std::unique_ptr<Store> store;  // refuses foreign, newer or unwritable databases untouched
   return Store::Open(flags.calibrate.db_path, Store::Mode::kReadWrite, &store);
 }
@@ -79,14 +105,24 @@ int RunCalibrateCommand(CalibrateFlags& flags) {
   Calibration c;
   flags.calibrate.world = MPI_COMM_WORLD;
   Status st = flags.stall.Resolve(nullptr, &flags.calibrate.stall);
-  if (st.ok()) st = executor::ParseBackendFlag(flags.backend, &flags.calibrate.backend);
+  if (st.ok()) st = ParseCalibrateBackend(flags);
   ProgressLine progress(flags.quiet);
   flags.calibrate.on_size = [&progress](int done, int total, int64_t bytes) {
     progress.Update("calibrate: size " + std::to_string(done) + "/" + std::to_string(total) +
                         " (" + std::to_string(bytes) + " bytes per rank) measured",
                     done == total);
   };
-  if (st.ok()) st = executor::RunCalibrate(flags.calibrate, &c);
+  if (st.ok() && IsGloo(flags)) {
+    progress.Update("calibrate: gloo's allreduce at " +
+                        std::to_string(executor::CalibrationSizes(flags.calibrate.min_bytes,
+                                                                  flags.calibrate.max_bytes)
+                                           .size()) +
+                        " sizes (torch's helper on every rank)",
+                    true);
+    st = RunGlooCalibrate(GlooOptions(flags), &c);
+  } else if (st.ok()) {
+    st = executor::RunCalibrate(flags.calibrate, &c);
+  }
   progress.Done();
   if (rank != 0) return st.ok() ? 0 : 1;
   if (!st.ok()) return Fail(st);
@@ -135,7 +171,11 @@ void AddCalibrateCommand(CLI::App& root, Action* action) {
                   "Timed runs per size and collective (median, min, max kept), >= 1.")
       ->capture_default_str();
   app->add_option("--backend", flags->backend,
-                  "Data-plane backend: mpi (host memory) or nccl (CUDA device memory).")
+                  "Collective library: mpi (Open MPI, host memory), nccl (CUDA device memory) or "
+                  "gloo (torch.distributed's, as DDP on CPUs runs it: the world allreduce only, "
+                  "timed by python/autotune_torch/gloo_calibrate.py on every rank; MASTER_ADDR "
+                  "and MASTER_PORT as for the DDP job, else 127.0.0.1 on one node and a free "
+                  "port).")
       ->capture_default_str();
   flags->stall.Add(app);
   app->add_option("--db", o.db_path, "SQLite database file, created if missing.")

@@ -27,54 +27,29 @@ struct FromTorch {
   int steps = 5;
 };
 
-// The last non-empty line of text ("" if none).
-std::string LastLine(const std::string& text) {
-  std::istringstream in(text);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (!line.empty()) last = line;
-  }
-  return last;
-}
-
 // Runs the helper under TorchPython() and parses what it prints as a workload.
 int RunFromTorch(const FromTorch& f) {
-  const std::string python = TorchPython();
-  const StatusOr<std::string> python_path = PythonPathWithSite();
-  if (!python_path.ok()) return Fail(python_path.status().WithPrefix("workloads --from-torch"));
-  const std::filesystem::path err =
-      std::filesystem::temp_directory_path() / ("autotune-from-torch-" + std::to_string(getpid()));
-  const std::string command =
-      "PYTHONPATH=" + ShellQuote(*python_path) + " " +
-      JoinCommandLine({python, "-m", "autotune_torch.workload", "--model", f.model, "--batch",
-                       std::to_string(f.batch), "--input", f.input, "--steps",
-                       std::to_string(f.steps)}) +
-      " 2>" + ShellQuote(err.string());
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return Fail("workloads --from-torch: cannot run " + python);
-  char chunk[4096];
-  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0;) out.append(chunk, n);
-  const int status = pclose(pipe);
-  std::ifstream err_in(err);
-  std::stringstream err_text;
-  err_text << err_in.rdbuf();
-  std::error_code ec;
-  std::filesystem::remove(err, ec);
-  if (status != 0) {
-    const std::string last = LastLine(err_text.str());
-    if (last.find("No module named 'torch'") != std::string::npos ||
-        last.find("PyTorch is not importable") != std::string::npos) {
-      return Fail("--from-torch needs PyTorch for " + python +
+  TorchHelperOutput helper;
+  const Status started = RunTorchHelper(
+      "autotune_torch.workload",
+      {"--model", f.model, "--batch", std::to_string(f.batch), "--input", f.input, "--steps",
+       std::to_string(f.steps)},
+      {}, &helper);
+  if (!started.ok()) return Fail(started.WithPrefix("workloads --from-torch"));
+  if (helper.exit_status != 0) {
+    if (TorchMissing(helper.last_err_line)) {
+      return Fail("--from-torch needs PyTorch for " + TorchPython() +
                   " (apt-get install python3-torch python3-torchvision)");
     }
-    return Fail("--from-torch " + f.model + ": " + (last.empty() ? "the helper failed" : last));
+    return Fail("--from-torch " + f.model + ": " +
+                (helper.last_err_line.empty() ? "the helper failed" : helper.last_err_line));
   }
+  const std::string& out = helper.out;
   Workload w;
   Status s = ParseWorkloadJson(out, "--from-torch " + f.model, &w);
   if (!s.ok()) return Fail(s);
   // The helper's own last note (e.g. parameters without a gradient), not the model's prints.
-  const std::string note = LastLine(err_text.str());
+  const std::string& note = helper.last_err_line;
   if (note.rfind("autotune_torch.workload: ", 0) == 0) std::cerr << EscapeForTerminal(note) << "\n";
   std::cout << WorkloadToJson(w).dump(1) << "\n";
   return 0;

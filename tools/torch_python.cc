@@ -2,11 +2,29 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
+#include "tools/launch.h"
+
 namespace autotune::cli {
+namespace {
+
+// The last non-empty line of text ("" if none).
+std::string LastLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+}  // namespace
 
 StatusOr<std::string> TorchSiteDir() {
   const char* dir = std::getenv("AUTOTUNE_TORCH_DIR");
@@ -42,6 +60,43 @@ StatusOr<std::string> PythonPathWithSite() {
   std::string out = *site;
   if (current != nullptr && *current != '\0') out += std::string(":") + current;
   return out;
+}
+
+}  // namespace autotune::cli
+
+namespace autotune::cli {
+
+Status RunTorchHelper(const std::string& module, const std::vector<std::string>& args,
+                      const std::vector<std::string>& env, TorchHelperOutput* out) {
+  const std::string python = TorchPython();
+  const StatusOr<std::string> python_path = PythonPathWithSite();
+  if (!python_path.ok()) return python_path.status();
+  const std::filesystem::path err =
+      std::filesystem::temp_directory_path() /
+      ("autotune-torch-helper-" + std::to_string(getpid()) + ".err");
+  std::string command = "PYTHONPATH=" + ShellQuote(*python_path);
+  for (const std::string& assignment : env) command += " " + ShellQuote(assignment);
+  std::vector<std::string> argv = {python, "-m", module};
+  argv.insert(argv.end(), args.begin(), args.end());
+  command += " " + JoinCommandLine(argv) + " 2>" + ShellQuote(err.string());
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return Status::IoError("cannot run " + python);
+  out->out.clear();
+  char chunk[4096];
+  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0;) out->out.append(chunk, n);
+  out->exit_status = pclose(pipe);
+  std::ifstream err_in(err);
+  std::stringstream err_text;
+  err_text << err_in.rdbuf();
+  std::error_code ec;
+  std::filesystem::remove(err, ec);
+  out->last_err_line = LastLine(err_text.str());
+  return Status::Ok();
+}
+
+bool TorchMissing(const std::string& last_err_line) {
+  return last_err_line.find("No module named 'torch'") != std::string::npos ||
+         last_err_line.find("PyTorch is not importable") != std::string::npos;
 }
 
 }  // namespace autotune::cli

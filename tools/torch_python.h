@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "traces/status.h"
 
@@ -20,5 +21,20 @@ std::string TorchPython();
 // PYTHONPATH with the site folder first (the current value kept after it); TorchSiteDir's
 // error when there is no site folder.
 StatusOr<std::string> PythonPathWithSite();
+
+// What a helper of autotune_torch printed.
+struct TorchHelperOutput {
+  int exit_status = 0;        // pclose's; 0 = success
+  std::string out;            // stdout, whole
+  std::string last_err_line;  // the last non-empty line of stderr ("" if none)
+};
+// Runs `TorchPython() -m MODULE ARGS...` with PYTHONPATH = PythonPathWithSite() and the extra
+// environment `env` (NAME=VALUE each, set for the helper only), and waits for it. An error only
+// when it cannot be started (no site folder, no shell); the helper's own failure is in
+// exit_status and last_err_line.
+Status RunTorchHelper(const std::string& module, const std::vector<std::string>& args,
+                      const std::vector<std::string>& env, TorchHelperOutput* out);
+// Whether a helper's last stderr line says PyTorch cannot be imported.
+bool TorchMissing(const std::string& last_err_line);
 
 }  // namespace autotune::cli

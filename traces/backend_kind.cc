@@ -6,18 +6,19 @@ const char* BackendName(BackendKind backend) {
   switch (backend) {
     case BackendKind::kMpi: return "mpi";
     case BackendKind::kNccl: return "nccl";
+    case BackendKind::kGloo: return "gloo";
   }
   return "mpi";
 }
 
 Status ParseBackend(const std::string& name, BackendKind* out) {
-  for (BackendKind b : {BackendKind::kMpi, BackendKind::kNccl}) {
+  for (BackendKind b : {BackendKind::kMpi, BackendKind::kNccl, BackendKind::kGloo}) {
     if (name == BackendName(b)) {
       *out = b;
       return Status::Ok();
     }
   }
-  return Status::InvalidArgument("unknown backend \"" + name + "\" (mpi | nccl)");
+  return Status::InvalidArgument("unknown backend \"" + name + "\" (mpi | nccl | gloo)");
 }
 
 }  // namespace autotune

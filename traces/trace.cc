@@ -22,6 +22,11 @@ const char* RunKindName(RunKind kind) {
 
 bool IsMeasuredKind(RunKind kind) { return kind != RunKind::kSimulated; }
 
+BackendKind CollectiveLibrary(const RunInfo& run) {
+  return run.framework == Framework::kDdp && run.backend != BackendKind::kNccl ? BackendKind::kGloo
+                                                                               : run.backend;
+}
+
 Status ParseRunKind(const std::string& name, RunKind* out) {
   for (RunKind k : {RunKind::kMeasured, RunKind::kSimulated, RunKind::kImported}) {
     if (name == RunKindName(k)) {

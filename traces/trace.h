@@ -117,6 +117,10 @@ struct RunInfo {
   std::string source_hash;
 };
 
+// The collective library the run's collectives ran in, which a calibration of it measures: gloo
+// for a DDP job on CPUs (its backend is mpi: host memory), else the run's backend.
+BackendKind CollectiveLibrary(const RunInfo& run);
+
 struct Trace {
   RunInfo run;
   std::vector<StepTrace> steps;

@@ -7,6 +7,9 @@
 # many, small), under a grid of DDP settings (bucket_cap_mb {25, 0.5, 1, 2.5, 5, 10, 50, 100},
 # and 25 with gradient_as_bucket_view; the first is DDP's default), each through
 # `autotune apply --config-file` (the script is never edited). Then, per model:
+#   - measures gloo's allreduce against size (`autotune calibrate --backend gloo`: the cost a
+#     bucket pays however small, which one default's trace cannot show) unless the database
+#     has one or --no-gloo-calibrate is given (a rescore too: the calibration is made once);
 #   - runs the DEFAULT setting once more with AUTOTUNE_DDP_TRACE (the one recorded trace),
 #     imports it (`autotune import --ddp-trace`, with the default's production round 1 as
 #     --step-log: its production step time) and predicts every setting from it (`autotune
@@ -29,9 +32,10 @@
 #
 # Usage: ddp_bench.sh [--out DIR] [--models "resnet18 mobilenet_v2"] [--steps N] [--warmup N]
 #                     [--repeats R] [--rate RATE] [--search] [--search-samples N]
-#                     [--confirm N] [--autotune BIN]
+#                     [--confirm N] [--no-gloo-calibrate] [--autotune BIN]
 #                     [--bench-figure BIN] [--python PY]
-#        ddp_bench.sh --rescore DIR [--search] [--confirm N]   # re-score DIR's runs
+#        ddp_bench.sh --rescore DIR [--search] [--confirm N] [--no-gloo-calibrate]
+#                                                          # re-score DIR's runs
 # Needs root (network namespaces) and the system python3 with torch and torchvision
 # (Debian's python3-torch, python3-torchvision; exit 77 with one line otherwise).
 set -euo pipefail
@@ -51,6 +55,7 @@ search=0
 search_samples=4
 confirm=0
 rescore=""
+gloo_calibrate=1
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -67,6 +72,7 @@ while [[ $# -gt 0 ]]; do
     --bench-figure) bench_figure=$2; shift 2 ;;
     --python) python=$2; shift 2 ;;
     --rescore) rescore=$2; shift 2 ;;
+    --no-gloo-calibrate) gloo_calibrate=0; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "ddp_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -146,6 +152,23 @@ if [[ -z $rescore ]]; then
     done
   done
   log "real runs took $(( $(date +%s) - start )) s"
+fi
+
+# gloo's allreduce curve, the DDP jobs' calibrate (once per database; made before any import).
+if [[ $gloo_calibrate -eq 1 ]]; then
+  have=$("$python" -c "import sqlite3,sys
+try:
+  print(sqlite3.connect(sys.argv[1]).execute(
+    \"SELECT count(*) FROM calibrations WHERE backend = 'gloo'\").fetchone()[0])
+except sqlite3.OperationalError:
+  print(0)" "$db")
+  if [[ $have == 0 ]]; then
+    log "calibrating gloo's allreduce on 2x2 at $rate into $db"
+    "${cluster[@]}" -- "$autotune" calibrate --backend gloo --db "$db" --repetitions 5 \
+      --max-bytes $((32 << 20)) --quiet > "$out/calibrate-gloo.log" 2>&1 ||
+      { echo "ddp_bench.sh: calibrate --backend gloo failed:" >&2
+        tail -5 "$out/calibrate-gloo.log" >&2; exit 1; }
+  fi
 fi
 
 # Imports model $1's trace (once: a rescore reuses it); prints the run id.

@@ -114,7 +114,7 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusDoesNotTakeACalibrateOfOpenMpi) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_TRUE(loaded.network.measured_calibration);
   EXPECT_NE(loaded.network.source.find("calibration " + std::to_string(calibration.id) +
-                                       " elsewhere"),
+                                       " (mpi) elsewhere"),
             std::string::npos)
       << loaded.network.source;
 
@@ -125,11 +125,54 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusDoesNotTakeACalibrateOfOpenMpi) {
   EXPECT_EQ(loaded.network.source,
             "the own collectives of run " + std::to_string(ddp) +
                 " (DDP's gloo allreduce; calibration " + std::to_string(calibration.id) +
-                " measured Open MPI's, another library: not used)");
+                " measured Open MPI's, another library: not used; `autotune calibrate "
+                "--backend gloo` measures gloo's)");
   // The synthesized 1 MiB allreduce, not the calibrate's 10x slower one.
   const double predicted_us =
       loaded.simulation->network().FlatUs(Op::kAllreduce, 1 << 20);
   EXPECT_NEAR(predicted_us, own_us, 0.05 * own_us);
+}
+
+// A gloo calibrate (`calibrate --backend gloo`) is a DDP job's on CPUs: merged with its own
+// collectives as a Horovod job's calibrate is, taken over Open MPI's, and Horovod's jobs do not
+// take it. The gloo calibrate is 10x slower than the network the runs were synthesized on and
+// Open MPI's 100x, so which one the model follows outside the job's own sizes shows at 1 KiB.
+TEST_F(StoredSimulationTest, ADdpJobOnCpusTakesAGlooCalibrateBesideItsOwnCollectives) {
+  Calibration mpi = SynthesizeCalibration(
+      NetworkModel::FromParams(NetworkParams::Uniform(4000, 1.15), Topo(2, 2)));
+  ASSERT_TRUE(store_->SaveCalibration(&mpi).ok());
+  const NetworkModel gloo_network =
+      NetworkModel::FromParams(NetworkParams::Uniform(400, 11.5), Topo(2, 2));
+  Calibration gloo = SynthesizeCalibration(gloo_network);
+  gloo.backend = BackendKind::kGloo;
+  ASSERT_TRUE(store_->SaveCalibration(&gloo).ok());
+  const double own_us = Network().FlatUs(Op::kAllreduce, 1024);
+  const double gloo_us = gloo_network.FlatUs(Op::kAllreduce, 1024);
+  ASSERT_GT(gloo_us, 5 * own_us);  // the two are apart at 1 KiB
+
+  const int64_t ddp = AddRun(RunKind::kImported, Framework::kDdp);
+  StoredSimulation loaded;
+  Status s = LoadSimulation(*store_, ddp, {}, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(loaded.network.measured_calibration);
+  EXPECT_EQ(loaded.network.calibration.id, gloo.id);
+  EXPECT_NE(loaded.network.source.find("the own collectives of run " + std::to_string(ddp) +
+                                       " where they measured ("),
+            std::string::npos)
+      << loaded.network.source;
+  EXPECT_NE(loaded.network.source.find("calibration " + std::to_string(gloo.id) +
+                                       " (gloo) elsewhere"),
+            std::string::npos)
+      << loaded.network.source;
+  EXPECT_GT(loaded.network.calibration.points.size(), 0u);
+  const double predicted_us = loaded.simulation->network().FlatUs(Op::kAllreduce, 1024);
+  EXPECT_NEAR(predicted_us, gloo_us, 0.05 * gloo_us);
+
+  // A Horovod job of the same shape on MPI takes Open MPI's calibrate, not gloo's.
+  const int64_t horovod = AddRun(RunKind::kImported, Framework::kHorovod);
+  s = LoadSimulation(*store_, horovod, {}, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(loaded.network.calibration.id, mpi.id);
 }
 
 // The listings' answer (NetworkOfRun, for `runs` and `report`) is the simulation's own: a

@@ -38,9 +38,16 @@ class BackendCliTest : public ::testing::Test {
   // record and calibrate with this backend: refused with exactly "autotune: error: <message>"
   // on stderr, nothing on stdout, non-zero exit, the database as it was before.
   void ExpectRefused(const std::string& backend, const std::string& message) {
+    ExpectRefused(backend, message, message);
+  }
+  // The same with calibrate's own message (calibrate also takes gloo).
+  void ExpectRefused(const std::string& backend, const std::string& record_message,
+                     const std::string& calibrate_message) {
     const bool existed = fs::exists(db_);
     const std::string before = existed ? ReadFile(db_) : "";
     for (const char* subcommand : {"record", "calibrate"}) {
+      const std::string& message =
+          std::string(subcommand) == "record" ? record_message : calibrate_message;
       const CommandResult r = RunCommand(Command(subcommand, backend), dir_);
       EXPECT_NE(r.exit_code, 0) << subcommand;
       EXPECT_EQ(LineCount(r.err), 1) << subcommand << ":\n" << r.err;
@@ -82,11 +89,13 @@ TEST_F(BackendCliTest, NcclWithoutADeviceIsRefusedBeforeLaunch) {
 }
 
 TEST_F(BackendCliTest, UnknownBackendIsRefusedBeforeLaunch) {
-  const std::string message = "--backend bogus: unknown backend (mpi | nccl)";
-  ExpectRefused("bogus", message);
+  const std::string record = "--backend bogus: unknown backend (mpi | nccl)";
+  const std::string calibrate = "--backend bogus: unknown backend (mpi | nccl | gloo)";
+  ExpectRefused("bogus", record, calibrate);
   RecordWithTheDefaultBackend();
-  ExpectRefused("bogus", message);
-  ExpectRefused("MPI", "--backend MPI: unknown backend (mpi | nccl)");
+  ExpectRefused("bogus", record, calibrate);
+  ExpectRefused("MPI", "--backend MPI: unknown backend (mpi | nccl)",
+                "--backend MPI: unknown backend (mpi | nccl | gloo)");
 }
 
 }  // namespace
