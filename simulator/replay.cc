@@ -275,20 +275,24 @@ int RunCycles(CycleClock* clock, StepSchedule* schedule, CommStream* stream,
 // On-ready pacing: every gradient goes to the schedule at its ready time (the slowest rank's),
 // in ready order. The launching thread copies it into the bucket area when the schedule says
 // so and spends launch_us on each launch it releases, one thing after another; a launch runs
-// from then on, launched by its launch index.
-void RunOnReady(const PreparedStep& step, const Workload& workload, const NetworkModel& network,
-                const ReplayOptions& options, StepSchedule* schedule, CommStream* stream) {
+// from then on, launched by its launch index. Returns the launches made before the step's
+// compute end.
+int RunOnReady(const PreparedStep& step, const Workload& workload, const NetworkModel& network,
+               const ReplayOptions& options, StepSchedule* schedule, CommStream* stream) {
   const bool copy_in = schedule->gradient_copies().copy_in_when_ready;
   double hook_free_us = 0.0;
+  int beside = 0;
   for (int t : step.ready_order) {
     hook_free_us = std::max(hook_free_us, step.ready_us[t]);
     if (copy_in) hook_free_us += options.copy_scale * network.CopyUs(workload.tensors[t].bytes());
     const int one[1] = {t};
     for (const FusedCollective& f : schedule->Launch(one)) {
       hook_free_us += options.launch_us;
+      if (hook_free_us < step.compute_end_us) ++beside;
       stream->Run(f, hook_free_us, stream->collectives());
     }
   }
+  return beside;
 }
 
 }  // namespace
@@ -306,6 +310,14 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
   newly_ready_.reserve(trace.num_tensors());
   cycle_paced_ = MakeRunSchedule(trace.run(), trace.run().knobs, network.topology())->pacing() ==
                  Pacing::kNegotiatedCycle;
+  recorded_beside_.assign(trace.steps().size(), 0);
+  if (options_.launch_cpu_us > 0.0 && !cycle_paced_) {
+    const ReplaySetting recorded = MakeSetting(trace.run().knobs);
+    for (size_t i = 0; i < trace.steps().size(); ++i) {
+      recorded_beside_[i] =
+          ReplayPrepared(trace.steps()[i], static_cast<int>(i), recorded, nullptr).launches_beside;
+    }
+  }
   recorded_stretch_.assign(trace.steps().size(), 1.0);
   if (options_.cpu.enabled()) {
     for (size_t i = 0; i < trace.steps().size(); ++i) {
@@ -422,7 +434,8 @@ StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
       break;
     }
     case Pacing::kOnReady:
-      RunOnReady(step, trace_.workload(), network_, options_, schedule_.get(), &stream);
+      out.launches_beside =
+          RunOnReady(step, trace_.workload(), network_, options_, schedule_.get(), &stream);
       break;
   }
   stream.Settle();
@@ -435,15 +448,19 @@ StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
       RecordCopyBack(out.last_done_us, &timeline->collectives, &timeline->tensors);
     }
   }
-  FinishStep(step, timeline, &out);
+  // The launches' CPU cost beside the compute, against the recorded setting's (ReplayOptions).
+  const double compute_end_us =
+      step.compute_end_us +
+      options_.launch_cpu_us * (out.launches_beside - recorded_beside_[index]);
+  FinishStep(step, compute_end_us, timeline, &out);
   return out;
 }
 
-void Replayer::FinishStep(const PreparedStep& step, StepTrace* timeline,
+void Replayer::FinishStep(const PreparedStep& step, double compute_end_us, StepTrace* timeline,
                           StepPrediction* prediction) const {
   StepPrediction& out = *prediction;
   out.step_ms = options_.production_scale *
-                (std::max(step.compute_end_us, out.last_done_us) + step.tail_us) * 1e-3;
+                (std::max(compute_end_us, out.last_done_us) + step.tail_us) * 1e-3;
   out.bytes = static_cast<int64_t>(std::llround(step.bytes * bytes_scale_));
   if (timeline != nullptr) {
     std::sort(timeline->tensors.begin(), timeline->tensors.end(),

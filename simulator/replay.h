@@ -74,6 +74,14 @@ struct ReplayOptions {
   // division by the world size, the enqueue), microseconds; fitted from a trace's gaps between
   // a bucket's last gradient and its allreduce (trace_calibration.h).
   double launch_us = 0.0;
+  // On-ready pacing on CPUs (DDP over gloo): compute time each collective launched before the
+  // step's compute ends takes from it, microseconds, counted against the recorded setting's
+  // launches (a setting with more buckets beside the backward pass ends its compute later by
+  // this much a bucket, one with fewer earlier). gloo's fixed cost a call is the ranks' own CPU
+  // work, not a wait the compute can overlap, where they share the cores (bench/ddp/README.md:
+  // small buckets cost about this much each beyond the replay's). Set by Simulation::Build to
+  // the network model's fixed cost of one world allreduce; 0 = none.
+  double launch_cpu_us = 0.0;
   // Compute slowed by communication (cpu_share.h); disabled (no slowdown) without the cores.
   CpuShareParams cpu;
   // Every predicted step time times this: the production job's over the traced one's, where
@@ -90,6 +98,7 @@ struct StepPrediction {
   int64_t bytes = 0;  // score numerator for the predicted topology
   double busy_us = 0.0;          // some collective or copy of the stream ran (their union)
   double compute_dilation = 1.0;  // compute time over the recorded (CpuShare)
+  int launches_beside = 0;        // on-ready pacing: collectives launched before compute end
   double score_bytes_per_s() const { return ScoreBytesPerSecond(bytes, step_ms * 1e-3); }
 };
 
@@ -136,8 +145,9 @@ class Replayer {
   // The communication load of a step of step_us with busy_us of collectives and work_cycles
   // cycles with work, idle cycles filling the rest at the knobs' idle period.
   CommLoad LoadOf(const Knobs& knobs, double step_us, double busy_us, int work_cycles) const;
-  // Step time, bytes and the timeline's summary from last_done_us.
-  void FinishStep(const PreparedStep& step, StepTrace* timeline, StepPrediction* out) const;
+  // Step time, bytes and the timeline's summary from last_done_us and the compute's end.
+  void FinishStep(const PreparedStep& step, double compute_end_us, StepTrace* timeline,
+                  StepPrediction* out) const;
   // No negotiation of step index completes before this time (ReplayOptions).
   double FirstNegotiationUs(int index) const;
 
@@ -153,6 +163,9 @@ class Replayer {
   PreparedStep dilated_;  // a step with its compute dilated (CpuShare)
   // Per recorded step: compute's stretch at the recorded setting (CpuShare), 1 when disabled.
   std::vector<double> recorded_stretch_;
+  // Per recorded step: launches before the compute end at the recorded setting (on-ready
+  // pacing with launch_cpu_us; 0 otherwise).
+  std::vector<int> recorded_beside_;
   // The step's copy of the setting's schedule, cloned once per setting (schedule_source_) and
   // Reset at every other step start: a step starts from the state the setting holds.
   std::unique_ptr<StepSchedule> schedule_;

@@ -156,6 +156,17 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   const Topology to = target.value_or(recorded);
   AUTOTUNE_RETURN_IF_ERROR(recorded_network.Retarget(to, &sim.network_, &sim.assumption_));
   RetargetCpuShare(recorded, to, &sim.options_.cpu);
+  // DDP over gloo with gloo's calibrate (`calibrate --backend gloo`, each allreduce timed
+  // alone): a launch beside the compute costs it gloo's fixed cost a call (ReplayOptions). A
+  // latency fitted to the job's own collectives alone carries their load already and is not
+  // charged again (bench/ddp/README.md: charged, small buckets 10-114% too slow).
+  if (CollectiveLibrary(trace.run) == BackendKind::kGloo &&
+      calibration.backend == BackendKind::kGloo) {
+    sim.options_.launch_cpu_us =
+        AlphaBetaCost(Op::kAllreduce, to.world_size(),
+                      sim.network_.params().at(Op::kAllreduce, Level::kWorld))
+            .fixed_us;
+  }
   sim.negotiation_ = recorded_negotiation.Retarget(recorded_network, sim.network_);
   *out = std::move(sim);
   return Status::Ok();
@@ -257,7 +268,8 @@ std::string Simulation::Describe() const {
                 "us/tensor\nreplay: comm scale %.3f (x %.3f beside the compute), copy scale %.3f, "
                 "first negotiation >= "
                 "%.1f us, "
-                "wake delay %.1f us, one-tensor copy-out %s, %s cycles\n",
+                "wake delay %.1f us, one-tensor copy-out %s, %s cycles, launch %.1f us (its "
+                "compute cost beside the backward pass %.1f us)\n",
                 static_cast<long long>(trace_.run().id), trace_.workload().name.c_str(),
                 trace_.run().topology.key().c_str(), trace_.steps().size(),
                 topology().key().c_str(), negotiation_.provenance().c_str(), n.bits_fixed_us,
@@ -265,7 +277,8 @@ std::string Simulation::Describe() const {
                 options_.comm_scale, options_.comm_contention, options_.copy_scale,
                 options_.first_negotiation_us, options_.wake_delay_us,
                 options_.single_tensor_copy_out ? "yes" : "no",
-                options_.cycle_waits_for_collectives ? "blocking" : "streamed");
+                options_.cycle_waits_for_collectives ? "blocking" : "streamed",
+                options_.launch_us, options_.launch_cpu_us);
   return line + DescribeCpuShare() + "\n" + "predicts: " + predicts_ + "\n" +
          network_.Describe();
 }

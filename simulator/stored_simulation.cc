@@ -52,15 +52,6 @@ Status LoadSameJobTraces(Store& store, const RunInfo& run, std::vector<Trace>* o
   return Status::Ok();
 }
 
-// The sizes (points) of the world allreduce curve in a calibration.
-int WorldAllreduceSizes(const Calibration& c) {
-  int n = 0;
-  for (const CalibrationPoint& p : c.points) {
-    if (p.op == Op::kAllreduce && p.scope == Scope::kWorld) ++n;
-  }
-  return n;
-}
-
 }  // namespace
 
 Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
@@ -104,23 +95,7 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
     return Status::Ok();
   }
   const std::string own_runs = self ? RunList(choice.self_calibration_runs) : "";
-  // gloo's calibrate times each allreduce alone; a DDP job's own, beside its backward pass on
-  // the same cores, cost more per call (bench/ddp/README.md: 9-56 ms of fitted latency a call
-  // on five grids' default traces against the calibrate's 6.5 ms, and small buckets predicted
-  // 4-19% too fast with the calibrate merged). Where the job's own collectives show two sizes
-  // or more they fit a latency of their own and stand alone; with one size they cannot (it
-  // would be 0), and gloo's calibrate gives the curve the sizes it lacks.
-  const bool own_fit_latency =
-      ddp_on_cpu && !calibrate_of_other_library && self && WorldAllreduceSizes(*self) >= 2;
-  if (self && choice.measured_calibration && own_fit_latency) {
-    choice.measured_calibration = false;
-    choice.calibration = std::move(*self);
-    choice.source = "the own collectives of " + own_runs + " (" +
-                    std::to_string(WorldAllreduceSizes(choice.calibration)) +
-                    " sizes, DDP's gloo allreduce under the job's load; gloo calibration " +
-                    std::to_string(measured.id) +
-                    ", each allreduce timed alone, fills in only where the job shows one size)";
-  } else if (self && choice.measured_calibration && calibrate_of_other_library) {
+  if (self && choice.measured_calibration && calibrate_of_other_library) {
     choice.measured_calibration = false;
     choice.calibration = std::move(*self);
     choice.source = "the own collectives of " + own_runs +

@@ -26,8 +26,10 @@ constexpr CollectiveRunner kNccl = CollectiveRunner::kNcclLibrary;
 // bytes) on the host; on GPUs (NCCL) the copies are the device's and take no host time.
 // runner: autotune's executor and NCCL run one bucket at a time, gloo (a real job on host
 // memory) two.
+// bytes_per_us and launch_cpu_us (ReplayOptions) as given where a test needs them.
 Simulation ThreeGradients(CollectiveRunner runner = CollectiveRunner::kExecutor,
-                          double latency_us = 5.0, double launch_us = 0.0) {
+                          double latency_us = 5.0, double launch_us = 0.0,
+                          double bytes_per_us = 200.0, double launch_cpu_us = 0.0) {
   Trace trace = MakeTrace(MakeWorkload({1000000, 1000000, 2000000}, {1.0, 1.5, 2.0}, 0.0, 2.5,
                                        1.0),
                           Topo(1, 2), Knobs(), 9000.0, 10.0);
@@ -35,10 +37,11 @@ Simulation ThreeGradients(CollectiveRunner runner = CollectiveRunner::kExecutor,
   if (runner != CollectiveRunner::kExecutor) trace.run.kind = RunKind::kImported;
   trace.run.backend =
       runner == CollectiveRunner::kNcclLibrary ? BackendKind::kNccl : BackendKind::kMpi;
-  NetworkParams p = NetworkParams::Uniform(latency_us, 200.0);
+  NetworkParams p = NetworkParams::Uniform(latency_us, bytes_per_us);
   p.copy = {0.0, 4000.0};
   ReplayOptions options = testing::ExactOptions();
   options.launch_us = launch_us;
+  options.launch_cpu_us = launch_cpu_us;
   return MakeSimulation(trace, NetworkModel::FromParams(p, Topo(1, 2)), NegotiationModel(),
                         options);
 }
@@ -129,6 +132,29 @@ TEST(DdpReplayTest, EachLaunchCostsTheHookItsLaunchTime) {
   EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 5.0, 300.0), Ddp(0.25, 0.25, false)), 22330.0,
               1e-6);
   EXPECT_NEAR(PredictUs(ThreeGradients(kNccl, 5.0, 300.0), Ddp(64, 1024, false)), 23310.0, 1e-6);
+}
+
+TEST(DdpReplayTest, ALaunchBesideTheComputeCostsItTheLaunchCpuAgainstTheRecorded) {
+  // A fast link (1e4 B/us: an allreduce of B bytes is 10 + B / 1e4 us), so the compute's end
+  // (2500: the 2.5 ms backward pass) can decide the step; 2000 us of compute a launch before
+  // it, one bucket at a time. The recorded setting (DDP's default: first bucket 1 MiB, then 25
+  // MB) launches {0, 1} at 1750, beside the compute, and {2} at 2500 (its copy 2000-2500),
+  // not: one launch beside. Its own replay: {0, 1} 1750 -> 1960, {2} 2500 -> 2710, copy back
+  // of 4e6 B +1000 = 3710; the compute ends at 2500; tail 1000: 4710, as without the cost.
+  const CollectiveRunner one = CollectiveRunner::kExecutor;
+  const Simulation sim = ThreeGradients(one, 5.0, 0.0, 1e4, 2000.0);
+  const Simulation free = ThreeGradients(one, 5.0, 0.0, 1e4, 0.0);
+  EXPECT_NEAR(PredictUs(sim, Knobs()), 4710.0, 1e-6);
+  EXPECT_NEAR(PredictUs(free, Knobs()), 4710.0, 1e-6);
+  // One bucket a gradient: {0} at 1250 and {1} at 1750 beside the compute, {2} at 2500 not:
+  // one launch more than recorded, so the compute ends at 2500 + 2000 = 4500, after the
+  // collectives (3710 with the copy back): 4500 + 1000 = 5500 (4710 without the cost).
+  EXPECT_NEAR(PredictUs(sim, Ddp(0.25, 0.25, false)), 5500.0, 1e-6);
+  EXPECT_NEAR(PredictUs(free, Ddp(0.25, 0.25, false)), 4710.0, 1e-6);
+  // One bucket of everything, at 2500: one launch fewer, the compute ends at 500, and the
+  // collective decides: 2500 + 10 + 400 = 2910, copy back 3910, tail 4910, as without.
+  EXPECT_NEAR(PredictUs(sim, Ddp(64, 1024, false)), 4910.0, 1e-6);
+  EXPECT_NEAR(PredictUs(free, Ddp(64, 1024, false)), 4910.0, 1e-6);
 }
 
 }  // namespace

@@ -128,6 +128,7 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusDoesNotTakeACalibrateOfOpenMpi) {
                 " (DDP's gloo allreduce; calibration " + std::to_string(calibration.id) +
                 " measured Open MPI's, another library: not used; `autotune calibrate "
                 "--backend gloo` measures gloo's)");
+  EXPECT_EQ(loaded.simulation->options().launch_cpu_us, 0.0);  // its own latency: not again
   // The synthesized 1 MiB allreduce, not the calibrate's 10x slower one.
   const double predicted_us =
       loaded.simulation->network().FlatUs(Op::kAllreduce, 1 << 20);
@@ -135,11 +136,11 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusDoesNotTakeACalibrateOfOpenMpi) {
 }
 
 // A gloo calibrate (`calibrate --backend gloo`) is a DDP job's on CPUs, taken over Open MPI's,
-// and Horovod's jobs do not take it. It fills in the sizes a job's own collectives lack where
-// they show one size (no latency of their own); where they show two or more they stand alone.
-// The gloo calibrate is 10x slower than the network the runs were synthesized on and Open
+// and Horovod's jobs do not take it: merged with the job's own collectives as a Horovod job's
+// calibrate is, it gives the sizes they lack (with one size of their own, no latency). The
+// gloo calibrate is 10x slower than the network the runs were synthesized on and Open
 // MPI's 100x, so which one the model follows shows at 1 KiB.
-TEST_F(StoredSimulationTest, ADdpJobOnCpusTakesAGlooCalibrateWhereItsOwnShowOneSize) {
+TEST_F(StoredSimulationTest, ADdpJobOnCpusTakesAGlooCalibrateBesideItsOwnCollectives) {
   Calibration mpi = SynthesizeCalibration(
       NetworkModel::FromParams(NetworkParams::Uniform(4000, 1.15), Topo(2, 2)));
   ASSERT_TRUE(store_->SaveCalibration(&mpi).ok());
@@ -175,23 +176,28 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusTakesAGlooCalibrateWhereItsOwnShowOneS
               0.05 * gloo_us);
 
   // With the default cycle the job's collectives come in several sizes (pooled with the run
-  // above): they fit their own latency, and the model follows them at 1 KiB.
+  // above): merged the same way, the job's own where they measured, gloo's at 1 KiB.
   const int64_t sizes = AddRun(RunKind::kImported, Framework::kDdp);
   s = LoadSimulation(*store_, sizes, {}, IfUncalibrated::kFail, &loaded);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_FALSE(loaded.network.measured_calibration);
-  EXPECT_NE(loaded.network.source.find("gloo calibration " + std::to_string(gloo.id) +
-                                       ", each allreduce timed alone, fills in only where the "
-                                       "job shows one size)"),
+  EXPECT_TRUE(loaded.network.measured_calibration);
+  EXPECT_NE(loaded.network.source.find("calibration " + std::to_string(gloo.id) +
+                                       " (gloo) elsewhere"),
             std::string::npos)
       << loaded.network.source;
-  EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1024), own_us, 0.05 * own_us);
+  EXPECT_EQ(loaded.network.self_calibration_runs, (std::vector<int64_t>{sizes, one_size}));
+  EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1024), gloo_us,
+              0.05 * gloo_us);
+  // Its launches beside the compute cost the compute the model's fixed cost of an allreduce
+  // (ReplayOptions::launch_cpu_us): positive here, none for a Horovod job or without gloo's.
+  EXPECT_GT(loaded.simulation->options().launch_cpu_us, 0.0);
 
   // A Horovod job of the same shape on MPI takes Open MPI's calibrate, not gloo's.
   const int64_t horovod = AddRun(RunKind::kImported, Framework::kHorovod);
   s = LoadSimulation(*store_, horovod, {}, IfUncalibrated::kFail, &loaded);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(loaded.network.calibration.id, mpi.id);
+  EXPECT_EQ(loaded.simulation->options().launch_cpu_us, 0.0);
 }
 
 // The listings' answer (NetworkOfRun, for `runs` and `report`) is the simulation's own: a
