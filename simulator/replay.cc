@@ -310,14 +310,6 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
   newly_ready_.reserve(trace.num_tensors());
   cycle_paced_ = MakeRunSchedule(trace.run(), trace.run().knobs, network.topology())->pacing() ==
                  Pacing::kNegotiatedCycle;
-  recorded_beside_.assign(trace.steps().size(), 0);
-  if (options_.launch_cpu_us > 0.0 && !cycle_paced_) {
-    const ReplaySetting recorded = MakeSetting(trace.run().knobs);
-    for (size_t i = 0; i < trace.steps().size(); ++i) {
-      recorded_beside_[i] =
-          ReplayPrepared(trace.steps()[i], static_cast<int>(i), recorded, nullptr).launches_beside;
-    }
-  }
   recorded_stretch_.assign(trace.steps().size(), 1.0);
   if (options_.cpu.enabled()) {
     for (size_t i = 0; i < trace.steps().size(); ++i) {
@@ -449,9 +441,10 @@ StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
     }
   }
   // The launches' CPU cost beside the compute, against the recorded setting's (ReplayOptions).
+  const std::vector<int>& recorded = options_.recorded_launches_beside;
+  const int recorded_beside = index < static_cast<int>(recorded.size()) ? recorded[index] : 0;
   const double compute_end_us =
-      step.compute_end_us +
-      options_.launch_cpu_us * (out.launches_beside - recorded_beside_[index]);
+      step.compute_end_us + options_.launch_cpu_us * (out.launches_beside - recorded_beside);
   FinishStep(step, compute_end_us, timeline, &out);
   return out;
 }
@@ -469,6 +462,15 @@ void Replayer::FinishStep(const PreparedStep& step, double compute_end_us, StepT
     timeline->bytes = out.bytes;
     timeline->score_bytes_per_s = out.score_bytes_per_s();
   }
+}
+
+std::vector<int> Replayer::LaunchesBeside(const ReplaySetting& setting) {
+  std::vector<int> out;
+  for (size_t i = 0; i < trace_.steps().size(); ++i) {
+    out.push_back(
+        ReplayPrepared(trace_.steps()[i], static_cast<int>(i), setting, nullptr).launches_beside);
+  }
+  return out;
 }
 
 std::vector<StepPrediction> Replayer::ReplayAll(const ReplaySetting& setting,

@@ -82,6 +82,10 @@ struct ReplayOptions {
   // small buckets cost about this much each beyond the replay's). Set by Simulation::Build to
   // the network model's fixed cost of one world allreduce; 0 = none.
   double launch_cpu_us = 0.0;
+  // Per recorded step (by position): the recorded setting's launches before the compute's end,
+  // which launch_cpu_us counts against (Replayer::LaunchesBeside, filled once per Simulation);
+  // a step past its end counts 0.
+  std::vector<int> recorded_launches_beside;
   // Compute slowed by communication (cpu_share.h); disabled (no slowdown) without the cores.
   CpuShareParams cpu;
   // Every predicted step time times this: the production job's over the traced one's, where
@@ -128,6 +132,9 @@ class Replayer {
   // StepTrace (rank 0's view: tensor ready/done, cycles, collectives).
   StepPrediction ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline = nullptr);
   // Every step; predictions in step order. timeline, when given, gets one StepTrace each.
+  // Per step: the collectives the setting launches before the step's compute ends (on-ready
+  // pacing; 0 under cycles), for ReplayOptions::recorded_launches_beside.
+  std::vector<int> LaunchesBeside(const ReplaySetting& setting);
   std::vector<StepPrediction> ReplayAll(const ReplaySetting& setting,
                                         std::vector<StepTrace>* timeline = nullptr);
 
@@ -163,9 +170,6 @@ class Replayer {
   PreparedStep dilated_;  // a step with its compute dilated (CpuShare)
   // Per recorded step: compute's stretch at the recorded setting (CpuShare), 1 when disabled.
   std::vector<double> recorded_stretch_;
-  // Per recorded step: launches before the compute end at the recorded setting (on-ready
-  // pacing with launch_cpu_us; 0 otherwise).
-  std::vector<int> recorded_beside_;
   // The step's copy of the setting's schedule, cloned once per setting (schedule_source_) and
   // Reset at every other step start: a step starts from the state the setting holds.
   std::unique_ptr<StepSchedule> schedule_;

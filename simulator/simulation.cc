@@ -159,7 +159,7 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   // DDP over gloo with gloo's calibrate (`calibrate --backend gloo`, each allreduce timed
   // alone): a launch beside the compute costs it gloo's fixed cost a call (ReplayOptions). A
   // latency fitted to the job's own collectives alone carries their load already and is not
-  // charged again (bench/ddp/README.md: charged, small buckets 10-114% too slow).
+  // charged again (bench/ddp/README.md: charged, 0.5 MB buckets up to 114% too slow).
   if (CollectiveLibrary(trace.run) == BackendKind::kGloo &&
       calibration.backend == BackendKind::kGloo) {
     sim.options_.launch_cpu_us =
@@ -168,6 +168,7 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
             .fixed_us;
   }
   sim.negotiation_ = recorded_negotiation.Retarget(recorded_network, sim.network_);
+  sim.CountRecordedLaunches();
   *out = std::move(sim);
   return Status::Ok();
 }
@@ -180,8 +181,16 @@ Status Simulation::FromModels(const Trace& trace, const NetworkModel& network,
   sim.network_ = network;
   sim.negotiation_ = negotiation;
   sim.options_ = options;
+  sim.CountRecordedLaunches();
   *out = std::move(sim);
   return Status::Ok();
+}
+
+void Simulation::CountRecordedLaunches() {
+  if (options_.launch_cpu_us <= 0.0 || !options_.recorded_launches_beside.empty()) return;
+  Replayer replayer(trace_, network_, negotiation_, options_);
+  options_.recorded_launches_beside =
+      replayer.LaunchesBeside(replayer.MakeSetting(trace_.run().knobs));
 }
 
 SettingResult Simulation::Evaluate(const Knobs& knobs, std::vector<StepTrace>* timeline) const {

@@ -72,7 +72,7 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
   // A DDP job on CPUs allreduces with gloo: its calibrate is `calibrate --backend gloo`. Open
   // MPI's (`autotune calibrate`) measured another library with its own protocol switches (on
   // the emulated cluster Open MPI's allreduce jumps from 0.5 ms at 128 KB to 7.5 ms at 256 KB;
-  // gloo's ring has no such step, and gloo pays about 5 ms a call however small: bench/ddp);
+  // gloo's ring has no such step, and gloo pays about 6.5 ms a call however small: bench/ddp);
   // it stands in only where neither a gloo calibrate nor the job's own collectives exist.
   const BackendKind library = CollectiveLibrary(run);
   const bool ddp_on_cpu = library != run.backend;

@@ -60,9 +60,9 @@ bool IsGloo(const CalibrateFlags& flags) { return flags.backend == BackendName(B
 
 // --backend: mpi, nccl (the executor's data planes) or gloo (torch's, tools/gloo_calibrate.h).
 Status ParseCalibrateBackend(CalibrateFlags& flags) {
-  if (IsGloo(flags)) return Status::Ok();
-  const Status parsed = executor::ParseBackendFlag(flags.backend, &flags.calibrate.backend);
-  if (parsed.ok() || ParseBackend(flags.backend, &flags.calibrate.backend).ok()) return parsed;
+  if (IsGloo(flags) || executor::ParseBackendFlag(flags.backend, &flags.calibrate.backend).ok()) {
+    return Status::Ok();
+  }
   return Status::InvalidArgument("--backend " + (flags.backend.empty() ? "\"\"" : flags.backend) +
                                  ": unknown backend (mpi | nccl | gloo)");
 }
