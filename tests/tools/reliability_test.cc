@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -58,8 +59,31 @@ class ReliabilityTest : public ::testing::Test {
                                      "--scale", "0.05", "--steps", std::to_string(steps),
                                      "--warmup-steps", "1", "--quiet", "--db", db()};
     argv.insert(argv.end(), extra.begin(), extra.end());
+    // The launcher's status note goes to TMPDIR: this test's own, so that a launcher killed
+    // outright leaves it here, not in /tmp.
+    fs::create_directories(tmp());
+    const char* previous = std::getenv("TMPDIR");
+    const std::string saved = previous != nullptr ? previous : "";
+    setenv("TMPDIR", tmp().c_str(), 1);
     pid_ = StartCommand(argv, dir_.File("out.txt"), dir_.File("err.txt"));
+    if (previous != nullptr) {
+      setenv("TMPDIR", saved.c_str(), 1);
+    } else {
+      unsetenv("TMPDIR");
+    }
     return pid_;
+  }
+
+  std::string tmp() const { return dir_.path() + "/tmp"; }
+
+  // The launcher's status notes (tools/launch.cc) left in this test's TMPDIR (Open MPI's
+  // session folder goes there too).
+  int TmpFiles() const {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(tmp())) {
+      n += e.path().filename().string().rfind("autotune-launch-", 0) == 0 ? 1 : 0;
+    }
+    return n;
   }
 
   // This test's autotune processes: rank -> pid for the ranks, -1 -> pid for the launcher.
@@ -140,6 +164,7 @@ TEST_F(ReliabilityTest, KillNineOfAnotherRankNamesItAndKeepsTheSteps) {
   EXPECT_NE(WaitCommand(pid_), 0);
   const std::string err = ReadFile(dir_.File("err.txt"));
   EXPECT_EQ(LineCount(err), 1) << err;
+  EXPECT_EQ(TmpFiles(), 0);  // the launcher removed its status note
   EXPECT_TRUE(std::regex_search(err, std::regex(R"(^autotune: error: rank 2 on \S+ died )"
                                                 R"(\(signal 9, Killed\); )")))
       << err;
@@ -163,6 +188,7 @@ TEST_F(ReliabilityTest, KillNineOfTheLauncherStopsTheJobAfterAStep) {
   ASSERT_TRUE(WaitForSteps(3)) << ReadFile(dir_.File("err.txt"));
   kill(Processes().at(-1), SIGKILL);  // mpirun gets SIGTERM and passes it to the ranks
   WaitCommand(pid_);
+  EXPECT_EQ(TmpFiles(), 1);  // nothing could remove the killed launcher's note: TMPDIR's
   // The ranks outlive the launcher a moment: wait until they are gone.
   while (!Processes().empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ExpectIntactIncomplete("stopped by SIGTERM");
