@@ -124,7 +124,8 @@ void RetargetCpuShare(const Topology& from, const Topology& to, CpuShareParams* 
 }  // namespace
 
 Status Simulation::Build(const Trace& trace, const Calibration& calibration,
-                         const std::optional<Topology>& target, Simulation* out) {
+                         const std::optional<Topology>& target,
+                         const Calibration* target_calibration, Simulation* out) {
   const Topology& recorded = trace.run.topology;
   if (!recorded.SameShape(calibration.topology)) {
     return Status::InvalidArgument(
@@ -154,7 +155,14 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   FitProductionModel(trace.run, sim.trace_, recorded_network, recorded_negotiation, &sim.options_,
                      &sim.predicts_);
   const Topology to = target.value_or(recorded);
-  AUTOTUNE_RETURN_IF_ERROR(recorded_network.Retarget(to, &sim.network_, &sim.assumption_));
+  if (target_calibration != nullptr && target_calibration->topology.SameShape(to) &&
+      !to.SameShape(recorded)) {
+    NetworkModel measured_target;  // bound to the calibrate's hosts: rebound to the target's
+    AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(*target_calibration, &measured_target));
+    AUTOTUNE_RETURN_IF_ERROR(measured_target.Retarget(to, &sim.network_, &sim.assumption_));
+  } else {
+    AUTOTUNE_RETURN_IF_ERROR(recorded_network.Retarget(to, &sim.network_, &sim.assumption_));
+  }
   RetargetCpuShare(recorded, to, &sim.options_.cpu);
   // DDP over gloo with gloo's calibrate (`calibrate --backend gloo`, each allreduce timed
   // alone): a launch beside the compute costs it gloo's fixed cost a call (ReplayOptions). A

@@ -35,7 +35,15 @@ class Simulation {
   // fits the models and retargets them to `target` (the trace's topology when empty).
   // Errors name the run, the calibration and the field at fault.
   static Status Build(const Trace& trace, const Calibration& calibration,
-                      const std::optional<Topology>& target, Simulation* out);
+                      const std::optional<Topology>& target, Simulation* out) {
+    return Build(trace, calibration, target, nullptr, out);
+  }
+  // The same, with the network of `target` fitted to `target_calibration` (a calibration of
+  // that shape, as TargetAtJobLevel gives it) instead of the recorded one's retargeted; null
+  // or of another shape: retargeted.
+  static Status Build(const Trace& trace, const Calibration& calibration,
+                      const std::optional<Topology>& target,
+                      const Calibration* target_calibration, Simulation* out);
   // From given models (tests): network bound to the target topology, negotiation for it.
   static Status FromModels(const Trace& trace, const NetworkModel& network,
                            const NegotiationModel& negotiation, const ReplayOptions& options,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 #include <utility>
@@ -63,7 +64,67 @@ std::string FormatRatio(double ratio) {
 constexpr double kMinGlooLevel = 0.5;
 constexpr double kMaxGlooLevel = 2.0;
 
+// Fills `*out` with the store's calibrate of `to` (the job's collective library) at the job's
+// level and appends to the choice's source what predicts `to`; leaves `*out` empty where the
+// store has none (the recorded model is then extrapolated).
+Status TargetNetwork(Store& store, const RunInfo& run, const Topology& to, NetworkChoice* choice,
+                     std::optional<Calibration>* out) {
+  out->reset();
+  const BackendKind library = CollectiveLibrary(run);
+  Calibration target;
+  const Status found = store.FindCalibration(to, library, &target);
+  if (found.code() == Status::Code::kNotFound) {
+    choice->source += "; " + to.key() + " extrapolated from " + run.topology.key() +
+                      " (no " + BackendName(library) + " calibrate of " + to.key() +
+                      " in the database)";
+    return Status::Ok();
+  }
+  AUTOTUNE_RETURN_IF_ERROR(found);
+  std::string line = "; " + to.key() + " by calibration " + std::to_string(target.id) + " (" +
+                     BackendName(library) + ")";
+  if (choice->calibrate) {
+    NetworkModel job, calibrate;
+    AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(choice->calibration, &job));
+    AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(*choice->calibrate, &calibrate));
+    std::vector<double> ratios;
+    *out = TargetAtJobLevel(target, job, &calibrate, &ratios);
+    std::sort(ratios.begin(), ratios.end());
+    if (!ratios.empty()) {
+      line += " at the job's level (its collectives' ratio to calibration " +
+              std::to_string(choice->calibrate->id) + " on " + run.topology.key() + ": " +
+              FormatRatio(ratios[ratios.size() / 2]) + "x at the median, " +
+              FormatRatio(ratios.front()) + "-" + FormatRatio(ratios.back()) + "x)";
+    }
+  } else {
+    *out = std::move(target);
+    line += " at the calibrate's level (no job's own collectives compared with a calibrate of " +
+            run.topology.key() + ")";
+  }
+  choice->source += line;
+  return Status::Ok();
+}
+
 }  // namespace
+
+Calibration TargetAtJobLevel(const Calibration& target, const NetworkModel& job,
+                             const NetworkModel* calibrate, std::vector<double>* ratios) {
+  Calibration out = target;
+  if (calibrate == nullptr) return out;
+  for (CalibrationPoint& p : out.points) {
+    if (p.scope == Scope::kCopy) continue;
+    const double bytes = static_cast<double>(p.bytes);
+    const double base = calibrate->LevelUs(p.op, Level::kWorld, bytes);
+    const double ratio =
+        base > 0.0 ? std::clamp(job.LevelUs(p.op, Level::kWorld, bytes) / base, kMinJobLevel,
+                                kMaxJobLevel)
+                   : 1.0;
+    p.median_us *= ratio;
+    p.min_us *= ratio;
+    p.max_us *= ratio;
+    if (ratios != nullptr) ratios->push_back(ratio);
+  }
+  return out;
+}
 
 Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
                      std::vector<Trace>* others) {
@@ -114,6 +175,7 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
                     " measured Open MPI's, another library: not used; `autotune calibrate "
                     "--backend gloo` measures gloo's)";
   } else if (self && choice.measured_calibration) {
+    choice.calibrate = measured;
     NetworkModel measured_model;
     AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(measured, &measured_model));
     choice.agreement = CompareCalibrations(*self, measured_model);
@@ -204,10 +266,15 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
   Topology to = run.topology;
   if (target.nodes > 0) to.nodes = target.nodes;
   if (target.ranks_per_node > 0) to.ranks_per_node = target.ranks_per_node;
-  if (!to.SameShape(run.topology)) to.hosts.clear();
+  std::optional<Calibration> target_network;
+  if (!to.SameShape(run.topology)) {
+    to.hosts.clear();
+    AUTOTUNE_RETURN_IF_ERROR(TargetNetwork(store, run, to, &loaded.network, &target_network));
+  }
   loaded.simulation.emplace();
-  AUTOTUNE_RETURN_IF_ERROR(
-      Simulation::Build(trace, loaded.network.calibration, to, &*loaded.simulation));
+  AUTOTUNE_RETURN_IF_ERROR(Simulation::Build(trace, loaded.network.calibration, to,
+                                             target_network ? &*target_network : nullptr,
+                                             &*loaded.simulation));
   // The other imported runs of the job, at other settings, fit the communication thread's
   // spin share, on the recorded topology.
   if (!others.empty() && loaded.simulation->options().cpu.enabled()) {

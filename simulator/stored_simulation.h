@@ -37,6 +37,9 @@ struct NetworkChoice {
   std::string source;
   std::vector<int64_t> self_calibration_runs;  // imported runs whose collectives were used
   bool measured_calibration = false;           // an `autotune calibrate` was used
+  // That calibrate as stored (before any scaling or merging), where it was merged with the
+  // job's own points: what the job's level on another topology is measured against.
+  std::optional<Calibration> calibrate;
   CalibrationAgreement agreement;              // self vs calibrate, when both were used
   Status missing;  // NotFound "no calibration for topology T (B) in DB; make one with: CMD"
   // The line listings print: `source`, or "none: " and the missing calibration's message.
@@ -70,8 +73,23 @@ struct StoredSimulation {
 // calibrate stands in only when the job's own points are too few). Errors, each one line: the
 // store's NotFound naming the run when there is none; InvalidArgument when the run is not a measured
 // or imported run (IsMeasuredKind) or has no recorded steps; the missing calibration (see
-// IfUncalibrated); Simulation::Build's errors.
+// IfUncalibrated); Simulation::Build's errors. Predicting another topology shape than the
+// recorded one, a calibrate of that shape (same library) in the store is used for it, at the
+// job's level (TargetAtJobLevel); without one the recorded model is extrapolated. Either way
+// `network.source` says which.
 inline constexpr int kMaxSelfCalibrationRuns = 8;
+
+// A calibrate of the topology to predict, at the job's level: each collective point (every
+// scope but the fusion copy) times the ratio, at its op and bytes, of the recorded job's
+// network model (`job`: its own points merged with the recorded topology's calibrate) to that
+// calibrate's alone (`calibrate`), within [kMinJobLevel, kMaxJobLevel] (a job's collectives
+// run slower than a calibrate's under its compute on the same cores: simulator/README.md).
+// Without `calibrate` (a self-calibrated job: nothing to compare with) the points are kept.
+// `ratios` (optional) gets the ratio applied to each point.
+inline constexpr double kMinJobLevel = 0.25;
+inline constexpr double kMaxJobLevel = 4.0;
+Calibration TargetAtJobLevel(const Calibration& target, const NetworkModel& job,
+                             const NetworkModel* calibrate, std::vector<double>* ratios = nullptr);
 Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
                       IfUncalibrated if_uncalibrated, StoredSimulation* out);
 

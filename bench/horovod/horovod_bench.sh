@@ -36,7 +36,10 @@
 # With --extrap: the mlp default only, traced and production, on 2x1, 4x1 and 2x2 nodes x
 # ranks, --repeats rounds each (interleaved); scoring imports the 2x1 traced default and
 # predicts 2x1, 4x1 and 2x2 (`simulate --nodes N --ranks-per-node M`, calibration of 2x1
-# only) against the production step times (a refusal is printed as the result).
+# only) against the production step times (a refusal is printed as the result); then, where
+# target.db holds calibrates of 4x1 and 2x2 (made with the real runs; a minute of collectives
+# each, not the job), predicts them again with those in the score database, as "4x1+cal" and
+# "2x2+cal" (simulate takes a calibrate of the predicted shape where one exists).
 # A run's step time is train.py's median step (wall clock per step, max over ranks); a
 # setting's is the median over its rounds. Each figure is one result line printed by
 # bench_figure.
@@ -354,6 +357,17 @@ if [[ $extrap -eq 1 ]]; then
       done
     done
     log "real runs took $(( $(date +%s) - start )) s"
+    # The predicted shapes' own calibrates, into target.db (bench.db keeps 2x1's only).
+    rm -f "$out/target.db" "$out/target.db-wal" "$out/target.db-shm"
+    for t in "4 1" "2 2"; do
+      read -r n m <<<"$t"
+      log "calibrating ${n}x$m at $rate into $out/target.db"
+      "$root/tools/cluster.sh" --nodes "$n" --ranks-per-node "$m" --rate "$rate" -- \
+        "$autotune" calibrate --db "$out/target.db" --repetitions 10 --max-bytes $((16 << 20)) \
+        > "$out/calibrate.${n}x$m.log" 2>&1 ||
+        { echo "horovod_bench.sh: calibrate of ${n}x$m failed:" >&2
+          tail -5 "$out/calibrate.${n}x$m.log" >&2; exit 1; }
+    done
   fi
   fresh_score_db
   steplog=""
@@ -382,6 +396,28 @@ if [[ $extrap -eq 1 ]]; then
     # Four figures or none: a diagnose that failed leaves this topology's line out.
     if [[ ${#comm[@]} -eq 4 ]]; then echo "${n}x$m ${comm[*]}" >> "$out/comm.tsv"; fi
   done
+  # Again with the predicted shapes' own calibrates in the score database.
+  if [[ -s $out/target.db ]]; then
+    "$python" -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('ATTACH ? AS t', (sys.argv[2],))
+ids = {}
+for row in c.execute('SELECT * FROM t.calibrations').fetchall():
+    cur = c.execute('INSERT INTO calibrations VALUES (NULL' + ', ?' * (len(row) - 1) + ')', row[1:])
+    ids[row[0]] = cur.lastrowid
+for row in c.execute('SELECT * FROM t.calibration_points').fetchall():
+    c.execute('INSERT INTO calibration_points VALUES (' + ', '.join('?' * len(row)) + ')',
+              (ids[row[0]],) + row[1:])
+c.commit()" "$sdb" "$out/target.db"
+    for t in "4 1" "2 2"; do
+      read -r n m <<<"$t"
+      predict "$out/predicted.tsv" "${n}x$m+cal" "$run" --nodes "$n" --ranks-per-node "$m"
+      sim_run=$(awk -v t="${n}x$m+cal" '$1 == t {print $2}' "$out/predicted.tsv.runs")
+      real=$(awk -v t="${n}x$m" '$1 == t {print $4, $5}' "$out/comm.tsv")
+      [[ -n $sim_run && -n $real ]] || continue
+      comm=($("$autotune" diagnose --db "$sdb" --run "$sim_run" --json | "$python" -c \
+        "import json,sys; d=json.load(sys.stdin); print(d['exposed_comm_ms'], d['total_comm_ms'])"))
+      if [[ ${#comm[@]} -eq 2 ]]; then echo "${n}x$m+cal ${comm[*]} $real" >> "$out/comm.tsv"; fi
+    done
+  fi
   "$python" "$here/score.py" --extrap --model mlp --dir "$out" --db "$sdb" --run "$run" \
     --autotune "$autotune" --bench-figure "$bench_figure"
   exit 0

@@ -72,14 +72,21 @@ def run_to_run_noise(production):
     return math.sqrt(statistics.mean(c * c for c in cvs)) if cvs else None
 
 
+def label(topo):
+    """A result name's part for a predicted shape: "4x1", or "4x1_calibrated" for "4x1+cal"."""
+    return topo.replace("+cal", "_calibrated")
+
+
 def extrap(a, figure):
     predicted, refused, order = load_predicted(os.path.join(a.dir, "predicted.tsv"))
     print(f"# {a.model} default, extrapolated from the 2x1 traced run (run {a.run}); production "
           f"median ms [min-max over rounds], traced median, predicted")
     real = {}
     for topo in order:
-        prod = load_runs(os.path.join(a.dir, topo, "{name}.r[0-9]*.json")).get("f128_c1", [])
-        traced = load_runs(os.path.join(a.dir, topo, "fit", "{name}.r[0-9]*.json")).get(
+        # "4x1+cal": 4x1 predicted with a calibrate of 4x1 in the database; the same real runs.
+        base = topo.split("+")[0]
+        prod = load_runs(os.path.join(a.dir, base, "{name}.r[0-9]*.json")).get("f128_c1", [])
+        traced = load_runs(os.path.join(a.dir, base, "fit", "{name}.r[0-9]*.json")).get(
             "f128_c1", [])
         if not prod:
             print(f"# {topo}: no production runs")
@@ -88,7 +95,7 @@ def extrap(a, figure):
         tr = f"{spread(traced)[0]:9.1f}" if traced else "        -"
         p = predicted[topo]
         pred = f"{p:9.1f}  {100 * (p - real[topo]) / real[topo]:+6.1f}%" if p else refused[topo]
-        print(f"# {topo:4s} production {real[topo]:9.1f} [{lo:.1f}-{hi:.1f}]  traced {tr}  "
+        print(f"# {topo:7s} production {real[topo]:9.1f} [{lo:.1f}-{hi:.1f}]  traced {tr}  "
               f"predicted {pred}")
     # The communication part: "TOPO PRED_EXPOSED PRED_TOTAL REAL_EXPOSED REAL_TOTAL" (ms per
     # step, diagnose's median step of the predicted run and of the real traced run).
@@ -96,23 +103,24 @@ def extrap(a, figure):
     for line in open(comm_path) if os.path.exists(comm_path) else []:
         topo, pe, pt, re_, rt = line.split()
         pe, pt, re_, rt = float(pe), float(pt), float(re_), float(rt)
-        print(f"# {topo:4s} communication per step: exposed real {re_:.1f} ms (traced run), "
+        print(f"# {topo:7s} communication per step: exposed real {re_:.1f} ms (traced run), "
               f"predicted {pe:.1f} ms ({100 * (pe - re_) / re_:+.1f}%); in all real {rt:.1f}, "
               f"predicted {pt:.1f} ms ({100 * (pt - rt) / rt:+.1f}%)")
         if topo != "2x1":
-            figure(f"extrap_{topo}_exposed_comm", pe, "ms", re_, "none",
-                   anchor=f"real_horovod_traced_{topo}_exposed_comm_ms")
+            figure(f"extrap_{label(topo)}_exposed_comm", pe, "ms", re_, "none",
+                   anchor=f"real_horovod_traced_{topo.split('+')[0]}_exposed_comm_ms")
     for topo in order:
         if topo == "2x1" or topo not in real:
             continue
         if predicted[topo] is None:
             print(f"# extrapolation to {topo}: {refused[topo]}")
             continue
-        figure(f"extrap_{topo}_step", predicted[topo], "ms", real[topo], "none",
-               anchor=f"{VS}_{topo}_ms")
+        base = topo.split("+")[0]
+        figure(f"extrap_{label(topo)}_step", predicted[topo], "ms", real[topo], "none",
+               anchor=f"{VS}_{base}_ms")
         if predicted.get("2x1") and "2x1" in real:
-            figure(f"extrap_{topo}_over_2x1", predicted[topo] / predicted["2x1"], "x",
-                   real[topo] / real["2x1"], "none", anchor=f"{VS}_{topo}_over_2x1")
+            figure(f"extrap_{label(topo)}_over_2x1", predicted[topo] / predicted["2x1"], "x",
+                   real[topo] / real["2x1"], "none", anchor=f"{VS}_{base}_over_2x1")
 
 
 def main():

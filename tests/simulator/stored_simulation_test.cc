@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "store/store.h"
 #include "tests/support/sim_fixtures.h"
@@ -245,6 +246,107 @@ TEST_F(StoredSimulationTest, TheListingsNameTheNetworkTheSimulationUses) {
   EXPECT_EQ(choice.source, loaded.network.source);
   EXPECT_TRUE(choice.measured_calibration);
   EXPECT_NE(choice.source.find(" where they measured ("), std::string::npos) << choice.source;
+}
+
+// TargetAtJobLevel: a job whose collectives run at half its calibrate's time at every size
+// (both parametric, 2x the latency and half the bandwidth: allreduce and allgather alike)
+// halves every collective point of the target's calibrate; the fusion copy is the host's and
+// is kept; a ratio below kMinJobLevel is clamped; no calibrate to compare with keeps them all.
+TEST(TargetAtJobLevelTest, ScalesEachCollectivePointByTheJobsRatioToItsCalibrate) {
+  const NetworkModel job = NetworkModel::FromParams(NetworkParams::Uniform(40, 115), Topo(2, 2));
+  const NetworkModel calibrate =
+      NetworkModel::FromParams(NetworkParams::Uniform(80, 57.5), Topo(2, 2));
+  const Calibration target = SynthesizeCalibration(
+      NetworkModel::FromParams(NetworkParams::Uniform(300, 20), Topo(4, 1)), 7);
+  std::vector<double> ratios;
+  const Calibration scaled = TargetAtJobLevel(target, job, &calibrate, &ratios);
+  ASSERT_EQ(scaled.points.size(), target.points.size());
+  EXPECT_EQ(scaled.id, 7);
+  EXPECT_EQ(scaled.topology.key(), "4x1");
+  int copies = 0;
+  for (size_t i = 0; i < target.points.size(); ++i) {
+    const CalibrationPoint& was = target.points[i];
+    const CalibrationPoint& now = scaled.points[i];
+    const double want = was.scope == Scope::kCopy ? 1.0 : 0.5;
+    copies += was.scope == Scope::kCopy ? 1 : 0;
+    EXPECT_NEAR(now.median_us, want * was.median_us, 1e-9 * was.median_us) << i;
+    EXPECT_NEAR(now.min_us, want * was.min_us, 1e-9 * was.min_us + 1e-12) << i;
+    EXPECT_NEAR(now.max_us, want * was.max_us, 1e-9 * was.max_us + 1e-12) << i;
+  }
+  ASSERT_GT(copies, 0);
+  ASSERT_EQ(ratios.size(), target.points.size() - copies);
+  for (double r : ratios) EXPECT_NEAR(r, 0.5, 1e-9);
+
+  // A calibrate 10x the job: clamped to kMinJobLevel.
+  const NetworkModel slow = NetworkModel::FromParams(NetworkParams::Uniform(400, 11.5), Topo(2, 2));
+  const Calibration clamped = TargetAtJobLevel(target, job, &slow);
+  for (size_t i = 0; i < target.points.size(); ++i) {
+    if (target.points[i].scope == Scope::kCopy) continue;
+    EXPECT_NEAR(clamped.points[i].median_us, kMinJobLevel * target.points[i].median_us,
+                1e-9 * target.points[i].median_us);
+  }
+  const Calibration kept = TargetAtJobLevel(target, job, nullptr);
+  for (size_t i = 0; i < target.points.size(); ++i) {
+    EXPECT_EQ(kept.points[i].median_us, target.points[i].median_us);
+  }
+}
+
+// Predicting another topology shape: a calibrate of that shape in the store is its network,
+// at the job's level where the job's collectives were compared with a calibrate of their own
+// topology; else the recorded model is extrapolated, and the source line says which. The
+// target's calibrate is far from the extrapolation (10x the latency), so which one the model
+// follows shows at 1 KiB (below the job's own sizes, where the job's level is the calibrate's:
+// ratio 1).
+TEST_F(StoredSimulationTest, AnotherTopologyTakesItsOwnCalibrateAtTheJobsLevel) {
+  Calibration recorded_shape = SynthesizeCalibration(Network());
+  ASSERT_TRUE(store_->SaveCalibration(&recorded_shape).ok());
+  const int64_t recorded = AddRun();
+  const int64_t imported = AddRun(RunKind::kImported);
+  const TargetShape four_nodes{4, 0};
+
+  StoredSimulation loaded;
+  Status s = LoadSimulation(*store_, imported, four_nodes, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_NE(loaded.network.source.find(
+                "; 4x2 extrapolated from 2x2 (no mpi calibrate of 4x2 in the database)"),
+            std::string::npos)
+      << loaded.network.source;
+  const double extrapolated_us = loaded.simulation->network().FlatUs(Op::kAllreduce, 1024);
+
+  const NetworkModel target_network =
+      NetworkModel::FromParams(NetworkParams::Uniform(400, 115), Topo(4, 2));
+  Calibration target = SynthesizeCalibration(target_network);
+  ASSERT_TRUE(store_->SaveCalibration(&target).ok());
+  const double target_us = target_network.FlatUs(Op::kAllreduce, 1024);
+  ASSERT_GT(target_us, 5 * extrapolated_us);
+
+  s = LoadSimulation(*store_, imported, four_nodes, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(loaded.simulation->topology().key(), "4x2");
+  EXPECT_TRUE(loaded.simulation->topology().hosts.empty());
+  EXPECT_TRUE(loaded.simulation->assumption().empty());
+  const std::string job_level = "; 4x2 by calibration " + std::to_string(target.id) +
+                                " (mpi) at the job's level (its collectives' ratio to "
+                                "calibration " +
+                                std::to_string(recorded_shape.id) + " on 2x2: ";
+  EXPECT_NE(loaded.network.source.find(job_level), std::string::npos) << loaded.network.source;
+  EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1024), target_us,
+              0.02 * target_us);
+
+  // A recorded run has no collectives of its own beside its calibrate: the target's as is.
+  s = LoadSimulation(*store_, recorded, four_nodes, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(loaded.network.source,
+            "calibration " + std::to_string(recorded_shape.id) + "; 4x2 by calibration " +
+                std::to_string(target.id) +
+                " (mpi) at the calibrate's level (no job's own collectives compared with a "
+                "calibrate of 2x2)");
+  EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 4 << 20),
+              target_network.FlatUs(Op::kAllreduce, 4 << 20), 1e-6 * target_us);
+  // The recorded shape itself is not retargeted: its own calibrate, no line added.
+  s = LoadSimulation(*store_, recorded, {}, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(loaded.network.source, "calibration " + std::to_string(recorded_shape.id));
 }
 
 TEST_F(StoredSimulationTest, OnlyAMeasuredRunWithStepsIsReplayed) {
