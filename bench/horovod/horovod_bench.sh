@@ -6,7 +6,8 @@
 # real training job bench/horovod/train.py on 2 nodes x 2 ranks at --rate for three models,
 # resnet50 (compute-bound), mlp (404 small tensors, little compute) and heldout_transformer
 # (a transformer encoder: two large embedding-sized tensors and many small ones; "heldout_"
-# marks a model never used to fit or tune anything, only to score on), under a grid of 12
+# marks a model never used to fit or tune anything, only to score on; `--models
+# heldout_convnet` adds a small CNN whose step is short, train.py), under a grid of 12
 # settings (fusion threshold {128, 0, 4, 32} MB x cycle time {1, 5, 25} ms; the first is
 # Horovod's default), each through `autotune apply --config-file`. Two kinds of real runs:
 #   - PRODUCTION runs (no HOROVOD_TIMELINE: the job as it runs for real; writing the

@@ -22,7 +22,11 @@ Models (resnet50 and mlp on 3x32x32 inputs, 1,000 classes):
             a learned position embedding -> nn.TransformerEncoder of 4 layers (d_model 128,
             4 heads, feed-forward 512, no dropout) -> LayerNorm -> Linear(128,8000),
             next-token cross entropy (54 gradient tensors: 2 of 1.02M parameters, 52 small;
-            2.85M parameters in all; compute per step between mlp's and resnet50's).
+            2.85M parameters in all; compute per step between mlp's and resnet50's);
+  convnet (as heldout_convnet: held out the same way): a small CNN, Conv2d(3,16,3) -> ReLU ->
+            MaxPool -> Conv2d(16,32,3) -> ReLU -> MaxPool -> Linear(2048,128) -> ReLU ->
+            Linear(128,1000) (8 gradient tensors, 0.4M parameters, 1.6 MB; a short step, so a
+            long cycle time is a large part of it).
 """
 import argparse
 import json
@@ -45,7 +49,14 @@ def make_model(name):
         return torch.nn.Sequential(*layers)
     if name == "transformer":
         return TokenTransformer()
-    raise SystemExit(f"train.py: unknown --model {name!r} (resnet50 | mlp | transformer)")
+    if name == "convnet":
+        return torch.nn.Sequential(
+            torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+            torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+            torch.nn.Flatten(), torch.nn.Linear(32 * 8 * 8, 128), torch.nn.ReLU(),
+            torch.nn.Linear(128, 1000))
+    raise SystemExit(f"train.py: unknown --model {name!r} (resnet50 | mlp | transformer | "
+                     "convnet)")
 
 
 class TokenTransformer(torch.nn.Module):
