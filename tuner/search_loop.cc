@@ -145,7 +145,8 @@ StatusOr<SearchLoop::Conclusion> SearchLoop::Judge(const Point& default_point,
   return conclusion;
 }
 
-StatusOr<Suggestion> SearchLoop::MostUncertain(const Point& best, const Point& default_point) {
+StatusOr<Suggestion> SearchLoop::MostUncertain(const Point& best, const Point& default_point,
+                                               double default_mean) {
   std::optional<Suggestion> most;
   std::set<Point> seen;
   for (const Observation& o : search_.observations()) {
@@ -155,6 +156,9 @@ StatusOr<Suggestion> SearchLoop::MostUncertain(const Point& best, const Point& d
     }
     StatusOr<Prediction> p = search_.Predict(Fidelity::kMeasured, o.point);
     if (!p.ok()) return p.status();
+    // A setting predicted clearly slower than the default is not run as a probe.
+    const double plausible = p->mean + 2.0 * std::sqrt(std::max(0.0, p->variance));
+    if (plausible < default_mean - kProbePredictedSlowerAtMost * std::fabs(default_mean)) continue;
     if (!most || p->variance > most->prediction.variance) {
       most = Suggestion();
       most->point = o.point;
@@ -221,8 +225,8 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
   const size_t before = proposals.size();
   std::optional<Suggestion> uncertain;
   if (only_default_measured) {
-    StatusOr<Suggestion> most = MostUncertain(first.point, def.point);
-    if (most.ok()) uncertain = *most;  // none without simulated settings
+    StatusOr<Suggestion> most = MostUncertain(first.point, def.point, def.prediction.mean);
+    if (most.ok()) uncertain = *most;  // none without simulated settings (or none plausible)
   }
   // With one run of the default, a best pick the model predicts within run-to-run noise of the
   // default teaches less than the default's second run: the rule calls nothing better before

@@ -95,8 +95,8 @@ class SearchLoop {
   // `propose`); else, unless the stop rule says stop (the budget first, then the expected-
   // improvement rule on the batch's first pick), while no setting but the default was
   // measured, the model's best pick and the setting it is least sure of (kMostUncertain: the
-  // largest posterior stddev among the simulated settings; it alone may be predicted below
-  // the default), the best pick replaced by the default's second run (kDefaultAgain) when the
+  // largest posterior stddev among the simulated settings not predicted clearly slower than
+  // the default, MostUncertain; it alone may be predicted below the default), the best pick replaced by the default's second run (kDefaultAgain) when the
   // default has one run and the pick is predicted less than kPredictedGainWorthARun faster,
   // the probe replaced by the default's second run (kDefaultAroundPick: D C D, then the pick
   // again) when the default has one run, two or three runs are left and the pick is predicted
@@ -115,8 +115,11 @@ class SearchLoop {
   // The proposals part of Conclude.
   Status Propose(int propose, Conclusion* conclusion);
   // The simulated setting, not measured and neither `best` nor the default, with the largest
-  // measured-fidelity posterior variance; NotFound when there is none.
-  StatusOr<Suggestion> MostUncertain(const Point& best, const Point& default_point);
+  // measured-fidelity posterior variance among those that are not predicted clearly slower
+  // than the default (mean + 2 sd >= default_mean - kProbePredictedSlowerAtMost x |default_mean|);
+  // NotFound when there is none.
+  StatusOr<Suggestion> MostUncertain(const Point& best, const Point& default_point,
+                                     double default_mean);
 
   BayesSearch search_;
   StopRule stop_;

@@ -135,6 +135,14 @@ int MostConvincinglyFaster(const std::vector<Reported>& measured,
 // worth a real run before the default has two (SearchLoop::Conclude): the run-to-run noise of a
 // whole run of a real job before its repeats say (tuner/run_comparison.h).
 inline constexpr double kPredictedGainWorthARun = kRunToRunCvPrior;
+// The most a setting may be predicted slower than the default (its score's mean + 2 standard
+// deviations below the default's by more than this fraction) and still be run as the
+// uncertainty probe (SearchLoop::Conclude): a probe is measured for what it teaches the model,
+// not at the cost of a run the model expects to be clearly harmful to the real job (issue 22:
+// bench/horovod's held-out convnet, whose long cycles are 1.26-1.40x slower, had a probe of
+// 0 MB / 19.6 ms predicted 14% slower run and measured 1.19x slower). The run-to-run prior.
+inline constexpr double kProbePredictedSlowerAtMost = kRunToRunCvPrior;
+
 // A predicted gain at or above which, with one run of the default and two or three real runs
 // left, the model's pick runs around the default's second run (D C D, then the pick again: the
 // fewest runs the rule can call it better with, tuner/run_comparison.h) in place of beside the
