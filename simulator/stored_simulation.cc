@@ -64,6 +64,13 @@ std::string FormatRatio(double ratio) {
 constexpr double kMinGlooLevel = 0.5;
 constexpr double kMaxGlooLevel = 2.0;
 
+// A calibration point's times (median, min, max) times `ratio`.
+void ScalePoint(double ratio, CalibrationPoint* p) {
+  p->median_us *= ratio;
+  p->min_us *= ratio;
+  p->max_us *= ratio;
+}
+
 // Fills `*out` with the store's calibrate of `to` (the job's collective library) at the job's
 // level and appends to the choice's source what predicts `to`; leaves `*out` empty where the
 // store has none (the recorded model is then extrapolated).
@@ -118,9 +125,7 @@ Calibration TargetAtJobLevel(const Calibration& target, const NetworkModel& job,
         base > 0.0 ? std::clamp(job.LevelUs(p.op, Level::kWorld, bytes) / base, kMinJobLevel,
                                 kMaxJobLevel)
                    : 1.0;
-    p.median_us *= ratio;
-    p.min_us *= ratio;
-    p.max_us *= ratio;
+    ScalePoint(ratio, &p);
     if (ratios != nullptr) ratios->push_back(ratio);
   }
   return out;
@@ -188,11 +193,7 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
     double level = 1.0;
     if (ddp_on_cpu && choice.agreement.points > 0) {
       level = std::clamp(choice.agreement.median_ratio, kMinGlooLevel, kMaxGlooLevel);
-      for (CalibrationPoint& p : measured.points) {
-        p.median_us *= level;
-        p.min_us *= level;
-        p.max_us *= level;
-      }
+      for (CalibrationPoint& p : measured.points) ScalePoint(level, &p);
     }
     choice.calibration = MergeCalibrations(measured, *self);
     char line[400];

@@ -140,7 +140,7 @@ inline constexpr double kPredictedGainWorthARun = kRunToRunCvPrior;
 // uncertainty probe (SearchLoop::Conclude): a probe is measured for what it teaches the model,
 // not at the cost of a run the model expects to be clearly harmful to the real job (issue 22:
 // bench/horovod's held-out convnet, whose long cycles are 1.26-1.40x slower, had a probe of
-// 0 MB / 19.6 ms predicted 14% slower run and measured 1.19x slower). The run-to-run prior.
+// 0 MB / 19.6 ms predicted at 1.16x the step run and measured 1.19x). The run-to-run prior.
 inline constexpr double kProbePredictedSlowerAtMost = kRunToRunCvPrior;
 
 // A predicted gain at or above which, with one run of the default and two or three real runs

@@ -399,7 +399,10 @@ if [[ $extrap -eq 1 ]]; then
   done
   # Again with the predicted shapes' own calibrates in the score database.
   if [[ -s $out/target.db ]]; then
-    "$python" -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('ATTACH ? AS t', (sys.argv[2],))
+    # Both databases were made by the same autotune, so their tables have the same columns.
+    "$python" -c "import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute('ATTACH ? AS t', (sys.argv[2],))
 ids = {}
 for row in c.execute('SELECT * FROM t.calibrations').fetchall():
     cur = c.execute('INSERT INTO calibrations VALUES (NULL' + ', ?' * (len(row) - 1) + ')', row[1:])

@@ -294,11 +294,13 @@ TEST(TargetAtJobLevelTest, ScalesEachCollectivePointByTheJobsRatioToItsCalibrate
 // Predicting another topology shape: a calibrate of that shape in the store is its network,
 // at the job's level where the job's collectives were compared with a calibrate of their own
 // topology; else the recorded model is extrapolated, and the source line says which. The
-// target's calibrate is far from the extrapolation (10x the latency), so which one the model
-// follows shows at 1 KiB (below the job's own sizes, where the job's level is the calibrate's:
-// ratio 1).
+// recorded shape's calibrate is twice the network the runs were synthesized on; the target's
+// calibrate is far from the extrapolation (12.5x its latency), so which one the model follows
+// shows at 1 KiB (below the job's own sizes, where the job's level is the calibrate's: ratio
+// 1), and the job's level at its own size.
 TEST_F(StoredSimulationTest, AnotherTopologyTakesItsOwnCalibrateAtTheJobsLevel) {
-  Calibration recorded_shape = SynthesizeCalibration(Network());
+  Calibration recorded_shape = SynthesizeCalibration(
+      NetworkModel::FromParams(NetworkParams::Uniform(80, 57.5), Topo(2, 2)));
   ASSERT_TRUE(store_->SaveCalibration(&recorded_shape).ok());
   const int64_t recorded = AddRun();
   const int64_t imported = AddRun(RunKind::kImported);
@@ -314,7 +316,7 @@ TEST_F(StoredSimulationTest, AnotherTopologyTakesItsOwnCalibrateAtTheJobsLevel) 
   const double extrapolated_us = loaded.simulation->network().FlatUs(Op::kAllreduce, 1024);
 
   const NetworkModel target_network =
-      NetworkModel::FromParams(NetworkParams::Uniform(400, 115), Topo(4, 2));
+      NetworkModel::FromParams(NetworkParams::Uniform(1000, 115), Topo(4, 2));
   Calibration target = SynthesizeCalibration(target_network);
   ASSERT_TRUE(store_->SaveCalibration(&target).ok());
   const double target_us = target_network.FlatUs(Op::kAllreduce, 1024);
@@ -332,6 +334,14 @@ TEST_F(StoredSimulationTest, AnotherTopologyTakesItsOwnCalibrateAtTheJobsLevel) 
   EXPECT_NE(loaded.network.source.find(job_level), std::string::npos) << loaded.network.source;
   EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1024), target_us,
               0.02 * target_us);
+  // At 1 MiB, where the job measured its own collectives (the runs' fused size), they took half
+  // the recorded shape's calibrate (synthesized on a network of half its latency and twice its
+  // bandwidth): the target's calibrate is taken at half too.
+  const double target_1m_us = target_network.FlatUs(Op::kAllreduce, 1 << 20);
+  EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1 << 20), 0.5 * target_1m_us,
+              0.02 * target_1m_us);
+  EXPECT_NE(loaded.network.source.find("1.00x at the median, 0.50-1.00x)"), std::string::npos)
+      << loaded.network.source;
 
   // A recorded run has no collectives of its own beside its calibrate: the target's as is.
   s = LoadSimulation(*store_, recorded, four_nodes, IfUncalibrated::kFail, &loaded);
