@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "simulator/shared_link.h"
 
@@ -69,6 +70,15 @@ class CycleClock {
         floor_us_);
     *cycle = current_;
     return true;
+  }
+
+  // Where the cycle grid sits at end_us (at or after the last cycle's start), as a fraction
+  // of the idle period: how far the first cycle at or after end_us lies ahead.
+  double PhaseAt(double end_us) const {
+    double next_us = next_cycle_us_;
+    if (end_us > next_us) next_us += std::ceil((end_us - next_us) / idle_period_us_) * idle_period_us_;
+    const double phase = (next_us - end_us) / idle_period_us_;
+    return phase - std::floor(phase);
   }
 
   // The current cycle is over and the communication stream is free at stream_free_us:
@@ -369,10 +379,8 @@ ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
   };
 }
 
-double Replayer::Phase(int index) const {
-  if (options_.phase == ReplayOptions::Phase::kFixed) return options_.fixed_phase;
-  const int steps = static_cast<int>(trace_.steps().size());
-  return (index + 0.5) / steps;
+double Replayer::Phase(int /*index*/) const {
+  return options_.phase == ReplayOptions::Phase::kFixed ? options_.fixed_phase : 0.0;
 }
 
 double Replayer::FirstNegotiationUs(int index) const {
@@ -383,7 +391,11 @@ double Replayer::FirstNegotiationUs(int index) const {
 
 StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline) {
   const PreparedStep& step = trace_.steps()[index];
-  if (!options_.cpu.enabled()) return ReplayPrepared(step, index, setting, timeline);
+  double phase = Phase(index);
+  if (!options_.cpu.enabled()) {
+    if (CarriesPhase()) phase = ReplayPrepared(step, index, setting, phase, nullptr).next_phase;
+    return ReplayPrepared(step, index, setting, phase, timeline);
+  }
   // Fixed point: the dilation sets the step time and the communication load, which set the
   // communication thread's share and so the dilation.
   constexpr int kIterations = 4;
@@ -391,20 +403,23 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
       ComputeStretch(options_.cpu, 0.0, options_.cpu.predicted_tau) / recorded_stretch_[index];
   for (int i = 0; i < kIterations; ++i) {
     Dilate(step, dilation, &dilated_);
-    const StepPrediction p = ReplayPrepared(dilated_, index, setting, nullptr);
+    const StepPrediction p = ReplayPrepared(dilated_, index, setting, phase, nullptr);
+    // The grid carried from this pass (kCarried) converges with the dilation.
+    if (CarriesPhase()) phase = p.next_phase;
     const CommLoad load = LoadOf(setting.knobs, p.step_ms * 1000.0, p.busy_us, p.cycles);
     dilation = ComputeStretch(options_.cpu, CommThreadShare(options_.cpu, load),
                               options_.cpu.predicted_tau) /
                recorded_stretch_[index];
   }
   Dilate(step, dilation, &dilated_);
-  StepPrediction out = ReplayPrepared(dilated_, index, setting, timeline);
+  StepPrediction out = ReplayPrepared(dilated_, index, setting, phase, timeline);
   out.compute_dilation = dilation;
   return out;
 }
 
 StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
-                                        const ReplaySetting& setting, StepTrace* timeline) {
+                                        const ReplaySetting& setting, double phase,
+                                        StepTrace* timeline) {
   if (timeline != nullptr) {
     *timeline = StepTrace();
     timeline->step = step.step;
@@ -418,13 +433,12 @@ StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
   }
   CommStream stream(network_, options_, world_size_, *schedule_, step, timeline);
   StepPrediction out;
+  std::optional<CycleClock> clock;
   switch (schedule_->pacing()) {
-    case Pacing::kNegotiatedCycle: {
-      CycleClock clock(step, negotiation_, setting, options_, Phase(index),
-                       FirstNegotiationUs(index));
-      out.cycles = RunCycles(&clock, schedule_.get(), &stream, &newly_ready_, timeline);
+    case Pacing::kNegotiatedCycle:
+      clock.emplace(step, negotiation_, setting, options_, phase, FirstNegotiationUs(index));
+      out.cycles = RunCycles(&*clock, schedule_.get(), &stream, &newly_ready_, timeline);
       break;
-    }
     case Pacing::kOnReady:
       out.launches_beside =
           RunOnReady(step, trace_.workload(), network_, options_, schedule_.get(), &stream);
@@ -446,6 +460,9 @@ StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
   const double compute_end_us =
       step.compute_end_us + options_.launch_cpu_us * (out.launches_beside - recorded_beside);
   FinishStep(step, compute_end_us, timeline, &out);
+  if (clock) {
+    out.next_phase = clock->PhaseAt(std::max(compute_end_us, out.last_done_us) + step.tail_us);
+  }
   return out;
 }
 
@@ -467,8 +484,9 @@ void Replayer::FinishStep(const PreparedStep& step, double compute_end_us, StepT
 std::vector<int> Replayer::LaunchesBeside(const ReplaySetting& setting) {
   std::vector<int> out;
   for (size_t i = 0; i < trace_.steps().size(); ++i) {
+    const int index = static_cast<int>(i);
     out.push_back(
-        ReplayPrepared(trace_.steps()[i], static_cast<int>(i), setting, nullptr).launches_beside);
+        ReplayPrepared(trace_.steps()[i], index, setting, Phase(index), nullptr).launches_beside);
   }
   return out;
 }

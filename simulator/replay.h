@@ -39,11 +39,14 @@
 namespace autotune::sim {
 
 struct ReplayOptions {
-  // Where the cycle grid sits at the step start, as a fraction of a cycle period. The
-  // executor starts its cycles at the step origin (kFixed, phase 0); a Horovod-style
-  // thread that runs across steps drifts, which kSpread models by giving step i of S the
-  // phase (i + 0.5) / S.
-  enum class Phase { kSpread, kFixed };
+  // Where the cycle grid sits at the step start, as a fraction of the idle cycle period. The
+  // executor starts its cycles at the step origin (kFixed, phase 0). Horovod's background
+  // thread runs across steps (it sleeps until its last cycle's start plus the cycle time), so
+  // the grid goes on from the step before: kCarried replays each step as if the step before it
+  // ended as it does (a first pass at phase 0 places the grid at the step's end; the second
+  // starts there). A step whose compute and collectives fit in k idle periods then takes k of
+  // them, as a real job with long cycles does.
+  enum class Phase { kCarried, kFixed };
   Phase phase = Phase::kFixed;
   double fixed_phase = 0.0;  // [0, 1)
   // No negotiation of a step completes before this time (microseconds from the step
@@ -103,6 +106,9 @@ struct StepPrediction {
   double busy_us = 0.0;          // some collective or copy of the stream ran (their union)
   double compute_dilation = 1.0;  // compute time over the recorded (CpuShare)
   int launches_beside = 0;        // on-ready pacing: collectives launched before compute end
+  // Negotiated pacing: where the cycle grid sits at the step's end, as a fraction of the idle
+  // period (the next step's phase under Phase::kCarried); 0 otherwise.
+  double next_phase = 0.0;
   double score_bytes_per_s() const { return ScoreBytesPerSecond(bytes, step_ms * 1e-3); }
 };
 
@@ -143,10 +149,15 @@ class Replayer {
   int world_size() const { return world_size_; }
 
  private:
+  // The phase step `index` starts from before any pass (kCarried: 0, for the first pass).
   double Phase(int index) const;
-  // The replay of one prepared step (the recorded one, or its compute dilated).
+  bool CarriesPhase() const {
+    return cycle_paced_ && options_.phase == ReplayOptions::Phase::kCarried;
+  }
+  // The replay of one prepared step (the recorded one, or its compute dilated), its cycle
+  // grid at `phase` (ReplayOptions::Phase).
   StepPrediction ReplayPrepared(const PreparedStep& step, int index, const ReplaySetting& setting,
-                                StepTrace* timeline);
+                                double phase, StepTrace* timeline);
   // The background thread's idle cycle period under knobs, microseconds.
   double IdlePeriodUs(const Knobs& knobs) const;
   // The communication load of a step of step_us with busy_us of collectives and work_cycles

@@ -151,6 +151,11 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   // The latency part of every collective is the calibration's, unscaled (simulator/README.md
   // says why an in-run latency scale was removed).
   sim.options_ = CalibrateOptions(trace, recorded_network, recorded_negotiation);
+  // Real Horovod's background thread runs across steps: its cycle grid goes on from the step
+  // before (our executor starts its cycles at each step's origin).
+  if (trace.run.kind == RunKind::kImported && trace.run.framework == Framework::kHorovod) {
+    sim.options_.phase = ReplayOptions::Phase::kCarried;
+  }
   InitCpuShare(trace.run, recorded_negotiation, &sim.options_.cpu);
   FitProductionModel(trace.run, sim.trace_, recorded_network, recorded_negotiation, &sim.options_,
                      &sim.predicts_);

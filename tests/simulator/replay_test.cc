@@ -165,6 +165,39 @@ TEST(ReplayExactTest, NextCycleWaitsForTheCollectivesAndWakesLate) {
   EXPECT_EQ(tl.cycles[1].collectives, 1);
 }
 
+TEST(ReplayExactTest, HorovodsCycleGridGoesOnFromTheStepBefore) {
+  // Horovod's thread sleeps until its last cycle's start plus the cycle time, across steps:
+  // under Phase::kCarried each step starts where the step before (ended as it does) left the
+  // grid. One 1e6 B tensor ready at 2.3 ms, 5010 us of collective, a 1 ms tail, 4 ms cycles.
+  const Knobs knobs = PlainKnobs(0.0, 4.0);
+  const NetworkModel net = NetworkModel::FromParams(SimpleParams(), Topo(1, 2));
+  ReplayOptions carried = ExactOptions();
+  carried.phase = ReplayOptions::Phase::kCarried;
+  const Trace big = OneTensorTrace(Topo(1, 2), knobs);
+  // Grid at the step origin: cycles at 0 and 4 ms; done at 9.01 ms, then the tail.
+  EXPECT_NEAR(PredictUs(MakeSimulation(big, net), knobs), 4000.0 + 5010.0 + 1000.0, 1e-3);
+  // Carried: the cycle that ran the collective overran its 4 ms, so the next one starts when
+  // it ends, 1 ms (the tail) before the step's end: the grid sits 4 - 1 = 3 ms into each step.
+  StepTrace tl;
+  EXPECT_NEAR(PredictUs(MakeSimulation(big, net, NegotiationModel(), carried), knobs, &tl),
+              3000.0 + 5010.0 + 1000.0, 1e-3);
+  ASSERT_EQ(tl.cycles.size(), 1u);
+  EXPECT_NEAR(tl.cycles[0].start_us, 3000.0, 1e-3);
+
+  // A 4000 B tensor (10 + 20 us) under 25 ms cycles that wake 0.1 ms late: the thread's
+  // period is 25.1 ms and the step's compute, collective and tail fit in one, so each step
+  // takes exactly one period (at the origin's grid: 25.1 + 0.03 + 1 ms).
+  const Knobs slow = PlainKnobs(0.0, 25.0);
+  const Trace small =
+      MakeTrace(MakeWorkload({4000}, {2.3}, 0.0, 2.5, 1.0), Topo(1, 2), slow, 9000.0, 10.0);
+  ReplayOptions fixed = ExactOptions();
+  fixed.wake_delay_us = carried.wake_delay_us = 100.0;
+  EXPECT_NEAR(PredictUs(MakeSimulation(small, net, NegotiationModel(), fixed), slow),
+              25100.0 + 30.0 + 1000.0, 1e-3);
+  EXPECT_NEAR(PredictUs(MakeSimulation(small, net, NegotiationModel(), carried), slow), 25100.0,
+              1e-3);
+}
+
 TEST(ReplayExactTest, NoNegotiationCompletesBeforeTheSlowestRankJoins) {
   // The tensor is ready at 0.5 ms, but the step's first negotiation cannot complete before
   // 5 ms: the idle cycle at 0 waits until then, the next cycle starts at 5 ms at once.
