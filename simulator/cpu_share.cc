@@ -7,7 +7,7 @@ namespace autotune::sim {
 
 double CommThreadShare(const CpuShareParams& params, const CommLoad& load) {
   if (!(load.step_us > 0.0)) return 0.0;
-  const double cpu_us = params.sigma * load.busy_us + load.cycles * params.cycle_cpu_us;
+  const double cpu_us = params.sigma * load.busy_us + load.cycles * load.cycle_cpu_us;
   return std::clamp(cpu_us / load.step_us, 0.0, 1.0);
 }
 

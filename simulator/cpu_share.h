@@ -9,6 +9,7 @@
 // Model, per host of C cores shared by R ranks (HostShape): each rank's compute thread wants a
 // core throughout; its communication thread wants one for a share
 //   d = min(1, (sigma * comm_busy_us + cycles * cycle_cpu_us) / step_us)
+// (cycle_cpu_us: an idle cycle's negotiation under the setting, NegotiationModel)
 // of the step; a tracer wants tau cores (1 for Horovod's spinning writer; 0 untraced). Compute
 // runs at the rate min(1, C / (R * (1 + d) + tau)); its time stretches by the inverse. A replay
 // of a recorded step at another setting dilates the recorded compute (ready times, compute end,
@@ -30,7 +31,8 @@ struct CpuShareParams {
   // Share of the time a collective is in flight that the communication thread burns CPU
   // (1 = MPI's busy-polling progress; fitted where two or more runs of the job exist).
   double sigma = 1.0;
-  // CPU time one background cycle costs (negotiation), microseconds.
+  // CPU time one background cycle costs (negotiation) at the recorded setting, microseconds
+  // (reported; a replay's CommLoad carries its own setting's).
   double cycle_cpu_us = 0.0;
   // Cores the recorded run's tracer took (1: Horovod's timeline writer; fitted from an
   // untraced step time when one was given), and the tracer of the predicted job (0: the
@@ -45,11 +47,14 @@ struct CpuShareParams {
 };
 
 // The communication thread's CPU demand over one step: comm busy time (the stream's
-// collectives and copies), the cycles the background thread ran, the step's length.
+// collectives and copies), the cycles the background thread ran and what one costs under the
+// step's setting (an idle cycle's negotiation: the cache's bit-vector allreduce with the cache
+// on, the coordinator's round with it off), the step's length.
 struct CommLoad {
   double busy_us = 0.0;
   double cycles = 0.0;
   double step_us = 0.0;
+  double cycle_cpu_us = 0.0;
 };
 
 // The communication thread's CPU share d for load under params (see the file comment).

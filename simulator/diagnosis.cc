@@ -191,7 +191,7 @@ Status Diagnose(const Trace& trace, Diagnosis* out, const CpuShareParams& cpu) {
       const PreparedStep& ps = prepared.steps()[i];
       const double step_us = ps.measured_step_ms * 1000.0;
       const double idle_period_us = std::max(1.0, trace.run.knobs.cycle_time_ms * 1000.0);
-      CommLoad load{ps.comm_busy_us, 0.0, step_us};
+      CommLoad load{ps.comm_busy_us, 0.0, step_us, cpu.cycle_cpu_us};
       if (trace.run.framework == Framework::kHorovod) {
         load.cycles = ps.work_cycles + std::max(0.0, step_us - ps.comm_busy_us) / idle_period_us;
       }

@@ -324,8 +324,11 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
   if (options_.cpu.enabled()) {
     for (size_t i = 0; i < trace.steps().size(); ++i) {
       const PreparedStep& s = trace.steps()[i];
-      const CommLoad load =
+      CommLoad load =
           LoadOf(trace.run().knobs, s.measured_step_ms * 1000.0, s.comm_busy_us, s.work_cycles);
+      // The recorded cycles cost what they did on the recorded topology (negotiation_ may be
+      // another topology's).
+      if (cycle_paced_) load.cycle_cpu_us = options_.cpu.cycle_cpu_us;
       recorded_stretch_[i] = ComputeStretch(options_.cpu, CommThreadShare(options_.cpu, load),
                                             options_.cpu.recorded_tau, options_.cpu.recorded_ranks);
     }
@@ -345,6 +348,7 @@ CommLoad Replayer::LoadOf(const Knobs& knobs, double step_us, double busy_us,
   load.step_us = step_us;
   if (cycle_paced_) {
     load.cycles = work_cycles + std::max(0.0, step_us - busy_us) / IdlePeriodUs(knobs);
+    load.cycle_cpu_us = negotiation_.CycleUs(knobs.cache_capacity > 0, 0, 0);
   }
   return load;
 }

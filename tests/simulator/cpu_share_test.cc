@@ -31,11 +31,10 @@ CpuShareParams TwoCoresFourRanks() {
 TEST(CpuShareTest, TheCommunicationThreadsShareIsItsCpuTimeOverTheStep) {
   CpuShareParams p = TwoCoresFourRanks();
   p.sigma = 0.5;
-  p.cycle_cpu_us = 5.0;
   // 0.5 * 300 us + 10 cycles * 5 us = 200 us of 1000.
-  EXPECT_DOUBLE_EQ(CommThreadShare(p, {300.0, 10.0, 1000.0}), 0.2);
+  EXPECT_DOUBLE_EQ(CommThreadShare(p, {300.0, 10.0, 1000.0, 5.0}), 0.2);
   // Never more than the whole step.
-  EXPECT_DOUBLE_EQ(CommThreadShare(p, {5000.0, 0.0, 1000.0}), 1.0);
+  EXPECT_DOUBLE_EQ(CommThreadShare(p, {5000.0, 0.0, 1000.0, 5.0}), 1.0);
 }
 
 TEST(CpuShareTest, ComputeStretchesByTheThreadsWantingCoresOverTheCores) {
@@ -89,6 +88,39 @@ TEST(CpuShareTest, TheReplaySolvesTheFixedPointOfStepTimeAndCommunicationShare) 
   Simulation fixed = OneTensorSimulation(1.0);
   fixed.set_cpu_share(CpuShareParams());
   EXPECT_NEAR(fixed.Evaluate(PlainKnobs(64, 0.001)).step_ms_median, 30.0, 0.01);
+}
+
+TEST(CpuShareTest, EachSettingsCyclesCostItsOwnNegotiation) {
+  // The recorded run had the cache on; an idle cycle costs nothing with it (no bit-vector
+  // cost) and 100 us with it off (the coordinator's round). No spin share (sigma 0), so only
+  // the cycles take CPU. The tensor is ready at 10 ms, its allreduce takes 10 ms, the tail is
+  // 10 ms; 1 ms cycles.
+  Trace trace = MakeTrace(MakeWorkload({1 << 20}, {10.0}, 0.0, 10.0, 0.0), Topo(2, 2),
+                          PlainKnobs(64, 1.0), 0.0, 20.0);
+  trace.run.knobs.cache_capacity = 1024;
+  trace.run.host.cores = 2;
+  trace.run.host.nodes_per_host = 2;
+  NetworkParams params = NetworkParams::Uniform(0.0, 1.5 * (1 << 20) / 10000.0);
+  params.copy = {0.0, 1e12};
+  NegotiationParams np;
+  np.round_fixed_us = 100.0;
+  ReplayOptions options = testing::ExactOptions();
+  options.cpu = CpuShareOf(trace.run);
+  options.cpu.sigma = 0.0;
+  const Simulation sim =
+      MakeSimulation(trace, NetworkModel::FromParams(params, Topo(2, 2)), NegotiationModel(np),
+                     options);
+  Knobs on = PlainKnobs(64, 1.0);
+  on.cache_capacity = 1024;
+  // Cache on: cycles cost nothing, compute as recorded: 10 + 10 + 10 ms.
+  EXPECT_NEAR(sim.Evaluate(on).step_ms_median, 30.0, 1e-6);
+  // Cache off: the thread's share d = cycles * 100 us / S with cycles = 1 + (S - 10 ms) / 1 ms,
+  // i.e. d = 0.1 - 0.9 ms / S; compute dilates by u = 1 + d (2 (1 + d) cores wanted of 2,
+  // over the recorded 4 of 2) and S = 20u + 10.1 ms + the wait for the next 1 ms cycle
+  // (0 to 1 ms): u in [1.0714, 1.0724], S in [31.53, 32.55] ms.
+  const double off = sim.Evaluate(PlainKnobs(64, 1.0)).step_ms_median;
+  EXPECT_GE(off, 31.5);
+  EXPECT_LE(off, 32.6);
 }
 
 TEST(CpuShareTest, TheFitRecoversTheSpinShareThatMadeAnotherRunsStepTime) {
