@@ -102,6 +102,18 @@ Status StoreTrace(const std::string& db, bool again, Trace* trace, bool* reused)
   return store->AddCompleteRun(trace);
 }
 
+// A Horovod timeline shows a tensor only when a background cycle takes it (its negotiation
+// starts then; a response-cache hit has no rank ticks), so a tensor's readiness is known to
+// within a cycle, and up to a cycle of waiting a step reads as compute. Worth a note when the
+// cycle is longer than Horovod's default and at least this share of the step.
+constexpr double kCycleWaitNoteShare = 0.02;
+
+// How finely the import knows when a tensor became ready, ms: a Horovod timeline to its cycle,
+// a DDP trace exactly (its hooks stamp each gradient).
+double ReadinessResolutionMs(const RunInfo& run) {
+  return run.framework == Framework::kHorovod ? run.knobs.cycle_time_ms : 0.0;
+}
+
 void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSummary& summary,
                   bool reused) {
   if (flags.json) {
@@ -121,6 +133,7 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                         {"truncated", summary.truncated},
                         {"knobs", KnobsToJson(run.knobs)},
                         {"untraced_step_ms", run.untraced_step_ms},
+                        {"readiness_resolution_ms", ReadinessResolutionMs(run)},
                         {"host_cores", run.host.cores},
                         {"nodes_per_host", run.host.nodes_per_host},
                         {"reused", reused},
@@ -145,6 +158,15 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                   ? "  knobs (the job's DDP settings, from the trace): %s\n"
                   : "  knobs (as given; the timeline does not carry them): %s\n",
               KnobsShort(run.knobs, run.framework).c_str());
+  const double resolution_ms = ReadinessResolutionMs(run);
+  if (resolution_ms > Knobs().cycle_time_ms &&
+      resolution_ms >= kCycleWaitNoteShare * summary.step_ms_median) {
+    std::printf("  cycle time %.3g ms, %.0f%% of the step: a tensor shows in Horovod's timeline "
+                "only when a cycle takes it, so up to a cycle of waiting per step reads as "
+                "compute, and predictions of shorter cycles from this run can be up to that "
+                "much slow (a timeline recorded at Horovod's default 1 ms cycle is not)\n",
+                resolution_ms, 100.0 * resolution_ms / summary.step_ms_median);
+  }
   if (run.untraced_step_ms > 0.0) {
     std::printf("  production (untraced) step time %.1f ms: tracing cost this job %+.1f%%; "
                 "predictions are of the production job\n",

@@ -95,6 +95,32 @@ TEST(ImportTest, HumanSummaryAndACutOffFile) {
   EXPECT_NE(r.out.find("404 tensors"), std::string::npos) << r.out;
 }
 
+TEST(ImportTest, ALongCycleIsNotedAsReadinessKnownOnlyToTheCycle) {
+  // The MLP's steps take about 0.6 s: a 25 ms cycle is over 2% of one, the default 1 ms is
+  // not; resnet50's take over 1 s, so 10 ms is under 2% of one.
+  TempDir dir;
+  const std::string note = "a tensor shows in Horovod's timeline only when a cycle takes it";
+  auto import = [&](const std::string& file, const std::string& cycle) {
+    return RunAutotune("import --db '" + dir.File("runs.db") + "' --horovod-timeline '" +
+                       Fixture(file) + "' --nodes 2 --ranks-per-node 2 --again --cycle-time-ms " +
+                       cycle);
+  };
+  CommandResult r = import("mlp_default.json", "25");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cycle time 25 ms, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(note), std::string::npos) << r.out;
+  r = import("mlp_default.json", "1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find(note), std::string::npos) << r.out;
+  r = import("resnet50_f4_c10.json", "10");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find(note), std::string::npos) << r.out;
+  r = RunAutotune(ImportArgs(dir.File("runs.db"), Fixture("mlp_default.json")) +
+                  " --again --cycle-time-ms 25");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["readiness_resolution_ms"], 25.0);
+}
+
 TEST(ImportTest, MalformedFileChangesNothing) {
   TempDir dir;
   std::string text = ReadFile(Fixture("resnet50_f4_c10.json"));
