@@ -32,7 +32,8 @@
 //      median 50% and 75% of the time, and it never counted the default runs' own run-to-run
 //      noise. When no setting was repeated, sigma is unknown: the interval then counts each
 //      median's within-run noise alone, and the comparison says so and does not decide.
-//   5. Better = the interval's lower bound above 1. Nothing else.
+//   5. Better = the interval's lower bound above 1, with two kept runs of each side (one run
+//      that came out fast or slow as a whole cannot be told from its setting). Nothing else.
 #pragma once
 
 #include <cstdint>
@@ -88,8 +89,8 @@ enum class Remeasure {
 struct RunComparison {
   bool valid = false;  // both sides have a run with a step that is not an outlier
   SpeedupInterval speedup;
-  // The run-to-run noise the interval rests on is known: the default has two runs or more
-  // kept in the comparison, and the candidate has two too or `across_cv` was given (> 0).
+  // Each side has two runs or more kept in the comparison: one run of either can be off as a
+  // whole (the noise itself may come from `across_cv`).
   bool run_to_run_known = false;
   Remeasure remeasure = Remeasure::kNone;
   std::vector<ComparedRun> runs;  // every run given with a step, in sequence order

@@ -85,8 +85,8 @@ constexpr VerdictRow kVerdicts[] = {
      "not shown: the default was never measured"},
     {Verdict::kNoStepTimes, "no_step_times", "not shown: no step times measured"},
     {Verdict::kRunToRunUnknown, "run_to_run_unknown",
-     "not shown: run-to-run noise not measured yet (it takes two runs of the default and a "
-     "repeat of some setting)"},
+     "not shown: run-to-run noise not measured yet (it takes two runs of the default and two "
+     "of the candidate: one run of either can be off as a whole)"},
     {Verdict::kWithinNoise, "within_noise", "not shown: within noise"},
     {Verdict::kRunsDisagree, "runs_disagree", "not shown: a run disagrees with its repeats"},
     {Verdict::kBeatsDefault, "beats_default", "yes"},

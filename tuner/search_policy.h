@@ -71,9 +71,8 @@ enum class Verdict {
   kBestNotMeasured,     // the candidate is a prediction, never measured
   kDefaultNotMeasured,  // the default was never measured
   kNoStepTimes,         // both measured, but the step times of one of them are not known
-  kRunToRunUnknown,     // faster within their runs, but the default ran once, or the
-                        // candidate ran once and no repeats anywhere measured how much a
-                        // whole run varies
+  kRunToRunUnknown,     // faster within their runs, but the default or the candidate ran
+                        // once: a run off as a whole cannot be told from the setting
   kWithinNoise,         // the speedup interval does not exclude 1 from below
   kRunsDisagree,        // faster, but a run is an outlier among its setting's repeats (or two
                         // repeats disagree): a re-measure of that setting decides
@@ -113,9 +112,8 @@ struct Decision {
 // runs left out, drift cancelled by comparing each candidate run with the default runs around
 // it, a Student-t interval) with noise.across_cv (at noise.across_degrees) as the run-to-run
 // noise of a run; the candidate beats the default only when the interval's lower bound exceeds
-// 1, no run asks for a re-measure, and the run-to-run noise is known (two runs of the default,
-// and repeats of the candidate or noise.across_cv). `confidence`: the interval's two-sided
-// level.
+// 1, no run asks for a re-measure, and each side has two kept runs (one run of either can be
+// off as a whole). `confidence`: the interval's two-sided level.
 Decision Decide(const Reported& candidate, const Reported& default_setting,
                 const RealRuns& candidate_runs, const RealRuns& default_runs,
                 const StepNoise& noise, double confidence = 0.95);

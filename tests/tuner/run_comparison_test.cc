@@ -140,9 +140,17 @@ TEST(RunComparisonTest, OneRunEachNeedsTheRunToRunNoise) {
   const RealRuns def_twice = {RealRun(Steps(100, 0.01, 10, rng), 1),
                               RealRun(Steps(100, 0.01, 10, rng), 3)};
   const RealRuns cand_between = {RealRun(Steps(80, 0.01, 10, rng), 2)};
-  EXPECT_TRUE(CompareRuns(def_twice, cand_between, options).Faster());
+  // One candidate run between two default runs: its interval is clear of 1, but one run that
+  // came out fast as a whole cannot be told from a faster setting: no verdict.
+  const RunComparison once = CompareRuns(def_twice, cand_between, options);
+  EXPECT_TRUE(once.speedup.Faster());
+  EXPECT_FALSE(once.run_to_run_known);
+  EXPECT_FALSE(once.Faster());
+  const RealRuns cand_twice = {RealRun(Steps(80, 0.01, 10, rng), 2),
+                               RealRun(Steps(80, 0.01, 10, rng), 4)};
+  EXPECT_TRUE(CompareRuns(def_twice, cand_twice, options).Faster());
   options.across_cv = 0.3;  // runs of one setting 30% apart: a 25% gain is within that
-  EXPECT_FALSE(CompareRuns(def_twice, cand_between, options).Faster());
+  EXPECT_FALSE(CompareRuns(def_twice, cand_twice, options).Faster());
 }
 
 // The default once, the candidate twice and its two runs 1% apart (bench/horovod, resnet50:
@@ -192,7 +200,8 @@ TEST(RunComparisonTest, TheIntervalIsStudentsTOverTheRunToRunNoise) {
   EXPECT_NEAR(c.speedup.speedup, 1.25, 1e-12);
   EXPECT_NEAR(c.speedup.low, 1.25 * std::exp(-half), 1e-4);
   EXPECT_NEAR(c.speedup.high, 1.25 * std::exp(half), 1e-4);
-  EXPECT_TRUE(c.Faster());  // 1.0546
+  EXPECT_TRUE(c.speedup.Faster());  // 1.0546
+  EXPECT_FALSE(c.Faster());          // from one candidate run: no verdict
 
   // Its own repeats when none is given: D C D C at 100, 80, 110, 84. Pooled: the default's
   // (ln 1.1)^2 / 2 and the candidate's (ln 1.05)^2 / 2 over 2 degrees with the prior's 3 at 5%.

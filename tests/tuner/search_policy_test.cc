@@ -157,18 +157,23 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   d = Decide(Setting(1, 50, 1, 1), def, slow, slow, noise);
   EXPECT_EQ(d.verdict, Verdict::kWithinNoise);
   EXPECT_TRUE(d.HangsOnNoise());
-  // Steps 10% shorter with a 1% spread, one candidate run between two of the default: shown
-  // with a run-to-run spread of 0.1% measured elsewhere applied to the single run; with one
-  // of 20%: not.
+  // Steps 10% shorter with a 1% spread, one candidate run between two of the default, a
+  // run-to-run spread of 0.1% measured elsewhere: that one run may be off as a whole, so not
+  // shown. Two runs of it: shown; with a spread of 20%: within noise.
   const RealRuns ten_percent = {Alternating(90, 1, 10)};
   StepNoise run_to_run;
   run_to_run.across_cv = 0.001;
   EXPECT_EQ(Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 2), ten_percent, slow_twice,
                    run_to_run)
                 .verdict,
+            Verdict::kRunToRunUnknown);
+  const RealRuns ten_percent_twice = {Alternating(90, 1, 10), Alternating(90, 1, 10)};
+  EXPECT_EQ(Decide(Setting(1, 9, 1, 2), Setting(0, 10, 1, 2), ten_percent_twice, slow_twice,
+                   run_to_run)
+                .verdict,
             Verdict::kBeatsDefault);
   run_to_run.across_cv = 0.2;
-  EXPECT_EQ(Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 2), ten_percent, slow_twice,
+  EXPECT_EQ(Decide(Setting(1, 9, 1, 2), Setting(0, 10, 1, 2), ten_percent_twice, slow_twice,
                    run_to_run)
                 .verdict,
             Verdict::kWithinNoise);
@@ -180,7 +185,7 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
   EXPECT_STREQ(VerdictText(Verdict::kNoStepTimes), "not shown: no step times measured");
   EXPECT_STREQ(VerdictText(Verdict::kRunToRunUnknown),
                "not shown: run-to-run noise not measured yet (it takes two runs of the default "
-               "and a repeat of some setting)");
+               "and two of the candidate: one run of either can be off as a whole)");
   EXPECT_STREQ(VerdictText(Verdict::kWithinNoise), "not shown: within noise");
   EXPECT_STREQ(VerdictText(Verdict::kRunsDisagree), "not shown: a run disagrees with its repeats");
   EXPECT_STREQ(VerdictText(Verdict::kBeatsDefault), "yes");
@@ -191,11 +196,13 @@ TEST(SearchPolicyTest, OnlyMeasuredStepTimesDecideTheVerdict) {
 TEST(SearchPolicyTest, MostConvincinglyFasterMeasuredSettingBeatsTheDefault) {
   const Reported def = Setting(0, 10, 1, 2);
   const RealRuns slow = {Alternating(100, 1, 10), Alternating(100, 1, 10)};
-  const std::vector<Reported> measured = {Setting(1, 10, 1, 1), Setting(2, 9, 1, 1),
-                                          Setting(3, 9, 1, 1)};
-  // Same as the default; 12% shorter but spread +-8; 10% shorter with a 1% spread.
-  const std::vector<RealRuns> steps = {
-      {Alternating(100, 1, 10)}, {Alternating(88, 8, 10)}, {Alternating(90, 1, 10)}};
+  const std::vector<Reported> measured = {Setting(1, 10, 1, 2), Setting(2, 9, 1, 2),
+                                          Setting(3, 9, 1, 2)};
+  // Same as the default; 12% shorter but spread +-8; 10% shorter with a 1% spread (two runs
+  // each).
+  const std::vector<RealRuns> steps = {{Alternating(100, 1, 10), Alternating(100, 1, 10)},
+                                       {Alternating(88, 8, 10), Alternating(88, 8, 10)},
+                                       {Alternating(90, 1, 10), Alternating(90, 1, 10)}};
   StepNoise noise;
   noise.across_cv = 0.001;  // run-to-run spread measured elsewhere (20 degrees), small: each
   noise.across_degrees = 20;  // run then varies by its own steps' noise (0.59% to 5.4% here)
@@ -224,17 +231,24 @@ TEST(SearchPolicyTest, RemeasureWhileTheVerdictHangsOnNoiseAndBudgetAndRepeatsRe
       Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 1), {Alternating(80, 1, 10)}, slow, {});
   EXPECT_TRUE(
       RemeasureToDecide(rule, 2, one_run_each, Setting(1, 9, 1, 1), Setting(0, 10, 1, 1)));
-  // One candidate run between two of the default, with the run-to-run spread known: don't.
+  // One candidate run between two of the default, with the run-to-run spread known: it may be
+  // off as a whole, so the candidate runs again; after its second run: shown, don't.
   StepNoise known;
   known.across_cv = 0.001;
   known.across_degrees = 20;
   const RealRuns slow_twice = {RealRun(Alternating(100, 5, 10), 1),
                                RealRun(Alternating(100, 5, 10), 3)};
-  const Decision shown =
+  const Decision once =
       Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 2), {RealRun(Alternating(80, 1, 10), 2)},
              slow_twice, known);
+  EXPECT_EQ(once.verdict, Verdict::kRunToRunUnknown);
+  EXPECT_TRUE(RemeasureToDecide(rule, 3, once, Setting(1, 9, 1, 1), Setting(0, 10, 1, 2)));
+  EXPECT_EQ(RemeasureOrder(once).front(), RunRole::kCandidate);
+  const Decision shown = Decide(
+      Setting(1, 9, 1, 2), Setting(0, 10, 1, 2),
+      {RealRun(Alternating(80, 1, 10), 2), RealRun(Alternating(80, 1, 10), 4)}, slow_twice, known);
   EXPECT_EQ(shown.verdict, Verdict::kBeatsDefault);
-  EXPECT_FALSE(RemeasureToDecide(rule, 3, shown, Setting(1, 9, 1, 1), Setting(0, 10, 1, 2)));
+  EXPECT_FALSE(RemeasureToDecide(rule, 4, shown, Setting(1, 9, 1, 2), Setting(0, 10, 1, 2)));
 }
 
 // A candidate run that is an outlier among its repeats does not decide: the candidate is
