@@ -156,9 +156,9 @@ StatusOr<Suggestion> SearchLoop::MostUncertain(const Point& best, const Point& d
     }
     StatusOr<Prediction> p = search_.Predict(Fidelity::kMeasured, o.point);
     if (!p.ok()) return p.status();
-    // A setting predicted clearly slower than the default is not run as a probe.
-    const double plausible = p->mean + 2.0 * std::sqrt(std::max(0.0, p->variance));
-    if (plausible < default_mean - kProbePredictedSlowerAtMost * std::fabs(default_mean)) continue;
+    // A setting predicted clearly slower than the default is not run as a probe, however
+    // unsure the prediction (the least-known settings are often the harmful ones).
+    if (p->mean < default_mean - kProbePredictedSlowerAtMost * std::fabs(default_mean)) continue;
     if (!most || p->variance > most->prediction.variance) {
       most = Suggestion();
       most->point = o.point;

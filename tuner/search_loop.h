@@ -116,7 +116,7 @@ class SearchLoop {
   Status Propose(int propose, Conclusion* conclusion);
   // The simulated setting, not measured and neither `best` nor the default, with the largest
   // measured-fidelity posterior variance among those that are not predicted clearly slower
-  // than the default (mean + 2 sd >= default_mean - kProbePredictedSlowerAtMost x |default_mean|);
+  // than the default (mean >= default_mean - kProbePredictedSlowerAtMost x |default_mean|);
   // NotFound when there is none.
   StatusOr<Suggestion> MostUncertain(const Point& best, const Point& default_point,
                                      double default_mean);

@@ -319,11 +319,16 @@ TEST(SearchLoopTest, AFlatModelContrastsTheProbeWithTheDefaultAgain) {
 
 // The uncertainty probe is never a setting the model predicts clearly slower than the default
 // (issue 22: no real run spent on a setting predicted harmful). One dimension, the default at
-// 0.5 measured at 10; simulated: 10 between 0.3 and 0.7, 5 (twice the step time: harmful) at
-// 0.05-0.2 and 0.8-0.95, the settings farthest from the measured default and so the least
-// known. The probe, where there is one, is predicted within kProbePredictedSlowerAtMost of the
-// default (mean + 2 sd), so it is not among the harmful ones; the pick is not either.
-TEST(SearchLoopTest, TheProbeIsNeverPredictedClearlySlowerThanTheDefault) {
+// 0.5 measured at 10; simulated: 10 between 0.3 and 0.7, and at 0.05-0.2 and 0.8-0.95, the
+// settings farthest from the measured default and so the least known, 5 (twice the step time)
+// or 9 (10% slower: harmful beyond the run-to-run prior, yet within two of its wide standard
+// deviations of the default). The probe, where there is one, is predicted (its mean) within
+// kProbePredictedSlowerAtMost of the default, so it is not among the harmful ones; the pick is
+// not either.
+class ProbeBoundTest : public ::testing::TestWithParam<double> {};
+
+TEST_P(ProbeBoundTest, TheProbeIsNeverPredictedClearlySlowerThanTheDefault) {
+  const double harmful_score = GetParam();
   Space space;
   ASSERT_TRUE(space.AddDimension(Dimension::Continuous("x", 0, 1, Scale::kLinear, 0.5)).ok());
   SearchLoop loop(space, SearchOptions{});
@@ -331,7 +336,8 @@ TEST(SearchLoopTest, TheProbeIsNeverPredictedClearlySlowerThanTheDefault) {
   ASSERT_TRUE(loop.Observe({default_point, Fidelity::kMeasured, 10.0}).ok());
   auto harmful = [](double x) { return x < 0.25 || x > 0.75; };
   for (double x : {0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95}) {
-    ASSERT_TRUE(loop.Observe({{x}, Fidelity::kSimulated, harmful(x) ? 5.0 : 10.0}).ok());
+    ASSERT_TRUE(
+        loop.Observe({{x}, Fidelity::kSimulated, harmful(x) ? harmful_score : 10.0}).ok());
   }
   StatusOr<SearchLoop::Conclusion> c = loop.Conclude(2, default_point);
   ASSERT_TRUE(c.ok()) << c.status().message();
@@ -339,11 +345,13 @@ TEST(SearchLoopTest, TheProbeIsNeverPredictedClearlySlowerThanTheDefault) {
   for (const Suggestion& s : c->proposals) {
     EXPECT_FALSE(harmful(s.point[0])) << s.point[0] << " " << SuggestionOriginName(s.origin);
     if (s.origin == SuggestionOrigin::kMostUncertain) {
-      EXPECT_GE(s.prediction.mean + 2 * std::sqrt(s.prediction.variance),
+      EXPECT_GE(s.prediction.mean,
                 (1 - kProbePredictedSlowerAtMost) * c->default_setting.prediction.mean);
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(HarmfulScores, ProbeBoundTest, ::testing::Values(5.0, 9.0));
 
 // Steps of `n` values alternating around `mean` by +-spread (mean and spread exact).
 std::vector<double> Steps(double mean, double spread, int n = 10) {
