@@ -76,7 +76,9 @@ class CycleClock {
   // of the idle period: how far the first cycle at or after end_us lies ahead.
   double PhaseAt(double end_us) const {
     double next_us = next_cycle_us_;
-    if (end_us > next_us) next_us += std::ceil((end_us - next_us) / idle_period_us_) * idle_period_us_;
+    if (end_us > next_us) {
+      next_us += std::ceil((end_us - next_us) / idle_period_us_) * idle_period_us_;
+    }
     const double phase = (next_us - end_us) / idle_period_us_;
     return phase - std::floor(phase);
   }
@@ -383,7 +385,7 @@ ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
   };
 }
 
-double Replayer::Phase(int /*index*/) const {
+double Replayer::StartPhase() const {
   return options_.phase == ReplayOptions::Phase::kFixed ? options_.fixed_phase : 0.0;
 }
 
@@ -395,7 +397,7 @@ double Replayer::FirstNegotiationUs(int index) const {
 
 StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline) {
   const PreparedStep& step = trace_.steps()[index];
-  double phase = Phase(index);
+  double phase = StartPhase();
   if (!options_.cpu.enabled()) {
     if (CarriesPhase()) phase = ReplayPrepared(step, index, setting, phase, nullptr).next_phase;
     return ReplayPrepared(step, index, setting, phase, timeline);
@@ -490,7 +492,7 @@ std::vector<int> Replayer::LaunchesBeside(const ReplaySetting& setting) {
   for (size_t i = 0; i < trace_.steps().size(); ++i) {
     const int index = static_cast<int>(i);
     out.push_back(
-        ReplayPrepared(trace_.steps()[i], index, setting, Phase(index), nullptr).launches_beside);
+        ReplayPrepared(trace_.steps()[i], index, setting, StartPhase(), nullptr).launches_beside);
   }
   return out;
 }

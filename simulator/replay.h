@@ -149,8 +149,9 @@ class Replayer {
   int world_size() const { return world_size_; }
 
  private:
-  // The phase step `index` starts from before any pass (kCarried: 0, for the first pass).
-  double Phase(int index) const;
+  // The phase a step's first pass starts from (kFixed: fixed_phase; kCarried: 0, the second
+  // pass starts from the first's next_phase).
+  double StartPhase() const;
   bool CarriesPhase() const {
     return cycle_paced_ && options_.phase == ReplayOptions::Phase::kCarried;
   }

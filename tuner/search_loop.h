@@ -97,7 +97,8 @@ class SearchLoop {
   // measured, the model's best pick and the setting it is least sure of (kMostUncertain: the
   // largest posterior stddev among the simulated settings not predicted clearly slower than
   // the default, MostUncertain; it alone may be predicted below the default), the best pick
-  // replaced by the default's second run (kDefaultAgain) when the default has one run and the pick is predicted less than kPredictedGainWorthARun faster,
+  // replaced by the default's second run (kDefaultAgain) when the default has one run and the
+  // pick is predicted less than kPredictedGainWorthARun faster,
   // the probe replaced by the default's second run (kDefaultAroundPick: D C D, then the pick
   // again) when the default has one run, two or three runs are left and the pick is predicted
   // kPredictedGainDecisive or more faster,

@@ -133,9 +133,9 @@ int MostConvincinglyFaster(const std::vector<Reported>& measured,
 // worth a real run before the default has two (SearchLoop::Conclude): the run-to-run noise of a
 // whole run of a real job before its repeats say (tuner/run_comparison.h).
 inline constexpr double kPredictedGainWorthARun = kRunToRunCvPrior;
-// The most a setting may be predicted slower than the default (its score's mean + 2 standard
-// deviations below the default's by more than this fraction) and still be run as the
-// uncertainty probe (SearchLoop::Conclude): a probe is measured for what it teaches the model,
+// The most a setting may be predicted slower than the default (its score's predicted mean below
+// the default's by at most this fraction, however wide its standard deviation) and still be
+// run as the uncertainty probe (SearchLoop::Conclude): a probe is measured for what it teaches the model,
 // not at the cost of a run the model expects to be clearly harmful to the real job (issue 22:
 // bench/horovod's held-out convnet, whose long cycles are 1.26-1.40x slower, had a probe of
 // 0 MB / 19.6 ms predicted at 1.16x the step run and measured 1.19x; with the bound on mean + 2
