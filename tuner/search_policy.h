@@ -135,12 +135,12 @@ int MostConvincinglyFaster(const std::vector<Reported>& measured,
 inline constexpr double kPredictedGainWorthARun = kRunToRunCvPrior;
 // The most a setting may be predicted slower than the default (its score's predicted mean below
 // the default's by at most this fraction, however wide its standard deviation) and still be
-// run as the uncertainty probe (SearchLoop::Conclude): a probe is measured for what it teaches the model,
-// not at the cost of a run the model expects to be clearly harmful to the real job (issue 22:
-// bench/horovod's held-out convnet, whose long cycles are 1.26-1.40x slower, had a probe of
-// 0 MB / 19.6 ms predicted at 1.16x the step run and measured 1.19x; with the bound on mean + 2
-// sd, one of 0 MB / 14.4 ms predicted 25% lower but unsure ran at 1.18x). The run-to-run
-// prior, on the prediction's mean.
+// run as the uncertainty probe (SearchLoop::Conclude): a probe is measured for what it teaches
+// the model, not at the cost of a run the model expects to be clearly harmful to the real job
+// (issue 22: bench/horovod's held-out convnet, whose long cycles are 1.26-1.40x slower, had a
+// probe of 0 MB / 19.6 ms predicted at 1.16x the step run and measured 1.19x; with the bound
+// on mean + 2 sd, one of 0 MB / 14.4 ms predicted 25% lower but unsure ran at 1.18x). The
+// run-to-run prior, on the prediction's mean.
 inline constexpr double kProbePredictedSlowerAtMost = kRunToRunCvPrior;
 
 // A predicted gain at or above which, with one run of the default and two or three real runs
