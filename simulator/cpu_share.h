@@ -9,7 +9,7 @@
 // Model, per host of C cores shared by R ranks (HostShape): each rank's compute thread wants a
 // core throughout; its communication thread wants one for a share
 //   d = min(1, (sigma * comm_busy_us + cycles * cycle_cpu_us) / step_us)
-// (cycle_cpu_us: an idle cycle's negotiation under the setting, NegotiationModel)
+// (cycle_cpu_us: an idle cycle's CPU under the setting, NegotiationModel::IdleCycleCpuUs)
 // of the step; a tracer wants tau cores (1 for Horovod's spinning writer; 0 untraced). Compute
 // runs at the rate min(1, C / (R * (1 + d) + tau)); its time stretches by the inverse. A replay
 // of a recorded step at another setting dilates the recorded compute (ready times, compute end,

@@ -114,6 +114,7 @@ NegotiationModel NegotiationModel::Fit(const Trace& trace, const NetworkModel& n
     p.bits_fixed_us = prior.bits_fixed_us * scale;
   }
   model.params_ = p;
+  model.cpu_bound_ = prior;
   model.provenance_ = std::string("bits ") + (bits_fitted ? "fitted" : "prior") + ", round " +
                       (round_fitted ? "fitted" : "prior");
   return model;
@@ -127,10 +128,12 @@ NegotiationModel NegotiationModel::Retarget(const NetworkModel& from,
                              to.FlatUs(Op::kAllreduce, kSmallMessageBytes));
   const double world = ratio(from.topology().world_size(), to.topology().world_size());
   NegotiationModel m = *this;
-  m.params_.bits_fixed_us *= small;
-  m.params_.round_fixed_us *= small;
-  m.params_.uncached_per_tensor_us *= world;
-  m.params_.cached_per_tensor_us *= small;
+  for (NegotiationParams* p : {&m.params_, &m.cpu_bound_}) {
+    p->bits_fixed_us *= small;
+    p->round_fixed_us *= small;
+    p->uncached_per_tensor_us *= world;
+    p->cached_per_tensor_us *= small;
+  }
   return m;
 }
 

@@ -11,8 +11,16 @@
 // from the network model for a kind of cycle the trace never ran (scaled by how far the
 // fitted kind sits from its own prior), and rescaled for other topologies by the network
 // model's small-message costs.
+//
+// What an idle cycle costs the host's CPU is another figure (IdleCycleCpuUs): a cycle's
+// negotiation is a collective every rank's background thread must join, so on ranks that
+// share cores its recorded time is mostly the wait for a descheduled peer, spent yielding
+// (Open MPI's mpi_yield_when_idle, which it turns on where it knows it is oversubscribed and
+// tools/cluster.sh sets), not computing. Its CPU is at most what the messages cost with every
+// rank present: the prior from the network model.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -31,7 +39,9 @@ struct NegotiationParams {
 class NegotiationModel {
  public:
   NegotiationModel() = default;
-  explicit NegotiationModel(const NegotiationParams& params) : params_(params) {}
+  // A model given its costs: an idle cycle's CPU is its time (no prior to bound it).
+  explicit NegotiationModel(const NegotiationParams& params)
+      : params_(params), cpu_bound_(params) {}
 
   // Fits to the cycles recorded in trace (run under trace.run.knobs) on the topology that
   // network predicts (the trace's own).
@@ -53,6 +63,12 @@ class NegotiationModel {
     }
     return us;
   }
+  // CPU time an idle cycle costs a rank's communication thread: its time, at most the prior's
+  // (the messages with every rank present; see the file comment).
+  double IdleCycleCpuUs(bool cache_on) const {
+    return std::min(CycleUs(cache_on, 0, 0),
+                    NegotiationModel(cpu_bound_).CycleUs(cache_on, 0, 0));
+  }
 
   const NegotiationParams& params() const { return params_; }
   // Which terms came from the trace ("fitted") and which from the network ("prior").
@@ -60,6 +76,9 @@ class NegotiationModel {
 
  private:
   NegotiationParams params_;
+  // The costs an idle cycle's CPU is bounded by (IdleCycleCpuUs): the prior for a fitted
+  // model, the model's own costs for a given one.
+  NegotiationParams cpu_bound_;
   std::string provenance_ = "given";
 };
 

@@ -350,7 +350,7 @@ CommLoad Replayer::LoadOf(const Knobs& knobs, double step_us, double busy_us,
   load.step_us = step_us;
   if (cycle_paced_) {
     load.cycles = work_cycles + std::max(0.0, step_us - busy_us) / IdlePeriodUs(knobs);
-    load.cycle_cpu_us = negotiation_.CycleUs(knobs.cache_capacity > 0, 0, 0);
+    load.cycle_cpu_us = negotiation_.IdleCycleCpuUs(knobs.cache_capacity > 0);
   }
   return load;
 }

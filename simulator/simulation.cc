@@ -41,7 +41,7 @@ double MedianStepMs(const PreparedTrace& trace, const NetworkModel& network,
 // writer spins on one core) a tracer of one core.
 void InitCpuShare(const RunInfo& run, const NegotiationModel& negotiation, CpuShareParams* cpu) {
   *cpu = CpuShareOf(run);
-  cpu->cycle_cpu_us = negotiation.CycleUs(run.knobs.cache_capacity > 0, 0, 0);
+  cpu->cycle_cpu_us = negotiation.IdleCycleCpuUs(run.knobs.cache_capacity > 0);
   if (run.kind == RunKind::kImported && run.framework == Framework::kHorovod) {
     cpu->recorded_tau = 1.0;
     cpu->tau_source = "estimated: Horovod's timeline writer spins on one core";

@@ -177,6 +177,39 @@ Simulation ImportedWithUntraced(double untraced_over_traced, double* untraced_ms
   return sim;
 }
 
+TEST(CpuShareTest, AnIdleCyclesWaitForItsPeersTakesNoCompute) {
+  // The imported run's cycles each took 3 ms (its ranks share 2 cores: the negotiation waits
+  // for a descheduled peer). The replay paces cycles by that time, but an idle cycle takes
+  // the compute only the CPU its message costs with every rank present (the prior, here
+  // tens of microseconds), not 3 ms: a longer cycle gives the compute back little.
+  Trace trace;
+  const NetworkModel net =
+      NetworkModel::FromParams(NetworkParams::Uniform(30.0, 120.0), Topo(2, 2));
+  SyntheticTraceOptions so;
+  so.steps = 4;
+  const Workload w =
+      MakeWorkload({1 << 20, 1 << 20, 1 << 22, 1 << 18}, {2.0, 4.0, 6.0, 8.0}, 5.0, 8.0, 1.0);
+  ASSERT_TRUE(SynthesizeTrace(w, Knobs(), net, NegotiationModel::Prior(net, 4), so, &trace).ok());
+  trace.run.kind = RunKind::kImported;
+  trace.run.framework = Framework::kHorovod;
+  trace.run.host.cores = 2;
+  trace.run.host.nodes_per_host = 2;
+  int cycles = 0;
+  for (StepTrace& st : trace.steps) {
+    for (CycleRecord& c : st.cycles) {
+      c.negotiate_end_us = c.start_us + 3000.0;
+      ++cycles;
+    }
+  }
+  ASSERT_GE(cycles, 3);
+  Simulation sim;
+  ASSERT_TRUE(Simulation::Build(trace, SynthesizeCalibration(net), std::nullopt, &sim).ok());
+  EXPECT_NEAR(sim.negotiation().CycleUs(true, 0, 0), 3000.0, 1.0);
+  const double prior_us = NegotiationModel::Prior(net, 4).CycleUs(true, 0, 0);
+  EXPECT_LT(prior_us, 300.0);
+  EXPECT_NEAR(sim.options().cpu.cycle_cpu_us, prior_us, 0.1 * prior_us);
+}
+
 TEST(CpuShareTest, TheRecordedSettingPredictsTheGivenUntracedStepTimeEvenAboveTheTraced) {
   // Production 5% faster than traced: the tracer takes cores (tau > 0; in this short-compute
   // step all it may, 4 x the cores, explain part of it) and a ratio the rest.

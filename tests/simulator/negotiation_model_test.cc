@@ -77,5 +77,31 @@ TEST(NegotiationModelTest, RetargetScalesWithTheNetwork) {
   EXPECT_EQ(m.Retarget(small, small).params().bits_fixed_us, 40.0);
 }
 
+TEST(NegotiationModelTest, AnIdleCyclesCpuIsAtMostItsMessagesWithEveryRankPresent) {
+  // Recorded cycles took 3 ms each (on ranks sharing cores: the wait for a descheduled peer,
+  // spent yielding): that is their time, but their CPU is at most the prior's messages.
+  const NetworkModel net = NetworkModel::FromParams(NetworkParams::Uniform(20, 100), Topo(2, 2));
+  const NegotiationParams prior = NegotiationModel::Prior(net, 1).params();
+  const NegotiationModel waited = NegotiationModel::Fit(CycleTrace(1024, 3000.0, 0.0), net);
+  EXPECT_NEAR(waited.CycleUs(true, 0, 0), 3000.0, 1e-9);
+  EXPECT_NEAR(waited.IdleCycleCpuUs(true), prior.bits_fixed_us, 1e-9);
+  EXPECT_LT(prior.bits_fixed_us, 100.0);
+  // With the cache off an idle cycle is a coordinator round: the round's prior bounds it.
+  const NegotiationModel rounds = NegotiationModel::Fit(CycleTrace(0, 5000.0, 0.0), net);
+  EXPECT_NEAR(rounds.IdleCycleCpuUs(false), prior.round_fixed_us, 1e-9);
+  // Cycles cheaper than the prior: their own time.
+  const NegotiationModel quick = NegotiationModel::Fit(CycleTrace(1024, 10.0, 0.0), net);
+  EXPECT_NEAR(quick.IdleCycleCpuUs(true), 10.0, 1e-9);
+  // A model given its costs has no prior: its time.
+  const NegotiationModel given(NegotiationParams{400.0, 0.0, 900.0, 0.0});
+  EXPECT_NEAR(given.IdleCycleCpuUs(true), 400.0, 1e-9);
+  EXPECT_NEAR(given.IdleCycleCpuUs(false), 900.0, 1e-9);
+  // The bound moves to another topology with the costs.
+  const NetworkModel big = NetworkModel::FromParams(NetworkParams::Uniform(20, 100), Topo(64, 4));
+  const double ratio = big.FlatUs(Op::kAllreduce, 64) / net.FlatUs(Op::kAllreduce, 64);
+  EXPECT_NEAR(waited.Retarget(net, big).IdleCycleCpuUs(true), prior.bits_fixed_us * ratio,
+              1e-9);
+}
+
 }  // namespace
 }  // namespace autotune::sim
