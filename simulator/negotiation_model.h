@@ -56,18 +56,12 @@ class NegotiationModel {
   // Cost of a cycle that agrees `cached` tensors through the cache and `uncached` through
   // the coordinator. An idle cycle is CycleUs(cache_on, 0, 0).
   double CycleUs(bool cache_on, int cached, int uncached) const {
-    double us = 0.0;
-    if (cache_on) us += params_.bits_fixed_us + params_.cached_per_tensor_us * cached;
-    if (!cache_on || uncached > 0) {
-      us += params_.round_fixed_us + params_.uncached_per_tensor_us * uncached;
-    }
-    return us;
+    return CostUs(params_, cache_on, cached, uncached);
   }
   // CPU time an idle cycle costs a rank's communication thread: its time, at most the prior's
   // (the messages with every rank present; see the file comment).
   double IdleCycleCpuUs(bool cache_on) const {
-    return std::min(CycleUs(cache_on, 0, 0),
-                    NegotiationModel(cpu_bound_).CycleUs(cache_on, 0, 0));
+    return std::min(CostUs(params_, cache_on, 0, 0), CostUs(cpu_bound_, cache_on, 0, 0));
   }
 
   const NegotiationParams& params() const { return params_; }
@@ -75,6 +69,14 @@ class NegotiationModel {
   const std::string& provenance() const { return provenance_; }
 
  private:
+  // The cycle cost formula of the file comment under costs p.
+  static double CostUs(const NegotiationParams& p, bool cache_on, int cached, int uncached) {
+    double us = 0.0;
+    if (cache_on) us += p.bits_fixed_us + p.cached_per_tensor_us * cached;
+    if (!cache_on || uncached > 0) us += p.round_fixed_us + p.uncached_per_tensor_us * uncached;
+    return us;
+  }
+
   NegotiationParams params_;
   // The costs an idle cycle's CPU is bounded by (IdleCycleCpuUs): the prior for a fitted
   // model, the model's own costs for a given one.
