@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "formats/config_file.h"
 #include "formats/horovod_timeline.h"
 #include "formats/nccl_tuner_csv.h"

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "store/schema_sql.h"
 #include "store/sqlite_statement.h"
 #include "store/store_rows.h"

@@ -1,6 +1,8 @@
 // Store: calibrations and samples.
 #include <sqlite3.h>
 
+#include <nlohmann/json.hpp>
+
 #include "store/sqlite_statement.h"
 #include "store/store.h"
 #include "store/store_rows.h"

@@ -4,6 +4,8 @@
 #include <map>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "store/sqlite_statement.h"
 #include "store/store.h"
 #include "store/store_rows.h"

@@ -10,6 +10,8 @@
 #include <memory>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "tools/command.h"
 #include "tools/flag_checks.h"
 #include "tools/help_defaults.h"

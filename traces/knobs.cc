@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "traces/knob_table.h"
 
 namespace autotune {

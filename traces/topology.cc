@@ -1,5 +1,7 @@
 #include "traces/topology.h"
 
+#include <nlohmann/json.hpp>
+
 namespace autotune {
 
 nlohmann::json TopologyToJson(const Topology& t) {

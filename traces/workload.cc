@@ -13,6 +13,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "traces/files.h"
 
 namespace autotune {

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "formats/config_file.h"
 #include "formats/horovod_timeline.h"
 #include "traces/workload.h"

@@ -1,6 +1,8 @@
 // Bad input: one clear line on stderr, a non-zero exit, and the database unchanged.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "store/store.h"
 #include "tests/support/cli.h"
 

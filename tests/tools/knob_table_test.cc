@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "formats/config_file.h"
 #include "tests/support/cli.h"
 #include "tools/knob_flags.h"

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "traces/files.h"
 #include "tuner/search_policy.h"
 

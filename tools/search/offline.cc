@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "simulator/stored_simulation.h"
 #include "store/store.h"
 #include "tools/command.h"

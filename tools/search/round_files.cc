@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "formats/config_file.h"
 #include "tools/search/decision_record.h"
 #include "traces/files.h"

@@ -3,7 +3,7 @@
 // loop's (tuner/search_loop.h); these functions only present them.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
