@@ -4,7 +4,8 @@
 # AUTOTUNE_PRECOMPILED_HEADERS are cached too only with the sloppiness ccache's manual names
 # for them (pch_defines, time_macros; Debian 12's ccache 4.7 reads it from the environment).
 if command -v ccache >/dev/null; then
-  launcher="env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;ccache"
+  sloppiness=pch_defines,time_macros,include_file_mtime,include_file_ctime
+  launcher="env;CCACHE_SLOPPINESS=$sloppiness;ccache"
   echo "-DCMAKE_C_COMPILER_LAUNCHER=$launcher -DCMAKE_CXX_COMPILER_LAUNCHER=$launcher" \
        "-DCMAKE_CUDA_COMPILER_LAUNCHER=$launcher"
 fi
