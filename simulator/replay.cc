@@ -412,7 +412,9 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
     const StepPrediction p = ReplayPrepared(dilated_, index, setting, phase, nullptr);
     // The grid carried from this pass (kCarried) converges with the dilation.
     if (CarriesPhase()) phase = p.next_phase;
-    const CommLoad load = LoadOf(setting.knobs, p.step_ms * 1000.0, p.busy_us, p.cycles);
+    // Over the replayed step: production_scale scales what is reported, not the load.
+    const CommLoad load =
+        LoadOf(setting.knobs, p.step_ms / options_.production_scale * 1000.0, p.busy_us, p.cycles);
     dilation = ComputeStretch(options_.cpu, CommThreadShare(options_.cpu, load),
                               options_.cpu.predicted_tau) /
                recorded_stretch_[index];
