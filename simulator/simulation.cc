@@ -51,18 +51,30 @@ void InitCpuShare(const RunInfo& run, const NegotiationModel& negotiation, CpuSh
 // What the predictions of run are of: the production job. An untraced step time, when given,
 // fixes the tracing cost: the tracer's cores when the host's cores are known (bisection: the
 // predicted production step at the recorded setting equals the given one; what no number of
-// cores explains is a ratio), else the ratio of the two step times. Depends on the rest of
+// cores explains is a ratio), else the ratio of the two step times. Where the traced job's own
+// step time is given too, the comparison is like for like: the replay (in the imported steps'
+// time, which can read short of the job's own) is first set to the job's own, and a production
+// run no faster than its traced run (a tracing cost below zero: run-to-run noise) is pooled
+// with it (their geometric mean; each measured the production job). Depends on the rest of
 // options->cpu (the spin share): run again after FitCommSpin changes it.
 void FitProductionModel(const RunInfo& run, const PreparedTrace& trace,
                         const NetworkModel& network, const NegotiationModel& negotiation,
                         ReplayOptions* options, std::string* predicts) {
   CpuShareParams& cpu = options->cpu;
   options->production_scale = 1.0;
-  const bool traced_horovod =
-      run.kind == RunKind::kImported && run.framework == Framework::kHorovod;
-  const bool untraced_known = run.kind == RunKind::kImported && run.untraced_step_ms > 0.0;
-  if (!untraced_known) {
-    if (run.kind != RunKind::kImported) {
+  const bool imported = run.kind == RunKind::kImported;
+  const bool traced_horovod = imported && run.framework == Framework::kHorovod;
+  // The imported steps' median over the job's own (1 where the latter is not known).
+  const double own_ms = imported ? run.traced_step_ms : 0.0;
+  const double reads =
+      own_ms > 0.0 && run.step_ms_median > 0.0 ? run.step_ms_median / own_ms : 1.0;
+  char line[320];
+  std::snprintf(line, sizeof(line),
+                "; the imported steps read %.3f of the traced job's own step time (%.1f ms)",
+                reads, own_ms);
+  const std::string own_note = own_ms > 0.0 ? line : "";
+  if (!(imported && run.untraced_step_ms > 0.0)) {
+    if (!imported) {
       *predicts = "the job as recorded (autotune's executor; its tracing costs little)";
     } else if (traced_horovod && cpu.enabled()) {
       *predicts = "the production job (untraced), the timeline's cost estimated as one core "
@@ -71,42 +83,52 @@ void FitProductionModel(const RunInfo& run, const PreparedTrace& trace,
       *predicts = "the traced job: no untraced step time given (import --untraced-step-ms)" +
                   std::string(cpu.enabled() ? "" : " and the host's cores not known");
     }
+    options->production_scale = 1.0 / reads;
+    *predicts += own_note;
     return;
   }
+  double production_ms = run.untraced_step_ms;
+  const bool pooled = own_ms > 0.0 && production_ms >= own_ms;
+  if (pooled) production_ms = std::sqrt(production_ms * own_ms);
+  std::snprintf(line, sizeof(line),
+                "; the untraced step time %.1f ms is no faster than the traced job's own, so "
+                "the two are pooled: %.1f ms",
+                run.untraced_step_ms, production_ms);
+  const std::string pooled_note = pooled ? line : "";
   if (!cpu.enabled()) {
-    options->production_scale = run.untraced_step_ms / run.step_ms_median;
-    char line[200];
+    options->production_scale = production_ms / run.step_ms_median;
     std::snprintf(line, sizeof(line),
-                  "the production job (untraced): the traced prediction times %.3f, the given "
-                  "untraced step time over the traced one",
+                  "the production job (untraced): the traced prediction times %.3f, the "
+                  "production step time over the imported one",
                   options->production_scale);
-    *predicts = line;
+    *predicts = line + pooled_note + own_note;
     return;
   }
-  // Bisection on the recorded tracer's cores: more of them, a faster production job.
+  // Bisection on the recorded tracer's cores (more of them, a faster production job) to the
+  // production step time in the imported steps' time.
+  const double target_ms = production_ms * reads;
   double lo = 0.0, hi = 4.0 * cpu.cores;
   for (int i = 0; i < 30; ++i) {
     cpu.recorded_tau = 0.5 * (lo + hi);
     const double ms = MedianStepMs(trace, network, negotiation, *options, run.knobs);
-    (ms > run.untraced_step_ms ? lo : hi) = cpu.recorded_tau;
+    (ms > target_ms ? lo : hi) = cpu.recorded_tau;
   }
   cpu.recorded_tau = 0.5 * (lo + hi);
-  char line[240];
   std::snprintf(line, sizeof(line), "fitted: %.2f cores, from the untraced step time %.1f ms",
-                cpu.recorded_tau, run.untraced_step_ms);
+                cpu.recorded_tau, production_ms);
   cpu.tau_source = line;
   *predicts = "the production job (untraced): the tracing cost fitted to the given untraced "
-              "step time";
-  // What the tracer's cores cannot explain (a production job slower than its traced run: the
-  // tracing cost below the run-to-run noise, tau pinned at 0) is the ratio.
+              "step time" + pooled_note + own_note;
+  // The imported steps' reading short, and what the tracer's cores cannot explain (a
+  // production job slower than its traced run: tau pinned at 0), are a ratio.
   const double fitted_ms = MedianStepMs(trace, network, negotiation, *options, run.knobs);
-  const double rest = fitted_ms > 0.0 ? run.untraced_step_ms / fitted_ms : 1.0;
+  const double rest = fitted_ms > 0.0 ? target_ms / fitted_ms : 1.0;
   if (std::abs(rest - 1.0) > 1e-3) {
-    options->production_scale = rest;
     std::snprintf(line, sizeof(line), "; what the tracer's cores do not explain, times %.3f",
                   rest);
     *predicts += line;
   }
+  options->production_scale = (std::abs(rest - 1.0) > 1e-3 ? rest : 1.0) / reads;
 }
 
 // The ranks that share a host's cores on the predicted topology: a host that held every node

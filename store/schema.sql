@@ -61,7 +61,10 @@ CREATE TABLE runs (
   untraced_step_ms       REAL NOT NULL DEFAULT 0,
   -- An imported run: a hash of its source files and the options of its import, by which a
   -- second import of the same is recognised (empty for other runs).
-  source_hash            TEXT NOT NULL DEFAULT ''
+  source_hash            TEXT NOT NULL DEFAULT '',
+  -- An imported run: the traced job's own step time in ms (its wall clock per step while
+  -- the trace was written); 0 = not known. Added in version 7 as the last column
+  traced_step_ms         REAL NOT NULL DEFAULT 0
 );
 
 -- The workload's tensors, for reading traces by name.

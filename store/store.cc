@@ -289,9 +289,9 @@ Status Store::CreateRun(RunInfo* info) {
       fusion_threshold_mb, cycle_time_ms, cache_capacity, hierarchical_allreduce,
       hierarchical_allgather, num_groups, knobs_json, nodes, ranks_per_node, hosts_json,
       backend, hardware, steps_planned, warmup_steps, source_run, framework, host_cores,
-      nodes_per_host, untraced_step_ms, source_hash)
+      nodes_per_host, untraced_step_ms, source_hash, traced_step_ms)
     VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-            ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+            ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   const Knobs& k = info->knobs;
   insert.Bind(1, std::string(RunKindName(info->kind)))
       .Bind(2, info->command)
@@ -321,7 +321,8 @@ Status Store::CreateRun(RunInfo* info) {
       .Bind(22, info->host.cores)
       .Bind(23, info->host.nodes_per_host)
       .Bind(24, info->untraced_step_ms)
-      .Bind(25, info->source_hash);
+      .Bind(25, info->source_hash)
+      .Bind(26, info->traced_step_ms);
   AUTOTUNE_RETURN_IF_ERROR(insert.Run().WithPrefix(path_));
   info->id = sqlite3_last_insert_rowid(db_);
   Statement tensor(db_, R"sql(INSERT INTO tensors (run_id, tensor, name, op, dtype, elements,

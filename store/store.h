@@ -27,7 +27,7 @@ namespace autotune {
 
 class Transaction;
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // A scored point in knob space, measured (a complete measured or imported run) or simulated
 // (a replay).

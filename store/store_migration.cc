@@ -5,12 +5,13 @@
 // Version 4 -> 5: runs gained host_cores (0), nodes_per_host (1), untraced_step_ms (0) and
 // source_hash (''); PRAGMA user_version is set too. Version 5 -> 6: the decisions and
 // decision_runs tables (created from the embedded schema, where they come last); runs is not
-// rebuilt. Every migration is one transaction: all of it or nothing. SQLite cannot
-// alter a CHECK, so the runs table is rebuilt the way SQLite's documentation prescribes ("Making
-// Other Kinds Of Table Schema Changes", lang_altertable.html): foreign keys off outside the
-// transaction, then in one transaction create the new table, copy the rows by column name (ids
-// kept), drop the old table, rename the new one, check the foreign keys, commit, and restore the
-// setting.
+// rebuilt. Version 6 -> 7: runs gained traced_step_ms (0), its last column, by ADD COLUMN (a
+// database older than 5 is rebuilt with it already). Every migration is one transaction: all
+// of it or nothing. SQLite cannot alter a CHECK, so the runs table is rebuilt the way SQLite's
+// documentation prescribes ("Making Other Kinds Of Table Schema Changes", lang_altertable.html):
+// foreign keys off outside the transaction, then in one transaction create the new table, copy
+// the rows by column name (ids kept), drop the old table, rename the new one, check the foreign
+// keys, commit, and restore the setting.
 #include <sqlite3.h>
 
 #include <string>
@@ -116,6 +117,10 @@ Status Migrate(sqlite3* db, const std::string& path, int from_version, bool chec
     if (!tables.ok()) return tables.status().WithPrefix(path);
     AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path, *tables));
   }
+  if (from_version >= 5 && from_version < 7) {
+    AUTOTUNE_RETURN_IF_ERROR(ExecSql(
+        db, path, "ALTER TABLE runs ADD COLUMN traced_step_ms REAL NOT NULL DEFAULT 0"));
+  }
   Statement version(db, "UPDATE meta SET value = ? WHERE key = 'schema_version'");
   AUTOTUNE_RETURN_IF_ERROR(version.Bind(1, std::to_string(kSchemaVersion)).Run().WithPrefix(path));
   AUTOTUNE_RETURN_IF_ERROR(SetUserVersion(db, path));
@@ -147,10 +152,9 @@ Status ShowOlderSchemaAsCurrent(sqlite3* db, const std::string& path, int versio
   if (version < 5) {
     added += ", 0 AS host_cores, 1 AS nodes_per_host, 0.0 AS untraced_step_ms, '' AS source_hash";
   }
-  if (version < 5) {
-    AUTOTUNE_RETURN_IF_ERROR(
-        ExecSql(db, path, "CREATE TEMP VIEW runs AS SELECT *" + added + " FROM main.runs"));
-  }
+  added += ", 0.0 AS traced_step_ms";  // every version before 7
+  AUTOTUNE_RETURN_IF_ERROR(
+      ExecSql(db, path, "CREATE TEMP VIEW runs AS SELECT *" + added + " FROM main.runs"));
   if (version < 6) {  // no decisions yet: the tables, empty, in the temporary schema
     StatusOr<std::string> tables = DecisionTablesSql("CREATE TEMP TABLE ", "CREATE INDEX temp.");
     if (!tables.ok()) return tables.status().WithPrefix(path);

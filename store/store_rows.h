@@ -15,7 +15,7 @@ inline constexpr const char* kRunColumns = R"sql(SELECT id, created_at, kind, co
     workload_json, scale, knobs_json, nodes, ranks_per_node, hosts_json, backend, hardware,
     steps_planned, warmup_steps, complete, steps_recorded, score_bytes_per_s, step_ms_median,
     step_ms_p95, source_run, end_reason, framework, host_cores, nodes_per_host,
-    untraced_step_ms, source_hash FROM runs)sql";
+    untraced_step_ms, source_hash, traced_step_ms FROM runs)sql";
 
 Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info);
 

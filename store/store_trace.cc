@@ -210,6 +210,7 @@ Status ReadRunRow(const Statement& q, const std::string& path, RunInfo* info) {
   r.host.nodes_per_host = std::max(1, static_cast<int>(q.Int(23)));
   r.untraced_step_ms = q.Double(24);
   r.source_hash = q.Text(25);
+  r.traced_step_ms = q.Double(26);
   *info = std::move(r);
   return Status::Ok();
 }

@@ -21,6 +21,7 @@
 #include "tools/import_autotune_log.h"
 #include "tools/knob_flags.h"
 #include "tools/launch.h"
+#include "tools/step_log.h"
 
 namespace autotune::cli {
 namespace {
@@ -40,47 +41,12 @@ struct ImportFlags {
   bool json = false;
   double untraced_step_ms = 0.0;
   std::string step_log;
+  double traced_step_ms = 0.0;  // --traced-step-ms
+  std::string traced_step_log;
   int host_cores = 0;
   int nodes_per_host = 1;
   bool again = false;  // store a second run of a source imported before
 };
-
-// The median of the "step_ms" list of the last JSON object line of a step log (one JSON
-// object per line, such as bench/horovod/train.py prints); errors name the file and line.
-Status ReadStepLog(const std::string& path, double* median_ms) {
-  std::ifstream in(path);
-  if (!in) return Status::IoError("--step-log " + path + ": cannot open");
-  std::string line, last;
-  int number = 0, last_number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line[0] == '{') {
-      last = line;
-      last_number = number;
-    }
-  }
-  if (last.empty()) {
-    return Status::InvalidArgument("--step-log " + path +
-                                   ": no line holds a JSON object with \"step_ms\"");
-  }
-  const std::string where = "--step-log " + path + " line " + std::to_string(last_number);
-  nlohmann::json j = nlohmann::json::parse(last, nullptr, false);
-  if (!j.is_object() || !j.contains("step_ms") || !j["step_ms"].is_array() ||
-      j["step_ms"].empty()) {
-    return Status::InvalidArgument(where + ": needs \"step_ms\": a non-empty list of numbers");
-  }
-  std::vector<double> steps;
-  for (const auto& v : j["step_ms"]) {
-    if (!v.is_number() || !(v.get<double>() > 0.0) || !std::isfinite(v.get<double>())) {
-      return Status::InvalidArgument(where + ": \"step_ms\" holds a value that is not a "
-                                     "positive number");
-    }
-    steps.push_back(v.get<double>());
-  }
-  *median_ms = Median(std::move(steps));
-  return Status::Ok();
-}
-
 
 // Stores the run (all of it or nothing), or, unless `again`, takes the run an earlier import
 // of the same source with the same options made (*reused): one job's file imported twice is
@@ -133,6 +99,7 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                         {"truncated", summary.truncated},
                         {"knobs", KnobsToJson(run.knobs)},
                         {"untraced_step_ms", run.untraced_step_ms},
+                        {"traced_step_ms", run.traced_step_ms},
                         {"readiness_resolution_ms", ReadinessResolutionMs(run)},
                         {"host_cores", run.host.cores},
                         {"nodes_per_host", run.host.nodes_per_host},
@@ -167,10 +134,20 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                 "much slow (a timeline recorded at Horovod's default 1 ms cycle is not)\n",
                 resolution_ms, 100.0 * resolution_ms / summary.step_ms_median);
   }
+  if (run.traced_step_ms > 0.0) {
+    std::printf("  the traced job's own step time %.1f ms: the imported steps read %+.1f%% of "
+                "it\n",
+                run.traced_step_ms, 100.0 * (run.step_ms_median / run.traced_step_ms - 1.0));
+  }
   if (run.untraced_step_ms > 0.0) {
-    std::printf("  production (untraced) step time %.1f ms: tracing cost this job %+.1f%%; "
+    // Against the traced job's own step time where given: like for like.
+    const double traced = run.traced_step_ms > 0.0 ? run.traced_step_ms : run.step_ms_median;
+    std::printf("  production (untraced) step time %.1f ms: tracing cost this job %+.1f%%%s; "
                 "predictions are of the production job\n",
-                run.untraced_step_ms, 100.0 * (run.step_ms_median / run.untraced_step_ms - 1.0));
+                run.untraced_step_ms, 100.0 * (traced / run.untraced_step_ms - 1.0),
+                traced < run.untraced_step_ms
+                    ? " (below zero: run-to-run noise; the two are pooled, simulate says how)"
+                    : "");
   } else {
     std::printf("  no production step time given (--untraced-step-ms or --step-log): the "
                 "tracing cost is estimated from the trace\n");
@@ -222,7 +199,15 @@ int RunImport(const ImportFlags& flags) {
   double untraced_ms = flags.untraced_step_ms;
   if (!flags.step_log.empty()) {
     if (untraced_ms > 0.0) return Fail("import: give --untraced-step-ms or --step-log, not both");
-    s = ReadStepLog(flags.step_log, &untraced_ms);
+    s = ReadStepLog("--step-log", flags.step_log, &untraced_ms);
+    if (!s.ok()) return Fail(s);
+  }
+  double traced_ms = flags.traced_step_ms;
+  if (!flags.traced_step_log.empty()) {
+    if (traced_ms > 0.0) {
+      return Fail("import: give --traced-step-ms or --traced-step-log, not both");
+    }
+    s = ReadStepLog("--traced-step-log", flags.traced_step_log, &traced_ms);
     if (!s.ok()) return Fail(s);
   }
   Trace trace;
@@ -232,6 +217,7 @@ int RunImport(const ImportFlags& flags) {
           : LoadHorovodTimeline(options, &trace, &summary);
   if (!s.ok()) return Fail(s);
   trace.run.untraced_step_ms = untraced_ms;
+  trace.run.traced_step_ms = traced_ms;
   trace.run.host.cores = flags.host_cores;
   trace.run.host.nodes_per_host = flags.nodes_per_host;
   // The host and the untraced time are options of the import too: the same file imported with
@@ -240,6 +226,11 @@ int RunImport(const ImportFlags& flags) {
     char options[96];
     std::snprintf(options, sizeof(options), ";host %d/%d;untraced %.6g", flags.host_cores,
                   flags.nodes_per_host, untraced_ms);
+    trace.run.source_hash += options;
+  }
+  if (traced_ms > 0.0) {  // apart: an import without it keeps the hash it had before
+    char options[48];
+    std::snprintf(options, sizeof(options), ";traced %.6g", traced_ms);
     trace.run.source_hash += options;
   }
   bool reused = false;
@@ -314,6 +305,15 @@ void AddImportCommand(CLI::App& root, Action* action) {
       "--step-log", flags->step_log,
       "A log of the untraced job whose last JSON line holds \"step_ms\": [...] (as "
       "bench/horovod/train.py prints); its median is the production step time"));
+  trace_only.push_back(
+      app->add_option("--traced-step-ms", flags->traced_step_ms,
+                      "The traced job's own step time (ms): its wall clock per step while it "
+                      "wrote this timeline or trace, which the file's steps can read short of. "
+                      "With a production step time, the tracing cost is measured like for like")
+          ->check(GreaterThan(0)));
+  trace_only.push_back(app->add_option(
+      "--traced-step-log", flags->traced_step_log,
+      "The traced run's own step log (--step-log's format); its median is --traced-step-ms"));
   trace_only.push_back(
       app->add_option("--host-cores", flags->host_cores,
                       "CPU cores of one host of the job, shared by its ranks and their "

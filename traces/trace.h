@@ -112,6 +112,10 @@ struct RunInfo {
   // Imported runs: the job's production step time (without its timeline or trace) at the
   // same setting, ms, when the user gave it; 0 = not known.
   double untraced_step_ms = 0.0;
+  // Imported runs: the traced job's own step time (its wall clock per step while the timeline
+  // or trace was written, e.g. train.py's step log), ms, when the user gave it; 0 = not known.
+  // A timeline's step can read short of it (what the job does outside the timeline's view).
+  double traced_step_ms = 0.0;
   // An imported run: the hash of what it was imported from (the file's bytes and the
   // import's options, ImportSourceHash), by which a second import of it is recognised; "" else.
   std::string source_hash;

@@ -187,6 +187,9 @@ except sqlite3.OperationalError:
   # compares production runs only).
   local steplog=()
   [[ -e $out/$1/c25.r1.json ]] && steplog=(--step-log "$out/$1/c25.r1.json")
+  # The traced run's own step log: the tracing cost like for like (a production run no faster
+  # than the traced one is pooled with it: simulator/simulation.cc FitProductionModel).
+  [[ -e $out/$1/traced.json ]] && steplog+=(--traced-step-log "$out/$1/traced.json")
   # No --host-cores: counting the 2 cores' sharing (CpuShare) was tried on 3 grids and is not
   # better on the one held out (README.md, "The host's cores"). nproc says 1 here anyway
   # (OMP_NUM_THREADS=1 above).

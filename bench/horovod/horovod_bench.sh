@@ -17,7 +17,8 @@
 #     MODEL/SETTING.rR.json. These are what the model is scored on, never fitted to.
 #   - TRACED runs (HOROVOD_TIMELINE + HOROVOD_TIMELINE_MARK_CYCLES=1) of --traced settings
 #     only (default "f128_c1 f0_c25 f4_c5"), once each before the production rounds: the
-#     model's inputs (fitting). Files MODEL/fit/SETTING.rR.{json,tl.json}.
+#     model's inputs (fitting): the timeline and the run's own step log (train.py's line,
+#     --traced-step-log). Files MODEL/fit/SETTING.rR.{json,tl.json}.
 # Then, per model (the autotune side; --rescore DIR re-runs only this, with the --autotune
 # binary given, on DIR's stored runs):
 #   - copies the calibration database bench.db to score.db (fresh each time), imports every
@@ -229,11 +230,14 @@ s.backup(d); d.close()" "$db" "$sdb"
 }
 
 # Imports timeline $1 (setting config $2, $3 nodes x $4 ranks, workload $5, the untraced
-# step log $6 if given) into score.db; prints the run id.
+# step log $6 if given) into score.db, with the traced run's own step log (train.py's line of
+# the same run, X.r1.json beside X.r1.tl.json) as --traced-step-log where it exists; prints
+# the run id.
 import_timeline() {
   local host=()
   [[ $host_cores -gt 0 ]] && host=(--host-cores "$host_cores" --nodes-per-host "$3")
   [[ -n ${6:-} ]] && host+=(--step-log "$6")
+  [[ -e ${1%.tl.json}.json ]] && host+=(--traced-step-log "${1%.tl.json}.json")
   "$autotune" import --horovod-timeline "$1" --db "$sdb" --nodes "$3" --ranks-per-node "$4" \
     --config-file "$2" --warmup-steps "$warmup" --workload "$5" "${host[@]}" --json |
     "$python" -c "import json,sys; print(json.load(sys.stdin)['run'])"
@@ -470,6 +474,7 @@ search_import() {
   # The default's production round 1 is its production step time: the search's verdict compares
   # production runs only (--production-runs).
   [[ -e $out/$1/f128_c1.r1.json ]] && host+=(--step-log "$out/$1/f128_c1.r1.json")
+  [[ -e $out/$1/fit/f128_c1.r1.json ]] && host+=(--traced-step-log "$out/$1/fit/f128_c1.r1.json")
   "$autotune" import --horovod-timeline "$out/$1/fit/f128_c1.r1.tl.json" --db "$db" \
     --nodes 2 --ranks-per-node 2 --config-file "$out/$1/f128_c1.yaml" --warmup-steps "$warmup" \
     --workload "$1-job" "${host[@]}" --json |

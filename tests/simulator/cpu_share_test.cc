@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "simulator/simulation.h"
 #include "tests/support/sim_fixtures.h"
@@ -145,11 +146,13 @@ TEST(CpuShareTest, TheFitRecoversTheSpinShareThatMadeAnotherRunsStepTime) {
 }
 
 // An imported Horovod run (its timeline traced it) on a host whose 2 cores hold all 4 ranks,
-// given an untraced step time. Built the way `simulate` builds it (Simulation::Build).
-// compute_scale stretches its compute (ready times, forward, backward): at 10 the step is
-// mostly compute and the communication thread's share stays below 1.
+// given an untraced step time (untraced_over_traced times the timeline's median step; 0: none
+// given). Built the way `simulate` builds it (Simulation::Build). compute_scale stretches its
+// compute (ready times, forward, backward): at 10 the step is mostly compute and the
+// communication thread's share stays below 1. own_over_timeline > 0: the traced job's own step
+// time given too, that times the timeline's median.
 Simulation ImportedWithUntraced(double untraced_over_traced, double* untraced_ms,
-                                double compute_scale = 1.0) {
+                                double compute_scale = 1.0, double own_over_timeline = 0.0) {
   const NetworkModel net =
       NetworkModel::FromParams(NetworkParams::Uniform(30.0, 120.0), Topo(2, 2));
   Trace trace;
@@ -171,6 +174,7 @@ Simulation ImportedWithUntraced(double untraced_over_traced, double* untraced_ms
   trace.run.step_ms_median = 0.5 * (steps[1] + steps[2]);
   *untraced_ms = untraced_over_traced * trace.run.step_ms_median;
   trace.run.untraced_step_ms = *untraced_ms;
+  trace.run.traced_step_ms = own_over_timeline * trace.run.step_ms_median;
   Simulation sim;
   const Status st = Simulation::Build(trace, SynthesizeCalibration(net), std::nullopt, &sim);
   EXPECT_TRUE(st.ok()) << st.message();
@@ -260,6 +264,62 @@ TEST(CpuShareTest, FittingTheSpinShareKeepsTheUntracedStepTimeAtTheRecordedSetti
   ASSERT_EQ(sim.FitCommSpin(std::vector<RunInfo>{other}), 1);
   EXPECT_NE(sim.options().cpu.sigma, 1.0);
   EXPECT_NEAR(sim.Evaluate(Knobs()).step_ms_median, untraced_ms, 0.002 * untraced_ms);
+}
+
+// Settings other than the recorded one, at which the tests below compare two fits.
+std::vector<Knobs> OtherSettings() {
+  std::vector<Knobs> out;
+  for (double fusion_mb : {0.0, 4.0}) {
+    for (double cycle_ms : {1.0, 5.0}) {
+      Knobs k;
+      k.fusion_threshold_mb = fusion_mb;
+      k.cycle_time_ms = cycle_ms;
+      out.push_back(k);
+    }
+  }
+  return out;
+}
+
+TEST(CpuShareTest, AProductionRunNoFasterThanItsTracedJobIsPooledWithIt) {
+  // The traced job's own step 4% above its timeline's, production 10% above: a tracing cost
+  // below zero is run-to-run noise, so the recorded setting predicts the geometric mean of
+  // the two measurements of the job: sqrt(1.10 x 1.04) = 1.06958 x the timeline's step.
+  double untraced_ms = 0.0;
+  const Simulation sim = ImportedWithUntraced(1.10, &untraced_ms, 1.0, 1.04);
+  const double pooled_ms = std::sqrt(1.10 * 1.04) * (untraced_ms / 1.10);
+  EXPECT_NEAR(sim.Evaluate(Knobs()).step_ms_median, pooled_ms, 0.002 * pooled_ms);
+  EXPECT_NE(sim.predicts().find("pooled"), std::string::npos) << sim.predicts();
+  // Production faster than the traced job's own: nothing pooled, the given time predicted.
+  const Simulation faster = ImportedWithUntraced(1.00, &untraced_ms, 1.0, 1.04);
+  EXPECT_NEAR(faster.Evaluate(Knobs()).step_ms_median, untraced_ms, 0.002 * untraced_ms);
+  EXPECT_EQ(faster.predicts().find("pooled"), std::string::npos) << faster.predicts();
+}
+
+TEST(CpuShareTest, TheTracedJobsOwnStepTimeMakesTheTracingCostLikeForLike) {
+  // The timeline reads 20% short of the traced job's own step (1.2 x) and production is 5%
+  // faster than the latter (1.14 = 0.95 x 1.2). Against the timeline the production job
+  // looked slower than the traced one (no tracer explains that: a ratio); like for like it is
+  // the 5% tracing cost of a job whose timeline read it exactly, so every setting predicts
+  // 1.2 x what that job (production 0.95 x its timeline) predicts.
+  double untraced_ms = 0.0;
+  const Simulation like = ImportedWithUntraced(1.14, &untraced_ms, 10.0, 1.2);
+  const Simulation exact = ImportedWithUntraced(0.95, &untraced_ms, 10.0);
+  EXPECT_NEAR(like.options().cpu.recorded_tau, exact.options().cpu.recorded_tau, 0.01);
+  EXPECT_GT(like.options().cpu.recorded_tau, 0.0);
+  std::vector<Knobs> settings = OtherSettings();
+  settings.push_back(Knobs());
+  for (const Knobs& k : settings) {
+    const double want = 1.2 * exact.Evaluate(k).step_ms_median;
+    EXPECT_NEAR(like.Evaluate(k).step_ms_median, want, 0.002 * want)
+        << k.fusion_threshold_mb << " MB, " << k.cycle_time_ms << " ms";
+  }
+  // Without a production step time the traced job's own still sets the scale: 1.2 x.
+  const Simulation traced_only = ImportedWithUntraced(0.0, &untraced_ms, 10.0, 1.2);
+  const Simulation neither = ImportedWithUntraced(0.0, &untraced_ms, 10.0);
+  for (const Knobs& k : settings) {
+    const double want = 1.2 * neither.Evaluate(k).step_ms_median;
+    EXPECT_NEAR(traced_only.Evaluate(k).step_ms_median, want, 1e-6 * want);
+  }
 }
 
 }  // namespace

@@ -135,7 +135,7 @@ TEST_F(StoreDecisionsTest, AnUnknownVerdictStoresNothing) {
 }
 
 // What version 5 wrote (no decision tables): read-only it shows no decisions and is left as
-// it is; a read-write open adds the tables and version 6 in one step.
+// it is; a read-write open adds the tables (and version 7's column) in one step.
 TEST_F(StoreDecisionsTest, Version5DatabaseGainsTheDecisionTables) {
   {
     std::unique_ptr<Store> store;
@@ -143,6 +143,7 @@ TEST_F(StoreDecisionsTest, Version5DatabaseGainsTheDecisionTables) {
   }
   Exec(
       "DROP TABLE decision_runs; DROP TABLE decisions; PRAGMA user_version = 5; "
+      "ALTER TABLE runs DROP COLUMN traced_step_ms; "
       "UPDATE meta SET value = '5' WHERE key = 'schema_version'");
   {
     std::unique_ptr<Store> reader;
@@ -166,12 +167,13 @@ TEST_F(StoreDecisionsTest, Version5DatabaseGainsTheDecisionTables) {
                      "(SELECT count(*) FROM decision_runs)",
                      -1, &q, nullptr);
   ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(q, 0))), "6");
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(q, 0))),
+            std::to_string(kSchemaVersion));
   EXPECT_EQ(sqlite3_column_int(q, 1), 4);
   sqlite3_finalize(q);
   sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, nullptr);
   ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int(q, 0), 6);
+  EXPECT_EQ(sqlite3_column_int(q, 0), kSchemaVersion);
   sqlite3_finalize(q);
   sqlite3_close(db);
 }

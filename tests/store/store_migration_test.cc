@@ -1,7 +1,8 @@
 // Schema version 1 -> 2: a version-1 database (runs.kind without 'imported') is read as it is
 // read-only and migrated by a read-write open, its rows and ids kept; and imported runs are
 // stored and become measured samples like recorded ones. Version 2 -> 3 (runs.end_reason):
-// the same, the reason read as '' until migrated.
+// the same, the reason read as '' until migrated. Version 6 -> 7 (runs.traced_step_ms): read
+// as 0 until migrated, then stored.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -238,6 +239,53 @@ TEST_F(StoreMigrationTest, Version1RejectsImportedRunsUntilMigrated) {
       sqlite3_exec(db, "UPDATE runs SET kind = 'imported' WHERE id = 3", nullptr, nullptr, nullptr),
       SQLITE_OK);
   sqlite3_close(db);
+}
+
+// What version 6 wrote: runs without traced_step_ms. Read-only it reads as 0 and the file is
+// left as it is; a read-write open adds the column (rows and ids kept) and stores it.
+TEST_F(StoreMigrationTest, Version6GainsTheTracedStepTime) {
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
+    RunInfo imported = TinyRun(RunKind::kImported);
+    imported.untraced_step_ms = 41.5;
+    ASSERT_TRUE(store->CreateRun(&imported).ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  Exec(db, "ALTER TABLE runs DROP COLUMN traced_step_ms; PRAGMA user_version = 6; "
+           "UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+  sqlite3_close(db);
+  {
+    std::unique_ptr<Store> reader;
+    ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadOnly, &reader).ok());
+    RunInfo run;
+    ASSERT_TRUE(reader->GetRun(1, &run).ok());
+    EXPECT_EQ(run.traced_step_ms, 0.0);
+    EXPECT_EQ(run.untraced_step_ms, 41.5);
+  }
+  EXPECT_EQ(Query("SELECT value FROM meta WHERE key = 'schema_version'"), "6");
+  EXPECT_EQ(Query("SELECT count(*) FROM pragma_table_info('runs') WHERE name = "
+                  "'traced_step_ms'"),
+            "0");
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
+  RunInfo old_run;
+  ASSERT_TRUE(store->GetRun(1, &old_run).ok());
+  EXPECT_EQ(old_run.traced_step_ms, 0.0);
+  EXPECT_EQ(old_run.untraced_step_ms, 41.5);
+  RunInfo imported = TinyRun(RunKind::kImported);
+  imported.traced_step_ms = 52.25;
+  ASSERT_TRUE(store->CreateRun(&imported).ok());
+  EXPECT_EQ(imported.id, 2);
+  RunInfo back;
+  ASSERT_TRUE(store->GetRun(2, &back).ok());
+  EXPECT_EQ(back.traced_step_ms, 52.25);
+  store.reset();
+  EXPECT_EQ(Query("SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::to_string(kSchemaVersion));
+  EXPECT_EQ(Query("PRAGMA user_version"), std::to_string(kSchemaVersion));
+  EXPECT_EQ(Query("PRAGMA integrity_check"), "ok");
 }
 
 }  // namespace

@@ -95,6 +95,50 @@ TEST(ImportTest, HumanSummaryAndACutOffFile) {
   EXPECT_NE(r.out.find("404 tensors"), std::string::npos) << r.out;
 }
 
+// --step-log and --traced-step-log: the medians of their last JSON lines (train.py's format,
+// other lines around them) are the production and the traced job's own step times, stored
+// with the run; the tracing cost is printed against the traced job's own (2,000 over 1,900 ms:
+// +5.3%), and the same file with another traced step time is another import, not a reuse.
+TEST(ImportTest, StepLogsGiveTheProductionAndTheTracedJobsStepTimes) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  const std::string production = dir.File(
+      "production.log", "step 1\n{\"step_ms\": [1, 2]}\n{\"step_ms\": [1950, 1900, 1850]}\n");
+  const std::string traced =
+      dir.File("traced.log", "{\"step_ms\": [2100, 1990, 2000, 2010, 1900]}\ndone\n");
+  const std::string args = "import --db '" + db + "' --horovod-timeline '" +
+                           Fixture("mlp_default.json") +
+                           "' --nodes 2 --ranks-per-node 2 --step-log '" + production + "'";
+  CommandResult r = RunAutotune(args + " --traced-step-log '" + traced + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the traced job's own step time 2000.0 ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("production (untraced) step time 1900.0 ms: tracing cost this job +5.3%"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(QueryText(db, "SELECT untraced_step_ms || ' ' || traced_step_ms FROM runs"),
+            "1900.0 2000.0");
+  r = RunAutotune(args + " --traced-step-ms 2000 --json");  // the same: reused
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["run"], 1);
+  EXPECT_EQ(j["reused"], true);
+  EXPECT_EQ(j["traced_step_ms"], 2000.0);
+  r = RunAutotune(args + " --traced-step-ms 1800 --json");  // production no faster: pooled
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["run"], 2);
+  EXPECT_EQ(j["untraced_step_ms"], 1900.0);
+  EXPECT_EQ(j["traced_step_ms"], 1800.0);
+  AddCalibration(db);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  r = RunAutotune("simulate --db '" + db + "' --run 2 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(nlohmann::json::parse(r.out)["predicts"].get<std::string>().find(
+                "the two are pooled: 1849.3 ms"),
+            std::string::npos)
+      << r.out;  // sqrt(1900 x 1800)
+}
+
 TEST(ImportTest, ALongCycleIsNotedAsReadinessKnownOnlyToTheCycle) {
   // The MLP's steps take about 0.6 s: a 25 ms cycle is over 2% of one, the default 1 ms is
   // not; resnet50's take over 1 s, so 10 ms is under 2% of one.

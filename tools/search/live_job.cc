@@ -9,6 +9,7 @@
 
 #include "tools/command.h"
 #include "tools/launch.h"
+#include "tools/step_log.h"
 
 namespace autotune::cli {
 int RunLiveStep(const std::string& what, const std::string& command, const std::string& db) {
@@ -21,19 +22,23 @@ int RunLiveStep(const std::string& what, const std::string& command, const std::
 
 namespace {
 
-// The job's command under `self apply --config-file proposal`, with `trace_env` first.
+// The job's command under `self apply --config-file proposal`, with `trace_env` first; its
+// stdout to standard error, and with `steps` (a file) there first: its step log.
 std::string JobUnderProposal(const SearchFlags& flags, const std::string& proposal,
-                             const std::string& self, const std::string& trace_env) {
-  return trace_env + " " +
-         JoinCommandLine(
-             {self, "apply", "--config-file", proposal, "--", "sh", "-c", flags.launcher}) +
-         " >&2";
+                             const std::string& self, const std::string& trace_env,
+                             const std::string& steps = "") {
+  const std::string job =
+      (trace_env.empty() ? "" : trace_env + " ") +
+      JoinCommandLine({self, "apply", "--config-file", proposal, "--", "sh", "-c", flags.launcher});
+  if (steps.empty()) return job + " >&2";
+  std::remove(steps.c_str());
+  return job + " > " + ShellQuote(steps) + " && cat " + ShellQuote(steps) + " >&2";
 }
 
 // The import's flags shared by both frameworks: base's workload, topology and host (the cores
 // its ranks shared, when known: each live run then refits the compute slowed by communication
 // with the others), the warm-up left out and the steps kept, and with --production-runs the
-// production run's step log.
+// production run's step log and the traced run's own.
 std::vector<std::string> ImportFlags(const SearchFlags& flags, const RunInfo& base,
                                      const std::string& proposal) {
   std::vector<std::string> out = {"--db",
@@ -48,7 +53,19 @@ std::vector<std::string> ImportFlags(const SearchFlags& flags, const RunInfo& ba
                                   std::to_string(flags.tuning.warmup_samples),
                                   "--max-steps",
                                   std::to_string(flags.tuning.steps_per_sample)};
-  if (flags.production_runs) out.insert(out.end(), {"--step-log", ProductionStepLog(proposal)});
+  if (flags.production_runs) {
+    out.insert(out.end(), {"--step-log", ProductionStepLog(proposal)});
+    // The traced run's own step times where its stdout holds them (a job may print its log
+    // only when untraced): without them the tracing cost is against the trace's steps.
+    double traced_ms = 0.0;
+    const Status traced = ReadStepLog("the traced run's step log", TracedStepLog(proposal),
+                                      &traced_ms);
+    if (traced.ok()) {
+      out.insert(out.end(), {"--traced-step-log", TracedStepLog(proposal)});
+    } else {
+      std::cerr << "search --live: " << traced.message() << ": imported without it\n";
+    }
+  }
   if (base.host.cores > 0) {
     out.insert(out.end(), {"--host-cores", std::to_string(base.host.cores), "--nodes-per-host",
                            std::to_string(base.host.nodes_per_host)});
@@ -64,7 +81,8 @@ int MeasureDdpJob(const SearchFlags& flags, const RunInfo& base, const std::stri
   std::error_code ec;
   std::filesystem::remove_all(trace, ec);
   const std::string job =
-      JobUnderProposal(flags, proposal, self, "AUTOTUNE_DDP_TRACE=" + ShellQuote(trace));
+      JobUnderProposal(flags, proposal, self, "AUTOTUNE_DDP_TRACE=" + ShellQuote(trace),
+                       flags.production_runs ? TracedStepLog(proposal) : "");
   if (int code = RunLiveStep("running the job under " + proposal, job, flags.db); code != 0) {
     return code;
   }
@@ -78,17 +96,15 @@ int MeasureDdpJob(const SearchFlags& flags, const RunInfo& base, const std::stri
 
 std::string ProductionStepLog(const std::string& proposal) { return proposal + ".steps.log"; }
 
+std::string TracedStepLog(const std::string& proposal) { return proposal + ".traced-steps.log"; }
+
 int MeasureOnRealJob(const SearchFlags& flags, const RunInfo& base, const std::string& proposal,
                      const std::string& self) {
   if (flags.production_runs) {
     // The job as it runs in production first: no trace; its stdout is its step log, which the
     // traced run's import takes as --step-log (the run's production step times).
-    const std::string steps = ProductionStepLog(proposal);
-    std::remove(steps.c_str());
     const std::string job =
-        JoinCommandLine({self, "apply", "--config-file", proposal, "--", "sh", "-c",
-                         flags.launcher}) +
-        " > " + ShellQuote(steps) + " && cat " + ShellQuote(steps) + " >&2";
+        JobUnderProposal(flags, proposal, self, "", ProductionStepLog(proposal));
     if (int code = RunLiveStep("running the job in production (untraced) under " + proposal,
                                job, flags.db);
         code != 0) {
@@ -100,7 +116,8 @@ int MeasureOnRealJob(const SearchFlags& flags, const RunInfo& base, const std::s
   std::remove(timeline.c_str());
   const std::string job = JobUnderProposal(
       flags, proposal, self,
-      "HOROVOD_TIMELINE=" + ShellQuote(timeline) + " HOROVOD_TIMELINE_MARK_CYCLES=1");
+      "HOROVOD_TIMELINE=" + ShellQuote(timeline) + " HOROVOD_TIMELINE_MARK_CYCLES=1",
+      flags.production_runs ? TracedStepLog(proposal) : "");
   if (int code = RunLiveStep("running the job under " + proposal, job, flags.db); code != 0) {
     return code;
   }

@@ -24,11 +24,15 @@ int RunLiveStep(const std::string& what, const std::string& command, const std::
 // code after one line naming the command that failed.
 // With flags.production_runs, the job first runs without a trace under the proposal, its stdout
 // to ProductionStepLog(proposal), which the import then takes as --step-log (the run's production
-// step times, which decide the verdict: tools/search/setup.h LoadStepTimes).
+// step times, which decide the verdict: tools/search/setup.h LoadStepTimes), and the traced
+// run's stdout goes to TracedStepLog(proposal) too (the import's --traced-step-log).
 int MeasureOnRealJob(const SearchFlags& flags, const RunInfo& base, const std::string& proposal,
                      const std::string& self);
 
 // "PROPOSAL.steps.log": the production run's stdout.
 std::string ProductionStepLog(const std::string& proposal);
+// "PROPOSAL.traced-steps.log": with production runs, the traced run's stdout, which the import
+// takes as --traced-step-log (the traced job's own step times, beside its trace's).
+std::string TracedStepLog(const std::string& proposal);
 
 }  // namespace autotune::cli

@@ -183,6 +183,9 @@ std::vector<Case> Cases() {
   add("import_host_cores_zero", [tl](Env& e) { return "import --horovod-timeline " + tl + " --host-cores 0" + Db(e); }, 2, "--host-cores must be at least 1");
   add("import_untraced_zero", [tl](Env& e) { return "import --horovod-timeline " + tl + " --untraced-step-ms 0" + Db(e); }, 2, "--untraced-step-ms must be greater than 0");
   add("import_step_log_no_json", [tl](Env& e) { return "import --horovod-timeline " + tl + " --step-log " + tl + Db(e); }, 1, "--step-log");
+  add("import_traced_zero", [tl](Env& e) { return "import --horovod-timeline " + tl + " --traced-step-ms 0" + Db(e); }, 2, "--traced-step-ms must be greater than 0");
+  add("import_traced_step_log_no_json", [tl](Env& e) { return "import --horovod-timeline " + tl + " --traced-step-log " + tl + Db(e); }, 1, "--traced-step-log " + tl + " line ");
+  add("import_traced_step_ms_and_log", [tl](Env& e) { return "import --horovod-timeline " + tl + " --traced-step-ms 5 --traced-step-log " + tl + Db(e); }, 1, "give --traced-step-ms or --traced-step-log, not both");
   add("import_warmup_negative", [tl](Env& e) { return "import --horovod-timeline " + tl + " --warmup-steps -1" + Db(e); }, 2, "--warmup-steps must be at least 0");
   add("import_max_steps_negative", [tl](Env& e) { return "import --horovod-timeline " + tl + " --max-steps -2" + Db(e); }, 2, "--max-steps must be at least 0");
   add("import_neither_source", [](Env& e) { return "import" + Db(e); }, 1, "give one of --horovod-timeline");
