@@ -109,7 +109,9 @@ TEST(SearchLiveJobTest, ProposalsRunTheJobUnderApplyAndImportItsTimeline) {
 // times as a job's own log would: 300 ms at the median under the default's fusion threshold and
 // cycle time, 200 ms under any other) and then traced; the traced run's import carries the
 // production median, and the candidate is chosen and judged by production step times only (the
-// timeline's steps take about 2.5 s here at every setting).
+// timeline's steps take about 2.5 s here at every setting). Traced, the stand-in prints its own
+// step times (2,500 ms at the median) under the default's setting only: those runs carry them
+// as the traced job's own, the others are imported without and say so.
 TEST(SearchLiveJobTest, ProductionRunsDecideOnTheJobsOwnStepTimes) {
   TempDir dir;
   const std::string db = dir.File("runs.db");
@@ -120,6 +122,9 @@ TEST(SearchLiveJobTest, ProductionRunsDecideOnTheJobsOwnStepTimes) {
   std::ofstream(job) << "#!/bin/sh\n"
                      << "if [ -n \"$HOROVOD_TIMELINE\" ]; then echo traced >> '" << log << "'; cp '"
                      << Fixture("resnet50_default.json") << "' \"$HOROVOD_TIMELINE\"; "
+                     << "if [ \"$HOROVOD_FUSION_THRESHOLD\" = 134217728 ] && "
+                     << "[ \"$HOROVOD_CYCLE_TIME\" = 1 ]; then "
+                     << "echo '{\"step_ms\": [2400, 2500, 2600]}'; fi; "
                      << "else echo production >> '" << log << "'; echo 'step 1'; "
                      << "if [ \"$HOROVOD_FUSION_THRESHOLD\" = 134217728 ] && "
                      << "[ \"$HOROVOD_CYCLE_TIME\" = 1 ]; then "
@@ -140,6 +145,20 @@ TEST(SearchLiveJobTest, ProductionRunsDecideOnTheJobsOwnStepTimes) {
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE id > 1 AND "
                          "untraced_step_ms IN (200, 300)"),
             imported - 1);
+  // The traced job's own step time: 2,500 ms on the default's runs, none on the others.
+  const int64_t defaults =
+      QueryInt(db, "SELECT count(*) FROM runs WHERE id > 1 AND untraced_step_ms = 300");
+  EXPECT_GT(defaults, 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE id > 1 AND untraced_step_ms = 300 "
+                         "AND traced_step_ms = 2500"),
+            defaults);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE id > 1 AND untraced_step_ms = 200 "
+                         "AND traced_step_ms = 0"),
+            imported - 1 - defaults);
+  EXPECT_NE(r.err.find("traced-steps.log: no line holds a JSON object with \"step_ms\": "
+                       "imported without it"),
+            std::string::npos)
+      << r.err;
   // The stored decision's runs: production ones only (the base run, traced, has none), each at
   // its production median: the default's 300 ms and a contender's 200 ms.
   // (Round 1 gives the default its second run, live, and probes; round 2 compares the two.)
