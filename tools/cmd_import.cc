@@ -135,9 +135,10 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                 resolution_ms, 100.0 * resolution_ms / summary.step_ms_median);
   }
   if (run.traced_step_ms > 0.0) {
-    std::printf("  the traced job's own step time %.1f ms: the imported steps read %+.1f%% of "
-                "it\n",
-                run.traced_step_ms, 100.0 * (run.step_ms_median / run.traced_step_ms - 1.0));
+    std::printf("  the traced job's own step time %.1f ms: the imported steps' median is %.1f "
+                "ms, %+.1f%% off it\n",
+                run.traced_step_ms, run.step_ms_median,
+                100.0 * (run.step_ms_median / run.traced_step_ms - 1.0));
   }
   if (run.untraced_step_ms > 0.0) {
     // Against the traced job's own step time where given: like for like.
