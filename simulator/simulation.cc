@@ -114,7 +114,7 @@ void FitProductionModel(const RunInfo& run, const PreparedTrace& trace,
     (ms > target_ms ? lo : hi) = cpu.recorded_tau;
   }
   cpu.recorded_tau = 0.5 * (lo + hi);
-  std::snprintf(line, sizeof(line), "fitted: %.2f cores, from the untraced step time %.1f ms",
+  std::snprintf(line, sizeof(line), "fitted: %.2f cores, from the production step time %.1f ms",
                 cpu.recorded_tau, production_ms);
   cpu.tau_source = line;
   *predicts = "the production job (untraced): the tracing cost fitted to the given untraced "

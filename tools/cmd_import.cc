@@ -48,6 +48,19 @@ struct ImportFlags {
   bool again = false;  // store a second run of a source imported before
 };
 
+// A step time given as a number (ms_flag: ms, 0 = not given) or as a step log (log_flag: log,
+// "" = not given); 0 when neither. Both given is an error naming the two flags.
+Status StepTimeOf(const char* ms_flag, double ms, const char* log_flag, const std::string& log,
+                  double* out) {
+  *out = ms;
+  if (log.empty()) return Status::Ok();
+  if (ms > 0.0) {
+    return Status::InvalidArgument(std::string("import: give ") + ms_flag + " or " + log_flag +
+                                   ", not both");
+  }
+  return ReadStepLog(log_flag, log, out);
+}
+
 // Stores the run (all of it or nothing), or, unless `again`, takes the run an earlier import
 // of the same source with the same options made (*reused): one job's file imported twice is
 // not a second measurement of it.
@@ -197,20 +210,13 @@ int RunImport(const ImportFlags& flags) {
   options.command = JoinCommandLine(SelfArgv());
   Status s = flags.knobs.Resolve(&options.knobs);
   if (!s.ok()) return Fail(s);
-  double untraced_ms = flags.untraced_step_ms;
-  if (!flags.step_log.empty()) {
-    if (untraced_ms > 0.0) return Fail("import: give --untraced-step-ms or --step-log, not both");
-    s = ReadStepLog("--step-log", flags.step_log, &untraced_ms);
-    if (!s.ok()) return Fail(s);
-  }
-  double traced_ms = flags.traced_step_ms;
-  if (!flags.traced_step_log.empty()) {
-    if (traced_ms > 0.0) {
-      return Fail("import: give --traced-step-ms or --traced-step-log, not both");
-    }
-    s = ReadStepLog("--traced-step-log", flags.traced_step_log, &traced_ms);
-    if (!s.ok()) return Fail(s);
-  }
+  double untraced_ms = 0.0, traced_ms = 0.0;
+  s = StepTimeOf("--untraced-step-ms", flags.untraced_step_ms, "--step-log", flags.step_log,
+                 &untraced_ms);
+  if (!s.ok()) return Fail(s);
+  s = StepTimeOf("--traced-step-ms", flags.traced_step_ms, "--traced-step-log",
+                 flags.traced_step_log, &traced_ms);
+  if (!s.ok()) return Fail(s);
   Trace trace;
   ImportSummary summary;
   // Read before the database is touched.

@@ -256,13 +256,17 @@ TEST_F(StoreMigrationTest, Version6GainsTheTracedStepTime) {
   Exec(db, "ALTER TABLE runs DROP COLUMN traced_step_ms; PRAGMA user_version = 6; "
            "UPDATE meta SET value = '6' WHERE key = 'schema_version'");
   sqlite3_close(db);
+  // Run 1 as version 6 stored it, its traced step time read as not known.
+  auto expect_old_run = [](Store* store) {
+    RunInfo run;
+    ASSERT_TRUE(store->GetRun(1, &run).ok());
+    EXPECT_EQ(run.traced_step_ms, 0.0);
+    EXPECT_EQ(run.untraced_step_ms, 41.5);
+  };
   {
     std::unique_ptr<Store> reader;
     ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadOnly, &reader).ok());
-    RunInfo run;
-    ASSERT_TRUE(reader->GetRun(1, &run).ok());
-    EXPECT_EQ(run.traced_step_ms, 0.0);
-    EXPECT_EQ(run.untraced_step_ms, 41.5);
+    expect_old_run(reader.get());
   }
   EXPECT_EQ(Query("SELECT value FROM meta WHERE key = 'schema_version'"), "6");
   EXPECT_EQ(Query("SELECT count(*) FROM pragma_table_info('runs') WHERE name = "
@@ -270,10 +274,7 @@ TEST_F(StoreMigrationTest, Version6GainsTheTracedStepTime) {
             "0");
   std::unique_ptr<Store> store;
   ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
-  RunInfo old_run;
-  ASSERT_TRUE(store->GetRun(1, &old_run).ok());
-  EXPECT_EQ(old_run.traced_step_ms, 0.0);
-  EXPECT_EQ(old_run.untraced_step_ms, 41.5);
+  expect_old_run(store.get());
   RunInfo imported = TinyRun(RunKind::kImported);
   imported.traced_step_ms = 52.25;
   ASSERT_TRUE(store->CreateRun(&imported).ok());
