@@ -126,10 +126,13 @@ double ContendedEndUs(double start_us, double comm_us, double compute_end_us,
 class CommStream {
  public:
   // Everything passed must outlive the stream; timeline may be null.
-  CommStream(const NetworkModel& network, const ReplayOptions& options, int world_size,
-             const StepSchedule& schedule, const PreparedStep& step, StepTrace* timeline)
+  // contention: the step's comm_contention (ReplayOptions; Replayer::ContentionAt).
+  CommStream(const NetworkModel& network, const ReplayOptions& options, double contention,
+             int world_size, const StepSchedule& schedule, const PreparedStep& step,
+             StepTrace* timeline)
       : network_(network),
         options_(options),
+        contention_(contention),
         world_size_(world_size),
         slots_(std::max(1, schedule.max_in_flight())),
         schedule_(schedule),
@@ -166,7 +169,7 @@ class CommStream {
     p.start_us = t;
     t += copy_in_us;
     p.copy_in_end_us = t;
-    t = ContendedEndUs(t, comm_us, step_.compute_end_us, options_.comm_contention);
+    t = ContendedEndUs(t, comm_us, step_.compute_end_us, contention_);
     p.comm_end_us = t;
     t += copy_out_us;
     p.end_us = t;
@@ -215,7 +218,7 @@ class CommStream {
   // Runs the pending launches under the sharing rule: free_us_ and busy_us_ (the union of
   // their [start, end]).
   void Cost() {
-    runs_ = ShareLink(jobs_, slots_, {step_.compute_end_us, options_.comm_contention});
+    runs_ = ShareLink(jobs_, slots_, {step_.compute_end_us, contention_});
     free_us_ = 0.0;
     busy_us_ = 0.0;
     double covered_until = 0.0;
@@ -239,6 +242,7 @@ class CommStream {
 
   const NetworkModel& network_;
   const ReplayOptions& options_;
+  const double contention_;
   const int world_size_;
   const int slots_;
   const StepSchedule& schedule_;
@@ -399,8 +403,10 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
   const PreparedStep& step = trace_.steps()[index];
   double phase = StartPhase();
   if (!options_.cpu.enabled()) {
-    if (CarriesPhase()) phase = ReplayPrepared(step, index, setting, phase, nullptr).next_phase;
-    return ReplayPrepared(step, index, setting, phase, timeline);
+    if (CarriesPhase()) {
+      phase = ReplayPrepared(step, index, setting, phase, 1.0, nullptr).next_phase;
+    }
+    return ReplayPrepared(step, index, setting, phase, 1.0, timeline);
   }
   // Fixed point: the dilation sets the step time and the communication load, which set the
   // communication thread's share and so the dilation.
@@ -409,7 +415,7 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
       ComputeStretch(options_.cpu, 0.0, options_.cpu.predicted_tau) / recorded_stretch_[index];
   for (int i = 0; i < kIterations; ++i) {
     Dilate(step, dilation, &dilated_);
-    const StepPrediction p = ReplayPrepared(dilated_, index, setting, phase, nullptr);
+    const StepPrediction p = ReplayPrepared(dilated_, index, setting, phase, dilation, nullptr);
     // The grid carried from this pass (kCarried) converges with the dilation.
     if (CarriesPhase()) phase = p.next_phase;
     // Over the replayed step: production_scale scales what is reported, not the load.
@@ -420,14 +426,18 @@ StepPrediction Replayer::ReplayStep(int index, const ReplaySetting& setting, Ste
                recorded_stretch_[index];
   }
   Dilate(step, dilation, &dilated_);
-  StepPrediction out = ReplayPrepared(dilated_, index, setting, phase, timeline);
+  StepPrediction out = ReplayPrepared(dilated_, index, setting, phase, dilation, timeline);
   out.compute_dilation = dilation;
   return out;
 }
 
+double Replayer::ContentionAt(double dilation) const {
+  return std::max(1.0, 1.0 + (options_.comm_contention - 1.0) * dilation);
+}
+
 StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
                                         const ReplaySetting& setting, double phase,
-                                        StepTrace* timeline) {
+                                        double dilation, StepTrace* timeline) {
   if (timeline != nullptr) {
     *timeline = StepTrace();
     timeline->step = step.step;
@@ -439,7 +449,8 @@ StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
   } else {
     schedule_->Reset();
   }
-  CommStream stream(network_, options_, world_size_, *schedule_, step, timeline);
+  CommStream stream(network_, options_, ContentionAt(dilation), world_size_, *schedule_, step,
+                    timeline);
   StepPrediction out;
   std::optional<CycleClock> clock;
   switch (schedule_->pacing()) {
@@ -494,7 +505,8 @@ std::vector<int> Replayer::LaunchesBeside(const ReplaySetting& setting) {
   for (size_t i = 0; i < trace_.steps().size(); ++i) {
     const int index = static_cast<int>(i);
     out.push_back(
-        ReplayPrepared(trace_.steps()[i], index, setting, StartPhase(), nullptr).launches_beside);
+        ReplayPrepared(trace_.steps()[i], index, setting, StartPhase(), 1.0, nullptr)
+            .launches_beside);
   }
   return out;
 }

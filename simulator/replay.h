@@ -155,10 +155,18 @@ class Replayer {
   bool CarriesPhase() const {
     return cycle_paced_ && options_.phase == ReplayOptions::Phase::kCarried;
   }
-  // The replay of one prepared step (the recorded one, or its compute dilated), its cycle
-  // grid at `phase` (ReplayOptions::Phase).
+  // The replay of one prepared step (the recorded one, or its compute dilated by `dilation`),
+  // its cycle grid at `phase` (ReplayOptions::Phase).
   StepPrediction ReplayPrepared(const PreparedStep& step, int index, const ReplaySetting& setting,
-                                double phase, StepTrace* timeline);
+                                double phase, double dilation, StepTrace* timeline);
+  // Communication slowed by compute where the compute runs `dilation` times as long as
+  // recorded (CpuShare): the recorded collectives beside the compute ran comm_contention times
+  // their time alone because their threads shared the cores with it; the part of that
+  // slowdown the CPU caused grows with the compute's own stretch. The lower of the two bounds
+  // the trace allows: 1 + (comm_contention - 1) * dilation (all of a collective's time alone is
+  // the network's; the upper, comm_contention * dilation, takes all of it as CPU), never below
+  // 1. With no CPU model (dilation 1) comm_contention itself.
+  double ContentionAt(double dilation) const;
   // The background thread's idle cycle period under knobs, microseconds.
   double IdlePeriodUs(const Knobs& knobs) const;
   // The communication load of a step of step_us with busy_us of collectives and work_cycles

@@ -322,5 +322,37 @@ TEST(CpuShareTest, TheTracedJobsOwnStepTimeMakesTheTracingCostLikeForLike) {
   }
 }
 
+TEST(CpuShareTest, CommunicationBesideTheComputeSlowsWithTheComputesOwnStretch) {
+  // One 1e6-byte tensor ready 0.5 ms into a 2.5 ms backward pass, a 1 ms tail (the recorded
+  // step: done at 9 ms, 10 ms long); alone its allreduce takes 2 * 5 us + 1e6 B / 200 B/us =
+  // 5010 us. Two ranks on two cores, the communication thread spinning for none of it
+  // (sigma 0, no cycle cost): recorded stretch 2 / 2 = 1; a predicted tracer of one core
+  // makes it (2 + 1) / 2 = 1.5, so compute dilates by exactly 1.5 at every setting.
+  Trace trace = MakeTrace(MakeWorkload({1000000}, {0.5}, 0.0, 2.5, 1.0), Topo(1, 2),
+                          PlainKnobs(0, 0.5), 9000.0, 10.0);
+  trace.run.host.cores = 2;
+  NetworkParams params = NetworkParams::Uniform(5.0, 200.0);
+  params.copy = {0.0, 1e12};
+  const NetworkModel network = NetworkModel::FromParams(params, Topo(1, 2));
+  ReplayOptions options = testing::ExactOptions();
+  options.comm_contention = 2.0;  // beside the recorded compute: half its rate
+  options.cpu = CpuShareOf(trace.run);
+  options.cpu.sigma = 0.0;
+  options.cpu.predicted_tau = 1.0;
+  const Simulation sim = MakeSimulation(trace, network, NegotiationModel(), options);
+  // Dilated: ready at 0.75 ms, launched by the 1 ms cycle, compute ends at 3.75 ms, tail
+  // 1.5 ms. The contention becomes 1 + (2 - 1) * 1.5 = 2.5: 2750 us at 1/2.5 of the rate do
+  // 1100 us of its work, the other 3910 us run at full rate after 3.75 ms: done at 7660 us,
+  // the step 7660 + 1500 us. (Held at 2: 1375 us of work beside, done at 7385 us.)
+  EXPECT_NEAR(sim.Evaluate(PlainKnobs(0, 0.5)).step_ms_median, 9.160, 1e-6);
+  // Launched after the compute (a 5 ms cycle), it runs at its full rate either way.
+  EXPECT_NEAR(sim.Evaluate(PlainKnobs(0, 5.0)).step_ms_median, 5.0 + 5.010 + 1.5, 1e-6);
+  // Without a tracer to predict the compute is as recorded, and so is the contention: the
+  // collective starts at 0.5 ms, 2000 us beside at half rate do 1000 us, done at 6510 us.
+  options.cpu.predicted_tau = 0.0;
+  const Simulation undilated = MakeSimulation(trace, network, NegotiationModel(), options);
+  EXPECT_NEAR(undilated.Evaluate(PlainKnobs(0, 0.5)).step_ms_median, 7.510, 1e-6);
+}
+
 }  // namespace
 }  // namespace autotune::sim
