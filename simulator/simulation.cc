@@ -48,6 +48,17 @@ void InitCpuShare(const RunInfo& run, const NegotiationModel& negotiation, CpuSh
   }
 }
 
+// An imported run's production step time (0 when not given): the untraced step time, pooled
+// with the traced job's own (their geometric mean) where it is no faster than the latter (a
+// tracing cost below zero is run-to-run noise; each measured the production job).
+double ProductionStepMs(const RunInfo& run) {
+  if (!(run.untraced_step_ms > 0.0)) return 0.0;
+  if (run.traced_step_ms > 0.0 && run.untraced_step_ms >= run.traced_step_ms) {
+    return std::sqrt(run.untraced_step_ms * run.traced_step_ms);
+  }
+  return run.untraced_step_ms;
+}
+
 // What the predictions of run are of: the production job. An untraced step time, when given,
 // fixes the tracing cost: the tracer's cores when the host's cores are known (bisection: the
 // predicted production step at the recorded setting equals the given one; what no number of
@@ -87,9 +98,8 @@ void FitProductionModel(const RunInfo& run, const PreparedTrace& trace,
     *predicts += own_note;
     return;
   }
-  double production_ms = run.untraced_step_ms;
-  const bool pooled = own_ms > 0.0 && production_ms >= own_ms;
-  if (pooled) production_ms = std::sqrt(production_ms * own_ms);
+  const double production_ms = ProductionStepMs(run);
+  const bool pooled = production_ms != run.untraced_step_ms;
   std::snprintf(line, sizeof(line),
                 "; the untraced step time %.1f ms is no faster than the traced job's own, so "
                 "the two are pooled: %.1f ms",
@@ -258,38 +268,50 @@ std::vector<SettingResult> Simulation::EvaluateAll(std::span<const Knobs> settin
 
 int Simulation::FitCommSpin(std::span<const RunInfo> others) {
   if (!options_.cpu.enabled()) return 0;
+  const RunInfo& run = trace_.run();
   std::vector<const RunInfo*> used;
   for (const RunInfo& r : others) {
-    if (r.step_ms_median > 0.0 && !(r.knobs == trace_.run().knobs)) used.push_back(&r);
+    if (r.step_ms_median > 0.0 && !(r.knobs == run.knobs)) used.push_back(&r);
   }
   if (used.empty()) return 0;
-  ReplayOptions traced = options_;
-  traced.cpu.predicted_tau = traced.cpu.recorded_tau;  // the other runs were traced too
-  traced.production_scale = 1.0;
+  // A run with a production step time is compared with the production prediction (the
+  // tracing cost fitted again under each share), like for like where the job's tracing cost
+  // differs between settings; the others with the traced prediction at the traced step.
+  const bool production = run.kind == RunKind::kImported && run.untraced_step_ms > 0.0;
   double best_sigma = options_.cpu.sigma, best_error = -1.0;
   for (int i = 0; i <= 12; ++i) {
-    traced.cpu.sigma = 0.125 * i;
+    ReplayOptions fitted = options_;
+    fitted.cpu.sigma = 0.125 * i;
+    std::string unused;
+    if (production) FitProductionModel(run, trace_, network_, negotiation_, &fitted, &unused);
+    ReplayOptions traced = fitted;
+    traced.cpu.predicted_tau = traced.cpu.recorded_tau;  // the other runs were traced too
+    traced.production_scale = 1.0;
     double error = 0.0;
     for (const RunInfo* r : used) {
-      const double ms = MedianStepMs(trace_, network_, negotiation_, traced, r->knobs);
-      error += std::pow(std::log(ms / r->step_ms_median), 2);
+      const double untraced_ms = production ? ProductionStepMs(*r) : 0.0;
+      const double ms = MedianStepMs(trace_, network_, negotiation_,
+                                     untraced_ms > 0.0 ? fitted : traced, r->knobs);
+      error += std::pow(std::log(ms / (untraced_ms > 0.0 ? untraced_ms : r->step_ms_median)), 2);
     }
     if (best_error < 0.0 || error < best_error) {
       best_error = error;
-      best_sigma = traced.cpu.sigma;
+      best_sigma = fitted.cpu.sigma;
     }
   }
   options_.cpu.sigma = best_sigma;
   std::string runs;
-  for (const RunInfo* r : used) runs += (runs.empty() ? "" : ", ") + std::to_string(r->id);
-  char line[200];
-  std::snprintf(line, sizeof(line), "fitted to the traced step times of run%s %s (rms log error %.3f)",
-                used.size() == 1 ? "" : "s", runs.c_str(),
-                std::sqrt(best_error / used.size()));
+  for (const RunInfo* r : used) {
+    runs += (runs.empty() ? "" : ", ") + std::to_string(r->id) +
+            (production && ProductionStepMs(*r) > 0.0 ? " (production)" : " (traced)");
+  }
+  char line[256];
+  std::snprintf(line, sizeof(line), "fitted to the step times of run%s %s (rms log error %.3f)",
+                used.size() == 1 ? "" : "s", runs.c_str(), std::sqrt(best_error / used.size()));
   options_.cpu.sigma_source = line;
   // The tracing cost was fitted under the prior spin share: fit it again under this one, so
   // that the recorded setting still predicts the given untraced step time.
-  FitProductionModel(trace_.run(), trace_, network_, negotiation_, &options_, &predicts_);
+  FitProductionModel(run, trace_, network_, negotiation_, &options_, &predicts_);
   return static_cast<int>(used.size());
 }
 

@@ -75,11 +75,13 @@ class Simulation {
   void set_cpu_share(const CpuShareParams& cpu) { options_.cpu = cpu; }
 
   // Fits the communication thread's spin share (CpuShareParams::sigma) so that this
-  // simulation, predicting its own topology, best predicts the traced step times (median)
-  // of other runs of the job at other settings (the least squared log error over a grid of
-  // sigma in [0, 1.5]); returns the number of runs used (0: nothing fitted, params kept).
-  // Then fits the tracing cost again under the fitted share (the recorded setting keeps
-  // predicting the run's untraced step time).
+  // simulation, predicting its own topology, best predicts the step times of other runs of
+  // the job at other settings (the least squared log error over a grid of sigma in
+  // [0, 1.5]): a run with an untraced step time against the production prediction (where
+  // this run has one too; the tracing cost fitted again under each sigma), else its traced
+  // median against the traced prediction. Returns the number of runs used (0: nothing
+  // fitted, params kept). Then fits the tracing cost again under the fitted share (the
+  // recorded setting keeps predicting the run's untraced step time).
   int FitCommSpin(std::span<const RunInfo> others);
   // Takes what FitCommSpin fitted on a simulation of the recorded topology (the spin share,
   // the tracer's cores, the production ratio), keeping this one's host shape (its ranks).

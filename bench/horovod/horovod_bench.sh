@@ -14,7 +14,8 @@
 #     timeline costs 10-20%): every setting, --repeats rounds (default 2), the settings
 #     interleaved (round 1 runs all settings, then round 2 all again), so that each
 #     setting's run-to-run noise is measured and drift hits all settings alike. Files
-#     MODEL/SETTING.rR.json. These are what the model is scored on, never fitted to.
+#     MODEL/SETTING.rR.json. These are what the model is scored on (round 1 of the traced
+#     settings is fitted to under --untraced-fit).
 #   - TRACED runs (HOROVOD_TIMELINE + HOROVOD_TIMELINE_MARK_CYCLES=1) of --traced settings
 #     only (default "f128_c1 f0_c25 f4_c5"), once each before the production rounds: the
 #     model's inputs (fitting): the timeline and the run's own step log (train.py's line,
@@ -61,8 +62,10 @@
 #   --host-cores N: the cores of the machine the emulated cluster runs on (default: nproc),
 #   given to every import with --nodes-per-host = the topology's nodes (all its namespaces
 #   share this machine), so that the model counts compute slowed by communication (0: off).
-#   --untraced-fit: the default's production round 1 is given to the import of its traced
-#   run as --step-log, fitting the timeline's cost (that round is then fit data too).
+#   --untraced-fit: each traced setting's production round 1 is given to the import of its
+#   traced run as --step-log: the default's fits the timeline's cost, the others' the
+#   communication thread's spin share (those rounds are then fit data too; score.py also
+#   scores the settings none of whose production runs were fitted, "held out").
 #   --confirm N: after the search, runs the default and best.yaml (or, when best.yaml keeps
 #   the defaults, the grid's best) alternately N times each (traced, as the search's runs),
 #   and prints the speedup with a bootstrap interval over those runs.
@@ -489,7 +492,7 @@ for model in $models; do
   for tl in "$out/$model"/fit/*.r1.tl.json; do
     name=$(basename "$tl" .r1.tl.json)
     steplog=""
-    [[ $untraced_fit -eq 1 && $name == f128_c1 ]] && steplog=$out/$model/f128_c1.r1.json
+    [[ $untraced_fit -eq 1 && -e $out/$model/$name.r1.json ]] && steplog=$out/$model/$name.r1.json
     id=$(import_timeline "$tl" "$out/$model/$name.yaml" 2 2 "$model-job" "$steplog")
     echo "$name $id" >> "$out/$model/fit_runs.tsv"
     [[ $name == f128_c1 ]] && run=$id
@@ -524,6 +527,10 @@ for model in $models; do
   fi
   score=("$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$sdb" --run "$run"
     --autotune "$autotune" --bench-figure "$bench_figure" --search "$search")
+  if [[ $untraced_fit -eq 1 ]]; then
+    score+=(--production-fit "$(for n in $(cut -d' ' -f1 "$out/$model/fit_runs.tsv"); do
+      [[ -e $out/$model/$n.r1.json ]] && echo -n "$n "; done)")
+  fi
   [[ -n $search_run ]] && score+=(--search-db "$db" --search-run "$search_run")
   if [[ $confirm -gt 0 && ! -d $out/$model/confirm ]]; then
     mkdir -p "$out/$model/confirm"

@@ -135,6 +135,8 @@ def main():
     p.add_argument("--search-db", help="the database of the live search (default --db)")
     p.add_argument("--search-run", type=int, help="the run the search started from (--run)")
     p.add_argument("--extrap", action="store_true", help="score an --extrap folder")
+    p.add_argument("--production-fit", default="",
+                   help="the settings whose production round 1 the fit took (space separated)")
     p.add_argument("--print-contender", action="store_true",
                    help="print the config file to confirm against the default, and exit")
     a = p.parse_args()
@@ -200,6 +202,18 @@ def main():
     figure(f"mape_vs_{VS}", mape, "%", 5, "ratio<=1")
     rho = spearman([predicted[n] for n in scored], [real[n] for n in scored])
     figure(f"spearman_vs_{VS}", rho, "1", 0.8, "ratio>=1")
+    # The same over the settings none of whose production runs the fit took.
+    fitted = a.production_fit.split()
+    held = [n for n in scored if n not in fitted]
+    if fitted and len(held) >= 2:
+        print(f"# held out of the fit (no production run of theirs fitted): {len(held)} settings; "
+              f"fitted on production round 1 of {', '.join(fitted)}")
+        figure(f"mape_held_out_vs_{VS}",
+               100 * statistics.mean(abs(predicted[n] - real[n]) / real[n] for n in held), "%",
+               5, "ratio<=1")
+        figure(f"spearman_held_out_vs_{VS}",
+               spearman([predicted[n] for n in held], [real[n] for n in held]), "1", 0.8,
+               "ratio>=1")
 
     def beyond_noise(n):
         return noise is not None and abs(real[n] - real[default]) > 2 * noise * real[default]
