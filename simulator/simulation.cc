@@ -49,14 +49,14 @@ void InitCpuShare(const RunInfo& run, const NegotiationModel& negotiation, CpuSh
 }
 
 // An imported run's production step time (0 when not given): the untraced step time, pooled
-// with the traced job's own (their geometric mean) where it is no faster than the latter (a
-// tracing cost below zero is run-to-run noise; each measured the production job).
-double ProductionStepMs(const RunInfo& run) {
+// with the traced job's own (their geometric mean; *pooled set) where it is no faster than the
+// latter (a tracing cost below zero is run-to-run noise; each measured the production job).
+double ProductionStepMs(const RunInfo& run, bool* pooled = nullptr) {
+  const bool pool = run.untraced_step_ms > 0.0 && run.traced_step_ms > 0.0 &&
+                    run.untraced_step_ms >= run.traced_step_ms;
+  if (pooled != nullptr) *pooled = pool;
   if (!(run.untraced_step_ms > 0.0)) return 0.0;
-  if (run.traced_step_ms > 0.0 && run.untraced_step_ms >= run.traced_step_ms) {
-    return std::sqrt(run.untraced_step_ms * run.traced_step_ms);
-  }
-  return run.untraced_step_ms;
+  return pool ? std::sqrt(run.untraced_step_ms * run.traced_step_ms) : run.untraced_step_ms;
 }
 
 // What the predictions of run are of: the production job. An untraced step time, when given,
@@ -98,8 +98,8 @@ void FitProductionModel(const RunInfo& run, const PreparedTrace& trace,
     *predicts += own_note;
     return;
   }
-  const double production_ms = ProductionStepMs(run);
-  const bool pooled = production_ms != run.untraced_step_ms;
+  bool pooled = false;
+  const double production_ms = ProductionStepMs(run, &pooled);
   std::snprintf(line, sizeof(line),
                 "; the untraced step time %.1f ms is no faster than the traced job's own, so "
                 "the two are pooled: %.1f ms",
@@ -277,7 +277,10 @@ int Simulation::FitCommSpin(std::span<const RunInfo> others) {
   // A run with a production step time is compared with the production prediction (the
   // tracing cost fitted again under each share), like for like where the job's tracing cost
   // differs between settings; the others with the traced prediction at the traced step.
-  const bool production = run.kind == RunKind::kImported && run.untraced_step_ms > 0.0;
+  const bool production = run.kind == RunKind::kImported && run.untraced_step_ms > 0.0 &&
+                          std::any_of(used.begin(), used.end(), [](const RunInfo* r) {
+                            return ProductionStepMs(*r) > 0.0;
+                          });
   double best_sigma = options_.cpu.sigma, best_error = -1.0;
   for (int i = 0; i <= 12; ++i) {
     ReplayOptions fitted = options_;

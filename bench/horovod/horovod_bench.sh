@@ -489,10 +489,14 @@ for model in $models; do
   [[ -d $out/$model ]] || continue
   : > "$out/$model/fit_runs.tsv"
   run=""
+  production_fit=""  # the settings whose production round 1 the imports took
   for tl in "$out/$model"/fit/*.r1.tl.json; do
     name=$(basename "$tl" .r1.tl.json)
     steplog=""
-    [[ $untraced_fit -eq 1 && -e $out/$model/$name.r1.json ]] && steplog=$out/$model/$name.r1.json
+    if [[ $untraced_fit -eq 1 && -e $out/$model/$name.r1.json ]]; then
+      steplog=$out/$model/$name.r1.json
+      production_fit+="$name "
+    fi
     id=$(import_timeline "$tl" "$out/$model/$name.yaml" 2 2 "$model-job" "$steplog")
     echo "$name $id" >> "$out/$model/fit_runs.tsv"
     [[ $name == f128_c1 ]] && run=$id
@@ -527,10 +531,7 @@ for model in $models; do
   fi
   score=("$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$sdb" --run "$run"
     --autotune "$autotune" --bench-figure "$bench_figure" --search "$search")
-  if [[ $untraced_fit -eq 1 ]]; then
-    score+=(--production-fit "$(for n in $(cut -d' ' -f1 "$out/$model/fit_runs.tsv"); do
-      [[ -e $out/$model/$n.r1.json ]] && echo -n "$n "; done)")
-  fi
+  [[ -n $production_fit ]] && score+=(--production-fit "$production_fit")
   [[ -n $search_run ]] && score+=(--search-db "$db" --search-run "$search_run")
   if [[ $confirm -gt 0 && ! -d $out/$model/confirm ]]; then
     mkdir -p "$out/$model/confirm"
