@@ -84,6 +84,92 @@ def geometric_mean_interval(ratios):
     return math.exp(m), math.exp(m - half), math.exp(m + half)
 
 
+def paired_differences(directory, order, predicted, figure, vs):
+    """Scores a model on differences between settings, paired for drift: directory holds a
+    grid's production runs (SETTING.rR.json; round r ran the settings in `order`, the default
+    first); predicted maps a setting to its predicted step time (None: refused). Per setting
+    the measured speedup over the default (drift_paired_ratios, geometric_mean_interval)
+    beside the predicted one (default / setting); then, as result lines through figure(name,
+    value, unit, anchor_value, target, anchor=...): the mean absolute log error of the
+    predicted speedups in percent (speedup_error_paired_vs_VS), their Spearman with the
+    measured ones, the default's 1 included (spearman_paired_vs_VS), and, of the settings
+    whose interval leaves out 1, how many are predicted on the same side of the default
+    (paired_beyond_noise_sign_agrees_vs_VS). Nothing with fewer than 2 rounds (one ratio a
+    setting leaves no interval): returns False then."""
+    default = order[0]
+    default_by_round = run_medians_by_round(directory, default)
+    if len(default_by_round) < 2 or predicted.get(default) is None:
+        print("# paired differences: fewer than 2 rounds of the default, none scored")
+        return False
+    rows = []
+    for place, name in enumerate(order):
+        if name == default or predicted.get(name) is None:
+            continue
+        ratios = drift_paired_ratios(default_by_round, run_medians_by_round(directory, name),
+                                     place, len(order))
+        if len(ratios) < 2:
+            continue
+        rows.append((name, *geometric_mean_interval(ratios), predicted[default] / predicted[name]))
+    if len(rows) < 2:
+        print("# paired differences: fewer than 2 settings with 2 rounds, none scored")
+        return False
+    print(f"# paired differences (each run against the default of its round, interpolated to "
+          f"its place; geometric mean, 95% t over {len(default_by_round)} rounds): setting, "
+          f"measured speedup [interval], predicted speedup")
+    beyond = []
+    for name, m, lo, hi, pred in rows:
+        out = lo > 1 or hi < 1
+        if out:
+            beyond.append((name, m, pred))
+        print(f"# {name:10s} measured {m:.3f}x [{lo:.3f}, {hi:.3f}]{' *' if out else '  '} "
+              f"predicted {pred:.3f}x")
+    error = 100 * statistics.mean(abs(math.log(pred / m)) for _, m, _, _, pred in rows)
+    figure(f"speedup_error_paired_vs_{vs}", error, "%", 0, "none", anchor=f"{vs}_paired")
+    rho = bench_stats.spearman([1.0] + [r[4] for r in rows], [1.0] + [r[1] for r in rows])
+    figure(f"spearman_paired_vs_{vs}", rho, "1", 0.8, "ratio>=1")
+    if beyond:
+        agree = [n for n, m, pred in beyond if (m > 1) == (pred > 1)]
+        print(f"# beyond noise, paired: {', '.join(n for n, _, _ in beyond)}; predicted on the "
+              f"same side of the default: {', '.join(agree) if agree else 'none'}")
+        figure(f"paired_beyond_noise_sign_agrees_vs_{vs}", len(agree), "settings", len(beyond),
+               "ratio>=1", anchor=f"{vs}_paired_beyond_noise")
+    else:
+        print("# beyond noise, paired: no setting's interval leaves out 1")
+    return True
+
+
+def equivalent_pairs(directory, order, classes, figure, vs, why):
+    """Negative controls: settings of one class (classes maps a setting to a key; settings
+    with equal keys run the job the same way, e.g. two fusion thresholds both above the bytes
+    one step reduces) should measure alike. For each such pair A, B (A earlier in the round)
+    B's runs against A's, paired for drift (drift_paired_ratios with A as the anchor at B's
+    distance from it), with their 95% t interval; a pair whose interval leaves out 1 is a false
+    "beyond noise" of the measurement itself. Prints them (why says what makes the settings
+    alike) and the result line equivalent_pairs_flagged_vs_VS (pairs flagged, anchored on the
+    pairs scored). Returns (pairs scored, pairs flagged)."""
+    rows = []
+    for i, a in enumerate(order):
+        for j in range(i + 1, len(order)):
+            b = order[j]
+            if classes.get(a) is None or classes.get(a) != classes.get(b):
+                continue
+            ratios = drift_paired_ratios(run_medians_by_round(directory, a),
+                                         run_medians_by_round(directory, b), j - i, len(order))
+            if len(ratios) >= 2:
+                rows.append((a, b, *geometric_mean_interval(ratios)))
+    if not rows:
+        print(f"# equivalent settings: none with 2 rounds ({why})")
+        return 0, 0
+    flagged = [r for r in rows if r[3] > 1 or r[4] < 1]
+    print(f"# equivalent settings ({why}), which should measure alike: {len(rows)} pairs, "
+          f"{len(flagged)} beyond noise by the paired rule")
+    for a, b, m, lo, hi in rows:
+        print(f"#   {a} / {b}: {m:.3f}x [{lo:.3f}, {hi:.3f}]{' *' if lo > 1 or hi < 1 else ''}")
+    figure(f"equivalent_pairs_flagged_vs_{vs}", len(flagged), "pairs", len(rows), "none",
+           anchor=f"{vs}_equivalent_pairs")
+    return len(rows), len(flagged)
+
+
 def median_ratio_interval(a, b, resamples=2000, seed=7):
     """95% bootstrap interval of median(a) / median(b), a and b resampled."""
     rng = random.Random(seed)

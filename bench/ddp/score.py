@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Scores one model's directory written by ddp_bench.sh: real DDP vs predicted step time per
-setting, MAPE, Spearman, the noise, the tracing overhead and (with --search 1) the live
+setting, MAPE, Spearman, the differences paired for drift (each setting's speedup over the
+default against the predicted one: bench/common/confirm_settings.py paired_differences), the
+noise, the tracing overhead and (with --search 1) the live
 search's outcome, each figure printed as the benchmarks' result line by bench_figure. Every
 "real" figure is real PyTorch DDP (gloo) on the emulated cluster."""
 import argparse
@@ -86,6 +88,13 @@ def main():
     figure("mape_vs_real_ddp", mape, "%", 10, "ratio<=1")
     figure("mape_vs_real_ddp_goal", mape, "%", 5, "ratio<=1")
     figure("spearman_vs_real_ddp", rho, "1", 0.9, "ratio>=1")
+    confirm_settings.paired_differences(a.dir, order, predicted, figure, "real_ddp")
+    view = {n: ddp_section(os.path.join(a.dir, f"{n}.yaml")).get("gradient_as_bucket_view")
+            for n in order}
+    confirm_settings.equivalent_pairs(
+        a.dir, order, {n: (tuple(buckets[n]), view[n]) if buckets[n] else None for n in order},
+        figure, "real_ddp", "the same buckets as DDP itself reported them, the same "
+        "gradient_as_bucket_view")
     cvs = [statistics.stdev(s) / statistics.mean(s) for s in steps.values() if len(s) > 1]
     figure("noise_step_cv", 100 * statistics.median(cvs), "%", mape, "none", anchor="model_mape")
     # Rank order where it is measurable: the pairs of settings whose real step times differ by

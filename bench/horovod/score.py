@@ -2,7 +2,9 @@
 """Scores one model's directory written by horovod_bench.sh against real Horovod's PRODUCTION
 runs (no timeline): per setting the production step time (median over rounds, min-max), the
 traced step time where traced and the prediction; MAPE, Spearman over all settings and over
-those that differ from the default beyond twice the run-to-run noise, the measured best
+those that differ from the default beyond twice the run-to-run noise, the differences paired
+for drift (each setting's speedup over the default against the predicted speedup:
+bench/common/confirm_settings.py paired_differences), the measured best
 setting's speedup against its predicted speedup, whether the settings measured slower than the
 default are predicted slower, diagnose's verdict and (with --search 1) the live search's
 outcome, each figure printed as the benchmarks' result line by bench_figure. With --extrap,
@@ -24,6 +26,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from bench_stats import median_ratio_interval, spearman  # noqa: E402
 import bench_stats  # noqa: E402
+import confirm_settings  # noqa: E402
 
 VS = "real_horovod_production"  # what every figure is measured against
 
@@ -123,6 +126,23 @@ def extrap(a, figure):
                    real[topo] / real["2x1"], "none", anchor=f"{VS}_{base}_over_2x1")
 
 
+def equivalent_classes(a, order):
+    """(bytes one step of run a.run reduces, {setting: key}): settings with one key run the job
+    the same way in Horovod: the same cycle time and fusion thresholds that both take every
+    tensor ready in a cycle (at or above the step's bytes), or the same threshold."""
+    with sqlite3.connect(a.db) as db:
+        step_bytes = db.execute("SELECT coalesce(sum(bytes), 0) FROM tensors WHERE run_id = ?",
+                                (a.run,)).fetchone()[0]
+    classes = {}
+    for n in order:
+        with open(os.path.join(a.dir, f"{n}.yaml")) as f:
+            params = dict(line.strip().split(": ", 1) for line in f if ": " in line)
+        threshold = float(params["fusion_threshold_mb"]) * 2**20
+        fuses = "all" if step_bytes > 0 and threshold >= step_bytes else threshold
+        classes[n] = (fuses, float(params["cycle_time_ms"]))
+    return step_bytes, classes
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--model", required=True)
@@ -214,6 +234,14 @@ def main():
         figure(f"spearman_held_out_vs_{VS}",
                spearman([predicted[n] for n in held], [real[n] for n in held]), "1", 0.8,
                "ratio>=1")
+
+    confirm_settings.paired_differences(
+        a.dir, order, {n: predicted[n] for n in order}, figure, VS)
+    step_bytes, classes = equivalent_classes(a, order)
+    confirm_settings.equivalent_pairs(
+        a.dir, order, classes, figure, VS,
+        f"the same cycle time, fusion thresholds at or above the {step_bytes / 2**20:.2f} MiB one "
+        f"step reduces (or both 0)")
 
     def beyond_noise(n):
         return noise is not None and abs(real[n] - real[default]) > 2 * noise * real[default]
