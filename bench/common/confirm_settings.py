@@ -170,6 +170,91 @@ def equivalent_pairs(directory, order, classes, figure, vs, why):
     return len(rows), len(flagged)
 
 
+def run_rule(tool, comparisons):
+    """The decision rule's verdicts (bench/tuner/bench_decision_controls, which applies
+    tuner/run_comparison.h CompareRuns) on comparisons, each {"name", "default": [{"steps",
+    "sequence"}, ...], "candidate": [...], "every_setting": [[...], ...]}: one dict each, in
+    order, with "faster" and "slower" (the interval wholly below 1, nothing to re-measure)."""
+    import subprocess
+    done = subprocess.run([tool], input=json.dumps({"comparisons": comparisons}), text=True,
+                          capture_output=True, check=True).stdout.splitlines()
+    verdicts = [json.loads(line) for line in done]
+    for v in verdicts:
+        v["slower"] = (v["valid"] and v["run_to_run_known"] and v["remeasure"] == "none" and
+                       v["high"] < 1)
+    return verdicts
+
+
+def rule_verdicts(directory, order, tool):
+    """{setting: verdict} of autotune's own decision rule (run_rule) on a grid's production
+    runs (SETTING.rR.json; round r ran `order`, the default first): each setting against the
+    default, the runs in the order they ran, the run-to-run noise pooled over every setting of
+    the grid (as a search that had measured them all would pool it)."""
+    runs = {}
+    for n in order:
+        for path in glob.glob(os.path.join(directory, f"{n}.r[0-9]*.json")):
+            r = int(re.search(r"\.r(\d+)\.json$", path).group(1))
+            with open(path) as f:
+                steps = json.load(f)["step_ms"]
+            if steps:
+                runs.setdefault(n, []).append(
+                    {"steps": steps, "sequence": (r - 1) * len(order) + order.index(n)})
+    for n in runs:
+        runs[n].sort(key=lambda run: run["sequence"])
+    default = order[0]
+    names = [n for n in order[1:] if n in runs]
+    if default not in runs or not names:
+        return {}
+    every = [runs[n] for n in order if n in runs]
+    verdicts = run_rule(tool, [{"name": n, "default": runs[default], "candidate": runs[n],
+                                "every_setting": every} for n in names])
+    return dict(zip(names, verdicts))
+
+
+def rule_beyond_noise(directory, order, predicted, tool, figure, vs):
+    """Scores a model on the settings autotune's own rule separates from the default
+    (rule_verdicts): prints each, and as result lines the Spearman of predicted with measured
+    step times over the default and those settings (spearman_rule_beyond_noise_vs_VS; 3 or
+    more), and of those the rule calls slower (faster), how many are predicted slower
+    (faster) than the default (rule_slower_predicted_slower_vs_VS, ..._faster_...)."""
+    if not os.access(tool, os.X_OK):
+        print(f"# no decision tool at {tool} (build bench_decision_controls): the rule's "
+              f"figures are left out")
+        return {}
+    verdicts = rule_verdicts(directory, order, tool)
+    default = order[0]
+    split = {n: v for n, v in verdicts.items()
+             if predicted.get(n) is not None and (v["faster"] or v["slower"])}
+    print(f"# autotune's decision rule (tuner/run_comparison.h), each setting against the "
+          f"default, noise pooled over the grid: {len(split)} of {len(verdicts)} settings "
+          f"separated from it")
+    for n, v in split.items():
+        print(f"#   {n}: {'faster' if v['faster'] else 'slower'}, {v['speedup']:.3f}x "
+              f"[{v['low']:.3f}, {v['high']:.3f}]; predicted "
+              f"{predicted[default] / predicted[n]:.3f}x")
+    measured = {n: median_of_medians(directory, n) for n in [default] + list(split)}
+    if len(split) >= 2:
+        names = [default] + list(split)
+        figure(f"spearman_rule_beyond_noise_vs_{vs}",
+               bench_stats.spearman([predicted[n] for n in names], [measured[n] for n in names]),
+               "1", 0.8, "ratio>=1")
+    for side in ("slower", "faster"):
+        mine = [n for n, v in split.items() if v[side]]
+        if not mine:
+            print(f"# no setting {side} than the default by the rule")
+            continue
+        right = [n for n in mine if (predicted[n] > predicted[default] if side == "slower"
+                                     else predicted[n] < predicted[default])]
+        figure(f"rule_{side}_predicted_{side}_vs_{vs}", len(right), "settings", len(mine),
+               "ratio>=1", anchor=f"{vs}_rule_{side}")
+    return verdicts
+
+
+def median_of_medians(directory, label):
+    """The median over label's runs of each run's median step time."""
+    return statistics.median(run_medians(directory, label))
+
+
 def median_ratio_interval(a, b, resamples=2000, seed=7):
     """95% bootstrap interval of median(a) / median(b), a and b resampled."""
     rng = random.Random(seed)

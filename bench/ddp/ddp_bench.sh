@@ -44,6 +44,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 autotune="$root/build/autotune"
 bench_figure="$root/build/bench/common/bench_figure"
+# autotune's decision rule on the grid's runs (score.py's rule_beyond_noise figures).
+decision_tool="$root/build/bench/tuner/bench_decision_controls"
 python=/usr/bin/python3
 out=""
 models="resnet18 mobilenet_v2"
@@ -235,5 +237,5 @@ for model in $models; do
   fi
   "$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$db" --run "$run" \
     --autotune "$autotune" --bench-figure "$bench_figure" --search "$search" \
-    --search-samples "$search_samples"
+    --search-samples "$search_samples" --decision-tool "$decision_tool"
 done

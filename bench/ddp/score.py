@@ -54,6 +54,9 @@ def main():
     p.add_argument("--run", type=int, required=True)
     p.add_argument("--autotune", required=True)
     p.add_argument("--bench-figure", required=True)
+    p.add_argument("--decision-tool", default="",
+                   help="bench_decision_controls: score the settings autotune's own decision "
+                        "rule separates from the default")
     p.add_argument("--search", type=int, default=0)
     p.add_argument("--search-samples", type=int, default=4,
                    help="the search's budget of measured samples, the imported default counted")
@@ -89,6 +92,9 @@ def main():
     figure("mape_vs_real_ddp_goal", mape, "%", 5, "ratio<=1")
     figure("spearman_vs_real_ddp", rho, "1", 0.9, "ratio>=1")
     confirm_settings.paired_differences(a.dir, order, predicted, figure, "real_ddp")
+    if a.decision_tool:
+        confirm_settings.rule_beyond_noise(a.dir, order, predicted, a.decision_tool, figure,
+                                           "real_ddp")
     view = {n: ddp_section(os.path.join(a.dir, f"{n}.yaml")).get("gradient_as_bucket_view")
             for n in order}
     confirm_settings.equivalent_pairs(

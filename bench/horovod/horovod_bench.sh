@@ -93,6 +93,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 autotune="$root/build/autotune"
 bench_figure="$root/build/bench/common/bench_figure"
+# autotune's decision rule on the grid's runs (score.py's rule_beyond_noise figures).
+decision_tool="$root/build/bench/tuner/bench_decision_controls"
 python=/usr/bin/python3
 out=""
 models="resnet50 mlp heldout_transformer"
@@ -530,7 +532,8 @@ for model in $models; do
     fi
   fi
   score=("$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$sdb" --run "$run"
-    --autotune "$autotune" --bench-figure "$bench_figure" --search "$search")
+    --autotune "$autotune" --bench-figure "$bench_figure" --search "$search"
+    --decision-tool "$decision_tool")
   [[ -n $production_fit ]] && score+=(--production-fit "$production_fit")
   [[ -n $search_run ]] && score+=(--search-db "$db" --search-run "$search_run")
   if [[ $confirm -gt 0 && ! -d $out/$model/confirm ]]; then

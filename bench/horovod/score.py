@@ -151,6 +151,9 @@ def main():
     p.add_argument("--run", type=int, required=True)
     p.add_argument("--autotune", required=True)
     p.add_argument("--bench-figure", required=True)
+    p.add_argument("--decision-tool", default="",
+                   help="bench_decision_controls: score the settings autotune's own decision "
+                        "rule separates from the default")
     p.add_argument("--search", type=int, default=0)
     p.add_argument("--search-db", help="the database of the live search (default --db)")
     p.add_argument("--search-run", type=int, help="the run the search started from (--run)")
@@ -237,6 +240,9 @@ def main():
 
     confirm_settings.paired_differences(
         a.dir, order, {n: predicted[n] for n in order}, figure, VS)
+    if a.decision_tool:
+        confirm_settings.rule_beyond_noise(a.dir, order, {n: predicted[n] for n in order},
+                                           a.decision_tool, figure, VS)
     step_bytes, classes = equivalent_classes(a, order)
     confirm_settings.equivalent_pairs(
         a.dir, order, classes, figure, VS,

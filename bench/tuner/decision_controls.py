@@ -22,11 +22,11 @@ import glob
 import json
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 import bench_stats  # noqa: E402
+import confirm_settings  # noqa: E402
 
 
 def load_runs(directory):
@@ -109,9 +109,7 @@ def main():
     if not todo:
         print("decision_controls: no pair of equivalent settings with 2 runs each", file=sys.stderr)
         return 2
-    done = subprocess.run([a.tool], input=json.dumps({"comparisons": todo}), text=True,
-                          capture_output=True, check=True).stdout.splitlines()
-    verdicts = [json.loads(line) for line in done]
+    verdicts = confirm_settings.run_rule(a.tool, todo)
     for mode in ("pooled", "own"):
         mine = [v for v, t in zip(verdicts, todo) if t["mode"] == mode]
         false = [v for v in mine if v["faster"]]

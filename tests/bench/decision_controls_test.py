@@ -7,6 +7,11 @@ folder "same" the two equivalent settings run alike (every run's steps within 1%
 verdict in either direction or noise mode. In the folder "faster" f32_c1 runs 1.3x faster in
 each of its 3 runs: the rule calls it faster in both noise modes (4 comparisons with the
 other direction, 2 of them faster); f4_c1, not equivalent to either, is never compared.
+On that folder as a grid (confirm_settings.rule_beyond_noise, each setting against the
+default f128_c1): f32_c1 faster, f4_c1 (0.8x) slower; predicted 90 and 95 ms against the
+default's 100, f32_c1 is predicted on its side (1 of 1 faster) and f4_c1 is not (0 of 1
+slower); the Spearman over the three, predicted ranks (3, 1, 2) against measured (2, 1, 3),
+is 1 - 6 x 2 / (3 x 8) = 0.5.
 Usage: decision_controls_test.py BENCH_DECISION_CONTROLS BENCH_FIGURE"""
 import json
 import os
@@ -16,6 +21,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "common"))
+import confirm_settings  # noqa: E402
 SCRIPT = os.path.join(HERE, "..", "..", "bench", "tuner", "decision_controls.py")
 
 
@@ -51,6 +58,23 @@ def main():
         write_folder(faster, 1.3)
         out_same = run(sys.argv[1], sys.argv[2], same)
         out_faster = run(sys.argv[1], sys.argv[2], faster)
+        figures = {}
+
+        def figure(name, value, unit, anchor_value, target, anchor="target"):
+            figures[name] = (value, anchor_value)
+
+        verdicts = confirm_settings.rule_beyond_noise(
+            faster, ["f128_c1", "f32_c1", "f4_c1"], {"f128_c1": 100, "f32_c1": 90, "f4_c1": 95},
+            sys.argv[1], figure, "t")
+    if not (verdicts["f32_c1"]["faster"] and verdicts["f4_c1"]["slower"]
+            and not verdicts["f32_c1"]["slower"] and not verdicts["f4_c1"]["faster"]):
+        failures.append(f"grid verdicts {verdicts}: expected f32_c1 faster, f4_c1 slower")
+    if figures.get("rule_faster_predicted_faster_vs_t") != (1, 1) or \
+            figures.get("rule_slower_predicted_slower_vs_t") != (0, 1):
+        failures.append(f"grid figures {figures}")
+    spearman = figures.get("spearman_rule_beyond_noise_vs_t", (None,))[0]
+    if spearman is None or abs(spearman - 0.5) > 1e-9:
+        failures.append(f"grid Spearman {spearman}, expected 0.5")
     for mode in ("pooled", "own"):
         if f"noise {mode}: 2 directed comparisons of equivalent settings, 0 called faster" \
                 not in out_same:
