@@ -40,7 +40,7 @@ struct ImportFlags {
   KnobFlags knobs;
   bool json = false;
   double untraced_step_ms = 0.0;
-  std::string step_log;
+  std::vector<std::string> step_logs;  // --step-log, once per production run
   double traced_step_ms = 0.0;  // --traced-step-ms
   std::string traced_step_log;
   int host_cores = 0;
@@ -48,17 +48,24 @@ struct ImportFlags {
   bool again = false;  // store a second run of a source imported before
 };
 
-// A step time given as a number (ms_flag: ms, 0 = not given) or as a step log (log_flag: log,
-// "" = not given); 0 when neither. Both given is an error naming the two flags.
-Status StepTimeOf(const char* ms_flag, double ms, const char* log_flag, const std::string& log,
-                  double* out) {
+// A step time given as a number (ms_flag: ms, 0 = not given) or as step logs (log_flag: logs,
+// none = not given; several: runs of the job at the same setting, whose medians' median is
+// its step time, so one run that came out slow as a whole moves it less); 0 when neither.
+// Both given is an error naming the two flags.
+Status StepTimeOf(const char* ms_flag, double ms, const char* log_flag,
+                  const std::vector<std::string>& logs, double* out) {
   *out = ms;
-  if (log.empty()) return Status::Ok();
+  if (logs.empty()) return Status::Ok();
   if (ms > 0.0) {
     return Status::InvalidArgument(std::string("import: give ") + ms_flag + " or " + log_flag +
                                    ", not both");
   }
-  return ReadStepLog(log_flag, log, out);
+  std::vector<double> medians(logs.size());
+  for (size_t i = 0; i < logs.size(); ++i) {
+    AUTOTUNE_RETURN_IF_ERROR(ReadStepLog(log_flag, logs[i], &medians[i]));
+  }
+  *out = Median(std::move(medians));
+  return Status::Ok();
 }
 
 // Stores the run (all of it or nothing), or, unless `again`, takes the run an earlier import
@@ -156,9 +163,13 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
   if (run.untraced_step_ms > 0.0) {
     // Against the traced job's own step time where given: like for like.
     const double traced = run.traced_step_ms > 0.0 ? run.traced_step_ms : run.step_ms_median;
-    std::printf("  production (untraced) step time %.1f ms: tracing cost this job %+.1f%%%s; "
+    const std::string runs =
+        flags.step_logs.size() > 1
+            ? " (the median of " + std::to_string(flags.step_logs.size()) + " runs' medians)"
+            : "";
+    std::printf("  production (untraced) step time %.1f ms%s: tracing cost this job %+.1f%%%s; "
                 "predictions are of the production job\n",
-                run.untraced_step_ms, 100.0 * (traced / run.untraced_step_ms - 1.0),
+                run.untraced_step_ms, runs.c_str(), 100.0 * (traced / run.untraced_step_ms - 1.0),
                 traced < run.untraced_step_ms
                     ? " (below zero: run-to-run noise; the two are pooled, simulate says how)"
                     : "");
@@ -211,11 +222,13 @@ int RunImport(const ImportFlags& flags) {
   Status s = flags.knobs.Resolve(&options.knobs);
   if (!s.ok()) return Fail(s);
   double untraced_ms = 0.0, traced_ms = 0.0;
-  s = StepTimeOf("--untraced-step-ms", flags.untraced_step_ms, "--step-log", flags.step_log,
+  s = StepTimeOf("--untraced-step-ms", flags.untraced_step_ms, "--step-log", flags.step_logs,
                  &untraced_ms);
   if (!s.ok()) return Fail(s);
   s = StepTimeOf("--traced-step-ms", flags.traced_step_ms, "--traced-step-log",
-                 flags.traced_step_log, &traced_ms);
+                 flags.traced_step_log.empty() ? std::vector<std::string>{}
+                                               : std::vector<std::string>{flags.traced_step_log},
+                 &traced_ms);
   if (!s.ok()) return Fail(s);
   Trace trace;
   ImportSummary summary;
@@ -309,9 +322,10 @@ void AddImportCommand(CLI::App& root, Action* action) {
                       "are then of the production job. Default: estimated from the trace")
           ->check(GreaterThan(0)));
   trace_only.push_back(app->add_option(
-      "--step-log", flags->step_log,
+      "--step-log", flags->step_logs,
       "A log of the untraced job whose last JSON line holds \"step_ms\": [...] (as "
-      "bench/horovod/train.py prints); its median is the production step time"));
+      "bench/horovod/train.py prints); its median is the production step time. Give it once "
+      "per production run at the same setting: the median of their medians is taken"));
   trace_only.push_back(
       app->add_option("--traced-step-ms", flags->traced_step_ms,
                       "The traced job's own step time (ms): its wall clock per step while it "

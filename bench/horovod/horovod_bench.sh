@@ -51,7 +51,7 @@
 #                         [--settings "f128_c1 ..."] [--traced "f128_c1 f0_c25 f4_c5"]
 #                         [--steps N] [--warmup N] [--repeats R] [--rate RATE] [--search]
 #                         [--confirm N] [--autotune BIN] [--bench-figure BIN] [--python PY]
-#                         [--host-cores N] [--untraced-fit]
+#                         [--host-cores N] [--untraced-fit [--fit-rounds N]]
 #        horovod_bench.sh --extrap [--out DIR] [--repeats R] ...
 #        horovod_bench.sh --rescore DIR [--extrap] [--search] [--confirm N] [--autotune BIN]
 #        horovod_bench.sh --horovod-autotune SECONDS|search --out DIR [--models M] ...
@@ -66,6 +66,10 @@
 #   traced run as --step-log: the default's fits the timeline's cost, the others' the
 #   communication thread's spin share (those rounds are then fit data too; score.py also
 #   scores the settings none of whose production runs were fitted, "held out").
+#   --fit-rounds N: with --untraced-fit, its first N production rounds instead (default 1;
+#   several --step-log: the import takes the median of their medians, so one round that came
+#   out slow as a whole does not set the production level; the held-out settings stay held
+#   out).
 #   --confirm N: after the search, runs the default and best.yaml (or, when best.yaml keeps
 #   the defaults, the grid's best) alternately N times each (traced, as the search's runs),
 #   and prints the speedup with a bootstrap interval over those runs.
@@ -110,6 +114,7 @@ extrap=0
 rescore=""
 host_cores=$(nproc)
 untraced_fit=0
+fit_rounds=1
 hvd_autotune=""
 confirm_settings=""
 confirm_runs=3
@@ -133,6 +138,7 @@ while [[ $# -gt 0 ]]; do
     --rescore) rescore=$2; shift 2 ;;
     --host-cores) host_cores=$2; shift 2 ;;
     --untraced-fit) untraced_fit=1; shift ;;
+    --fit-rounds) fit_rounds=$2; shift 2 ;;
     --horovod-autotune) hvd_autotune=$2; shift 2 ;;
     --confirm-settings) confirm_settings=$2; shift 2 ;;
     --confirm-runs) confirm_runs=$2; shift 2 ;;
@@ -235,13 +241,14 @@ s.backup(d); d.close()" "$db" "$sdb"
 }
 
 # Imports timeline $1 (setting config $2, $3 nodes x $4 ranks, workload $5, the untraced
-# step log $6 if given) into score.db, with the traced run's own step log (train.py's line of
+# step logs $6... if given, one per production run) into score.db, with the traced run's own step log (train.py's line of
 # the same run, X.r1.json beside X.r1.tl.json) as --traced-step-log where it exists; prints
 # the run id.
 import_timeline() {
   local host=()
   [[ $host_cores -gt 0 ]] && host=(--host-cores "$host_cores" --nodes-per-host "$3")
-  [[ -n ${6:-} ]] && host+=(--step-log "$6")
+  local log
+  for log in "${@:6}"; do [[ -n $log ]] && host+=(--step-log "$log"); done
   [[ -e ${1%.tl.json}.json ]] && host+=(--traced-step-log "${1%.tl.json}.json")
   "$autotune" import --horovod-timeline "$1" --db "$sdb" --nodes "$3" --ranks-per-node "$4" \
     --config-file "$2" --warmup-steps "$warmup" --workload "$5" "${host[@]}" --json |
@@ -494,12 +501,14 @@ for model in $models; do
   production_fit=""  # the settings whose production round 1 the imports took
   for tl in "$out/$model"/fit/*.r1.tl.json; do
     name=$(basename "$tl" .r1.tl.json)
-    steplog=""
+    steplogs=()
     if [[ $untraced_fit -eq 1 && -e $out/$model/$name.r1.json ]]; then
-      steplog=$out/$model/$name.r1.json
+      for ((r = 1; r <= fit_rounds; r++)); do
+        [[ -e $out/$model/$name.r$r.json ]] && steplogs+=("$out/$model/$name.r$r.json")
+      done
       production_fit+="$name "
     fi
-    id=$(import_timeline "$tl" "$out/$model/$name.yaml" 2 2 "$model-job" "$steplog")
+    id=$(import_timeline "$tl" "$out/$model/$name.yaml" 2 2 "$model-job" "${steplogs[@]}")
     echo "$name $id" >> "$out/$model/fit_runs.tsv"
     [[ $name == f128_c1 ]] && run=$id
   done
@@ -534,7 +543,8 @@ for model in $models; do
   score=("$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$sdb" --run "$run"
     --autotune "$autotune" --bench-figure "$bench_figure" --search "$search"
     --decision-tool "$decision_tool")
-  [[ -n $production_fit ]] && score+=(--production-fit "$production_fit")
+  [[ -n $production_fit ]] && score+=(--production-fit "$production_fit"
+    --fit-rounds "$fit_rounds")
   [[ -n $search_run ]] && score+=(--search-db "$db" --search-run "$search_run")
   if [[ $confirm -gt 0 && ! -d $out/$model/confirm ]]; then
     mkdir -p "$out/$model/confirm"

@@ -159,7 +159,9 @@ def main():
     p.add_argument("--search-run", type=int, help="the run the search started from (--run)")
     p.add_argument("--extrap", action="store_true", help="score an --extrap folder")
     p.add_argument("--production-fit", default="",
-                   help="the settings whose production round 1 the fit took (space separated)")
+                   help="the settings whose production rounds the fit took (space separated)")
+    p.add_argument("--fit-rounds", type=int, default=1,
+                   help="how many of their production rounds (the first ones) it took")
     p.add_argument("--print-contender", action="store_true",
                    help="print the config file to confirm against the default, and exit")
     a = p.parse_args()
@@ -229,8 +231,9 @@ def main():
     fitted = a.production_fit.split()
     held = [n for n in scored if n not in fitted]
     if fitted and len(held) >= 2:
+        rounds_fitted = "round 1" if a.fit_rounds == 1 else f"rounds 1-{a.fit_rounds}"
         print(f"# held out of the fit (no production run of theirs fitted): {len(held)} settings; "
-              f"fitted on production round 1 of {', '.join(fitted)}")
+              f"fitted on production {rounds_fitted} of {', '.join(fitted)}")
         figure(f"mape_held_out_vs_{VS}",
                100 * statistics.mean(abs(predicted[n] - real[n]) / real[n] for n in held), "%",
                5, "ratio<=1")

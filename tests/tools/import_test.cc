@@ -139,6 +139,32 @@ TEST(ImportTest, StepLogsGiveTheProductionAndTheTracedJobsStepTimes) {
       << r.out;  // sqrt(1900 x 1800)
 }
 
+// --step-log given once per production run: the median of the runs' medians (1,900, 2,600 and
+// 1,950 ms: 1,950), so the run that came out slow as a whole does not set the production step
+// time; the output says how many runs it took; a bad one of them fails the import naming it.
+TEST(ImportTest, SeveralStepLogsGiveTheMedianOfTheirRuns) {
+  TempDir dir;
+  const std::string db = dir.File("runs.db");
+  const std::string a = dir.File("a.log", "{\"step_ms\": [1950, 1900, 1850]}\n");
+  const std::string b = dir.File("b.log", "{\"step_ms\": [2600, 2500, 2700]}\n");
+  const std::string c = dir.File("c.log", "{\"step_ms\": [1940, 1950, 1960]}\n");
+  const std::string args = "import --db '" + db + "' --horovod-timeline '" +
+                           Fixture("mlp_default.json") + "' --nodes 2 --ranks-per-node 2";
+  CommandResult r = RunAutotune(args + " --step-log '" + a + "' --step-log '" + b +
+                                "' --step-log '" + c + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("production (untraced) step time 1950.0 ms (the median of 3 runs' "
+                       "medians)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(QueryText(db, "SELECT untraced_step_ms FROM runs"), "1950.0");
+  const std::string bad = dir.File("bad.log", "no json here\n");
+  r = RunAutotune(args + " --again --step-log '" + a + "' --step-log '" + bad + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--step-log " + bad), std::string::npos) << r.err;
+  EXPECT_EQ(QueryText(db, "SELECT count(*) FROM runs"), "1");  // the failed import stored none
+}
+
 TEST(ImportTest, ALongCycleIsNotedAsReadinessKnownOnlyToTheCycle) {
   // The MLP's steps take about 0.6 s: a 25 ms cycle is over 2% of one, the default 1 ms is
   // not; resnet50's take over 1 s, so 10 ms is under 2% of one.
