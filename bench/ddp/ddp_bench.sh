@@ -32,10 +32,13 @@
 #
 # Usage: ddp_bench.sh [--out DIR] [--models "resnet18 mobilenet_v2"] [--steps N] [--warmup N]
 #                     [--repeats R] [--rate RATE] [--search] [--search-samples N]
-#                     [--confirm N] [--no-gloo-calibrate] [--autotune BIN]
+#                     [--confirm N] [--no-gloo-calibrate] [--fit-rounds N] [--autotune BIN]
 #                     [--bench-figure BIN] [--python PY]
 #        ddp_bench.sh --rescore DIR [--search] [--confirm N] [--no-gloo-calibrate]
 #                                                          # re-score DIR's runs
+#   --fit-rounds N: the default's import takes its first N production rounds as --step-log
+#   (default 1; the median of their medians is its production step time; imported as the
+#   workload MODEL-job-fitN beside MODEL-job).
 # Needs root (network namespaces) and the system python3 with torch and torchvision
 # (Debian's python3-torch, python3-torchvision; exit 77 with one line otherwise).
 set -euo pipefail
@@ -58,6 +61,7 @@ search_samples=4
 confirm=0
 rescore=""
 gloo_calibrate=1
+fit_rounds=1
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -75,6 +79,7 @@ while [[ $# -gt 0 ]]; do
     --python) python=$2; shift 2 ;;
     --rescore) rescore=$2; shift 2 ;;
     --no-gloo-calibrate) gloo_calibrate=0; shift ;;
+    --fit-rounds) fit_rounds=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "ddp_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -173,6 +178,11 @@ except sqlite3.OperationalError:
   fi
 fi
 
+# The workload name of model $1's import: another --fit-rounds is another import of it.
+job_name() {
+  if [[ $fit_rounds -eq 1 ]]; then echo "$1-job"; else echo "$1-job-fit$fit_rounds"; fi
+}
+
 # Imports model $1's trace (once: a rescore reuses it); prints the run id.
 import_trace() {
   local existing
@@ -183,12 +193,15 @@ try:
     \"SELECT coalesce(min(id), 0) FROM runs WHERE kind = 'imported' AND workload_name = ?\",
     (sys.argv[2],)).fetchone()[0])
 except sqlite3.OperationalError:
-  print(0)" "$db" "$1-job")
+  print(0)" "$db" "$(job_name "$1")")
   if [[ $existing != 0 ]]; then echo "$existing"; return; fi
   # The default's production round 1 is its production step time (the live search's verdict
-  # compares production runs only).
-  local steplog=()
-  [[ -e $out/$1/c25.r1.json ]] && steplog=(--step-log "$out/$1/c25.r1.json")
+  # compares production runs only); with --fit-rounds N its first N rounds (the median of
+  # their medians).
+  local steplog=() r
+  for ((r = 1; r <= fit_rounds; r++)); do
+    [[ -e $out/$1/c25.r$r.json ]] && steplog+=(--step-log "$out/$1/c25.r$r.json")
+  done
   # The traced run's own step log: the tracing cost like for like (a production run no faster
   # than the traced one is pooled with it: simulator/simulation.cc FitProductionModel).
   [[ -e $out/$1/traced.json ]] && steplog+=(--traced-step-log "$out/$1/traced.json")
@@ -196,7 +209,7 @@ except sqlite3.OperationalError:
   # better on the one held out (README.md, "The host's cores"). nproc says 1 here anyway
   # (OMP_NUM_THREADS=1 above).
   "$autotune" import --ddp-trace "$out/$1/trace" --db "$db" --nodes 2 --ranks-per-node 2 \
-    --warmup-steps "$warmup" --workload "$1-job" "${steplog[@]}" --json |
+    --warmup-steps "$warmup" --workload "$(job_name "$1")" "${steplog[@]}" --json |
     "$python" -c "import json,sys; print(json.load(sys.stdin)['run'])"
 }
 
