@@ -24,6 +24,7 @@ import os
 import random
 import re
 import statistics
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -138,6 +139,26 @@ def paired_differences(directory, order, predicted, figure, vs):
     return True
 
 
+def config_params(directory, label):
+    """The key: value lines of directory/LABEL.yaml, flattened (the knob names the bench's
+    config files hold are unique across their sections)."""
+    with open(os.path.join(directory, f"{label}.yaml")) as f:
+        return dict(line.strip().split(": ", 1) for line in f if ": " in line.strip())
+
+
+def horovod_class(directory, label, step_bytes):
+    """The key of LABEL.yaml's Horovod setting for equivalent_pairs: settings with one key run
+    a job reducing step_bytes a step the same way (the same cycle time, cache and hierarchical
+    flags, and fusion thresholds that both take every tensor ready in a cycle, at or above
+    step_bytes, or the same threshold). A knob the file leaves out is Horovod's default (the
+    cache on at 1024, hierarchical off)."""
+    p = config_params(directory, label)
+    threshold = float(p["fusion_threshold_mb"]) * 2**20
+    return ("all" if step_bytes > 0 and threshold >= step_bytes else threshold,
+            float(p["cycle_time_ms"]), int(p.get("cache_capacity", 1024)),
+            p.get("hierarchical_allreduce", "false"), p.get("hierarchical_allgather", "false"))
+
+
 def equivalent_pairs(directory, order, classes, figure, vs, why):
     """Negative controls: settings of one class (classes maps a setting to a key; settings
     with equal keys run the job the same way, e.g. two fusion thresholds both above the bytes
@@ -175,7 +196,6 @@ def run_rule(tool, comparisons):
     tuner/run_comparison.h CompareRuns) on comparisons, each {"name", "default": [{"steps",
     "sequence"}, ...], "candidate": [...], "every_setting": [[...], ...]}: one dict each, in
     order, with "faster" and "slower" (the interval wholly below 1, nothing to re-measure)."""
-    import subprocess
     done = subprocess.run([tool], input=json.dumps({"comparisons": comparisons}), text=True,
                           capture_output=True, check=True).stdout.splitlines()
     verdicts = [json.loads(line) for line in done]

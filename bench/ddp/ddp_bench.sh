@@ -84,6 +84,9 @@ while [[ $# -gt 0 ]]; do
     *) echo "ddp_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+[[ $fit_rounds =~ ^[1-9][0-9]*$ ]] ||
+  { echo "ddp_bench.sh: --fit-rounds takes a count of rounds (1 or more): $fit_rounds" >&2
+    exit 2; }
 [[ -x $autotune ]] || { echo "ddp_bench.sh: no autotune binary at $autotune" >&2; exit 2; }
 [[ -x $bench_figure ]] || { echo "ddp_bench.sh: no bench_figure at $bench_figure" >&2; exit 2; }
 if ! "$python" -c "import torch.distributed, torchvision" 2>/dev/null; then

@@ -146,6 +146,9 @@ while [[ $# -gt 0 ]]; do
     *) echo "horovod_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+[[ $fit_rounds =~ ^[1-9][0-9]*$ ]] ||
+  { echo "horovod_bench.sh: --fit-rounds takes a count of rounds (1 or more): $fit_rounds" >&2
+    exit 2; }
 [[ -x $autotune ]] || { echo "horovod_bench.sh: no autotune binary at $autotune" >&2; exit 2; }
 [[ -x $bench_figure ]] || { echo "horovod_bench.sh: no bench_figure at $bench_figure" >&2; exit 2; }
 if ! "$python" -c "import horovod.torch, torchvision" 2>/dev/null; then
@@ -241,9 +244,9 @@ s.backup(d); d.close()" "$db" "$sdb"
 }
 
 # Imports timeline $1 (setting config $2, $3 nodes x $4 ranks, workload $5, the untraced
-# step logs $6... if given, one per production run) into score.db, with the traced run's own step log (train.py's line of
-# the same run, X.r1.json beside X.r1.tl.json) as --traced-step-log where it exists; prints
-# the run id.
+# step logs $6... if given, one per production run) into score.db, with the traced run's own
+# step log (train.py's line of the same run, X.r1.json beside X.r1.tl.json) as
+# --traced-step-log where it exists; prints the run id.
 import_timeline() {
   local host=()
   [[ $host_cores -gt 0 ]] && host=(--host-cores "$host_cores" --nodes-per-host "$3")
@@ -498,7 +501,7 @@ for model in $models; do
   [[ -d $out/$model ]] || continue
   : > "$out/$model/fit_runs.tsv"
   run=""
-  production_fit=""  # the settings whose production round 1 the imports took
+  production_fit=""  # the settings whose production rounds the imports took
   for tl in "$out/$model"/fit/*.r1.tl.json; do
     name=$(basename "$tl" .r1.tl.json)
     steplogs=()

@@ -126,21 +126,11 @@ def extrap(a, figure):
                    real[topo] / real["2x1"], "none", anchor=f"{VS}_{base}_over_2x1")
 
 
-def equivalent_classes(a, order):
-    """(bytes one step of run a.run reduces, {setting: key}): settings with one key run the job
-    the same way in Horovod: the same cycle time and fusion thresholds that both take every
-    tensor ready in a cycle (at or above the step's bytes), or the same threshold."""
+def step_bytes_of(a):
+    """The bytes one step of run a.run reduces (its tensors in the score database)."""
     with sqlite3.connect(a.db) as db:
-        step_bytes = db.execute("SELECT coalesce(sum(bytes), 0) FROM tensors WHERE run_id = ?",
-                                (a.run,)).fetchone()[0]
-    classes = {}
-    for n in order:
-        with open(os.path.join(a.dir, f"{n}.yaml")) as f:
-            params = dict(line.strip().split(": ", 1) for line in f if ": " in line)
-        threshold = float(params["fusion_threshold_mb"]) * 2**20
-        fuses = "all" if step_bytes > 0 and threshold >= step_bytes else threshold
-        classes[n] = (fuses, float(params["cycle_time_ms"]))
-    return step_bytes, classes
+        return db.execute("SELECT coalesce(sum(bytes), 0) FROM tensors WHERE run_id = ?",
+                          (a.run,)).fetchone()[0]
 
 
 def main():
@@ -241,14 +231,13 @@ def main():
                spearman([predicted[n] for n in held], [real[n] for n in held]), "1", 0.8,
                "ratio>=1")
 
-    confirm_settings.paired_differences(
-        a.dir, order, {n: predicted[n] for n in order}, figure, VS)
+    confirm_settings.paired_differences(a.dir, order, predicted, figure, VS)
     if a.decision_tool:
-        confirm_settings.rule_beyond_noise(a.dir, order, {n: predicted[n] for n in order},
-                                           a.decision_tool, figure, VS)
-    step_bytes, classes = equivalent_classes(a, order)
+        confirm_settings.rule_beyond_noise(a.dir, order, predicted, a.decision_tool, figure, VS)
+    step_bytes = step_bytes_of(a)
     confirm_settings.equivalent_pairs(
-        a.dir, order, classes, figure, VS,
+        a.dir, order,
+        {n: confirm_settings.horovod_class(a.dir, n, step_bytes) for n in order}, figure, VS,
         f"the same cycle time, fusion thresholds at or above the {step_bytes / 2**20:.2f} MiB one "
         f"step reduces (or both 0)")
 

@@ -43,26 +43,12 @@ def load_runs(directory):
     return runs
 
 
-def params(directory, label):
-    """The flat key: value lines of LABEL.yaml (the bench's config files are flat)."""
-    with open(os.path.join(directory, f"{label}.yaml")) as f:
-        return dict(line.strip().split(": ", 1) for line in f if ": " in line.strip())
-
-
-def horovod_class(directory, label, step_bytes):
-    p = params(directory, label)
-    threshold = float(p["fusion_threshold_mb"]) * 2**20
-    # A knob the file leaves out is Horovod's default (cache on at 1024, hierarchical off).
-    return ("all" if threshold >= step_bytes else threshold, float(p["cycle_time_ms"]),
-            int(p.get("cache_capacity", 1024)), p.get("hierarchical_allreduce", "false"),
-            p.get("hierarchical_allgather", "false"))
-
-
 def ddp_class(directory, label, runs):
     buckets = {tuple(job.get("buckets", [])) for _, job in runs[label].values()}
     if len(buckets) != 1 or not next(iter(buckets)):
         return None  # DDP reported none, or different buckets in different runs
-    return (next(iter(buckets)), params(directory, label).get("gradient_as_bucket_view"))
+    return (next(iter(buckets)),
+            confirm_settings.config_params(directory, label).get("gradient_as_bucket_view"))
 
 
 def comparisons(name, runs, classes):
@@ -100,7 +86,8 @@ def main():
     todo = []
     for directory, mib in a.horovod:
         runs = load_runs(directory)
-        classes = {label: horovod_class(directory, label, float(mib) * 2**20) for label in runs}
+        classes = {label: confirm_settings.horovod_class(directory, label, float(mib) * 2**20)
+                   for label in runs}
         todo += comparisons(directory, runs, classes)
     for directory in a.ddp:
         runs = load_runs(directory)
