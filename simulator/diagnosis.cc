@@ -176,12 +176,15 @@ DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, st
 Status Diagnose(const Trace& trace, Diagnosis* out, const CpuShareParams& cpu) {
   PreparedTrace prepared;
   AUTOTUNE_RETURN_IF_ERROR(PreparedTrace::Prepare(trace, &prepared));
-  // A recorded run's backward compute lasts the workload's backward_ms whatever its gradients
-  // do. An imported run's workload is derived from the steps kept (medians over them), so
-  // that floor would move every step's cut with the warm-up; its backward ends with the
-  // slowest rank's last gradient, which each step records itself.
-  const double backward_us =
-      trace.run.kind == RunKind::kImported ? 0.0 : trace.run.workload.backward_ms * 1000.0;
+  // A run the executor recorded computes for the workload's backward_ms whatever its
+  // gradients do. An imported run's workload is derived from the steps kept (medians over
+  // them), so that floor would move every step's cut with the warm-up; a simulated run
+  // carries its source run's workload while the replay stretched or shrank the compute
+  // (CpuShare, the tracer's cost taken off), so the floor is another run's. Both end their
+  // backward with the slowest rank's last gradient, which each step records itself.
+  const double backward_us = trace.run.kind == RunKind::kMeasured
+                                 ? trace.run.workload.backward_ms * 1000.0
+                                 : 0.0;
   Diagnosis d;
   std::vector<double> gains;
   for (size_t i = 0; i < trace.steps.size(); ++i) {

@@ -38,7 +38,8 @@
 // The compute end C of a recorded run is the later of the backward's end (backward start +
 // the workload's backward_ms) and the slowest rank's last gradient. An imported run's
 // workload is derived from the steps kept (medians over them), so its backward_ms would move
-// every step's cut with --warmup-steps; there C is the step's own last gradient.
+// every step's cut with --warmup-steps, and a simulated run's workload is its source run's
+// while the replay dilated the compute; there C is the step's own last gradient.
 #pragma once
 
 #include <string>

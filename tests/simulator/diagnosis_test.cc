@@ -225,6 +225,22 @@ TEST(DiagnosisTest, AnImportedRunsBackwardEndsWithItsLastGradient) {
   EXPECT_NEAR(d.median().rank_skew_ms, 4.0, 1e-9);
 }
 
+TEST(DiagnosisTest, ASimulatedRunsBackwardEndsWithItsLastGradient) {
+  // A replay that took the tracer's cost off an imported run shrank its compute: the
+  // simulated step's last gradient comes at 100 ms while the workload it carries (the source
+  // run's) still says backward ends at 130 ms. Its compute ends with its own last gradient:
+  // the hand-made step's parts, not the 8 ms a 130 ms floor would leave exposed.
+  Trace trace = HandMadeTrace();
+  trace.run.workload.backward_ms = 120.0;
+  trace.run.kind = RunKind::kSimulated;
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(trace, &d).ok());
+  EXPECT_NEAR(d.median().compute_ms, 107.0, 1e-9);
+  EXPECT_NEAR(d.median().exposed_comm_ms(), 38.0, 1e-9);
+  EXPECT_NEAR(d.median().collective_ms, 26.0, 1e-9);
+  EXPECT_NEAR(d.median().rank_skew_ms, 4.0, 1e-9);
+}
+
 TEST(DiagnosisTest, VerdictThresholdIsTheNoiseFraction) {
   StepDiagnosis s;
   s.step_ms = 100.0;
