@@ -34,8 +34,8 @@
 #                     [--repeats R] [--rate RATE] [--search] [--search-samples N]
 #                     [--confirm N] [--no-gloo-calibrate] [--fit-rounds N] [--autotune BIN]
 #                     [--bench-figure BIN] [--python PY]
-#        ddp_bench.sh --rescore DIR [--search] [--confirm N] [--no-gloo-calibrate]
-#                                                          # re-score DIR's runs
+#        ddp_bench.sh --rescore DIR [--models M] [--search] [--search-samples N] [--confirm N]
+#                     [--no-gloo-calibrate] [--fit-rounds N]  # re-score DIR's runs
 #   --fit-rounds N: the default's import takes its first N production rounds as --step-log
 #   (default 1; the median of their medians is its production step time; imported as the
 #   workload MODEL-job-fitN beside MODEL-job).

@@ -238,8 +238,8 @@ def main():
     confirm_settings.equivalent_pairs(
         a.dir, order,
         {n: confirm_settings.horovod_class(a.dir, n, step_bytes) for n in order}, figure, VS,
-        f"the same cycle time, fusion thresholds at or above the {step_bytes / 2**20:.2f} MiB one "
-        f"step reduces (or both 0)")
+        f"the same cycle time, cache and hierarchical flags, fusion thresholds at or above the "
+        f"{step_bytes / 2**20:.2f} MiB one step reduces (or the same threshold)")
 
     def beyond_noise(n):
         return noise is not None and abs(real[n] - real[default]) > 2 * noise * real[default]
