@@ -118,12 +118,24 @@ std::vector<std::string> MpirunArgv(int np, const std::vector<std::string>& self
 
 namespace {
 
-// A temporary file for rank 0's notes (executor/launch_status.h); "" if none can be made.
-std::string MakeStatusFile() {
+// This launch's own folder under TMPDIR (or /tmp), "" if none can be made. It holds rank
+// 0's notes (executor/launch_status.h) and the local part of Open MPI's session folder:
+// mpiruns started at once on one host share /tmp/ompi.HOST.UID, which one of them removes
+// while ending as another creates its job folder under it ("Error in file session_dir.c";
+// open-mpi/ompi#7049, #3818), so each launch gets a private one.
+std::string MakeLaunchDir() {
   const char* dir = std::getenv("TMPDIR");
   std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") +
                      "/autotune-launch-XXXXXX";
-  const int fd = mkstemp(path.data());
+  if (mkdtemp(path.data()) == nullptr) return "";
+  return path;
+}
+
+// An empty file in `dir` for rank 0's notes; "" if none can be made.
+std::string MakeStatusFile(const std::string& dir) {
+  if (dir.empty()) return "";
+  const std::string path = dir + "/status";
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return "";
   close(fd);
   return path;
@@ -175,12 +187,18 @@ bool PumpStderr(int fd, int patience_ms, MpirunOutputFilter* filter) {
   return true;
 }
 
-[[noreturn]] void ExecMpirun(const std::vector<std::string>& args, const std::string& status,
-                             int stderr_fd, const sigset_t& previous) {
+[[noreturn]] void ExecMpirun(const std::vector<std::string>& args, const std::string& launch_dir,
+                             const std::string& status, int stderr_fd, const sigset_t& previous) {
   setpgid(0, 0);  // terminal Ctrl-C reaches this launcher only, not mpirun directly
   prctl(PR_SET_PDEATHSIG, SIGTERM);  // the launcher killed outright takes mpirun along
   sigprocmask(SIG_SETMASK, &previous, nullptr);
   setenv(executor::kLaunchStatusEnv, status.c_str(), 1);  // "" (no file): no notes
+  // Open MPI's session folder on this host (mpirun's and its local ranks') goes to this
+  // launch's folder, unless the user chose one. TMPDIR, not orte_tmpdir_base: the latter
+  // would be sent to remote daemons, where this folder does not exist.
+  const bool chosen = std::getenv("OMPI_MCA_orte_tmpdir_base") != nullptr ||
+                      std::getenv("OMPI_MCA_orte_local_tmpdir_base") != nullptr;
+  if (!launch_dir.empty() && !chosen) setenv("TMPDIR", launch_dir.c_str(), 1);
   const char* tty = std::getenv(kProgressTtyEnv);  // as given, or our stderr (before the pipe)
   const bool terminal = isatty(STDERR_FILENO) || (tty != nullptr && std::string(tty) == "1");
   setenv(kProgressTtyEnv, terminal ? "1" : "0", 1);
@@ -201,7 +219,8 @@ int RelaunchUnderMpirun(int np, const LaunchTarget& target) {
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Fail("--np: cannot find this program's path: " + ec.message());
   const std::vector<std::string> args = MpirunArgv(np, SelfArgv(), exe);
-  const std::string status = MakeStatusFile();
+  const std::string launch_dir = MakeLaunchDir();
+  const std::string status = MakeStatusFile(launch_dir);
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return Fail(std::string("--np: cannot make a pipe: ") + std::strerror(errno));
@@ -219,7 +238,7 @@ int RelaunchUnderMpirun(int np, const LaunchTarget& target) {
     sigprocmask(SIG_SETMASK, &previous, nullptr);
     return Fail(std::string("--np: cannot start mpirun: ") + std::strerror(errno));
   }
-  if (child == 0) ExecMpirun(args, status, pipe_fds[1], previous);
+  if (child == 0) ExecMpirun(args, launch_dir, status, pipe_fds[1], previous);
   close(pipe_fds[1]);
   MpirunOutputFilter filter;
   int status_word = 0;
@@ -251,7 +270,7 @@ int RelaunchUnderMpirun(int np, const LaunchTarget& target) {
   } else if (code != 0 && filter.passed_lines() == 0 && !filter.dropped().empty()) {
     (void)!write(STDERR_FILENO, filter.dropped().data(), filter.dropped().size());
   }
-  if (!status.empty()) unlink(status.c_str());
+  if (!launch_dir.empty()) std::filesystem::remove_all(launch_dir, ec);
   return code;
 }
 

@@ -17,6 +17,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/support/cli.h"
@@ -59,7 +60,7 @@ class ReliabilityTest : public ::testing::Test {
                                      "--scale", "0.05", "--steps", std::to_string(steps),
                                      "--warmup-steps", "1", "--quiet", "--db", db()};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    // The launcher's status note goes to TMPDIR: this test's own, so that a launcher killed
+    // The launcher's folder goes to TMPDIR: this test's own, so that a launcher killed
     // outright leaves it here, not in /tmp.
     fs::create_directories(tmp());
     const char* previous = std::getenv("TMPDIR");
@@ -76,12 +77,26 @@ class ReliabilityTest : public ::testing::Test {
 
   std::string tmp() const { return dir_.path() + "/tmp"; }
 
-  // The launcher's status notes (tools/launch.cc) left in this test's TMPDIR (Open MPI's
-  // session folder goes there too).
+  // The launchers' folders (tools/launch.cc) left in this test's TMPDIR.
   int TmpFiles() const {
     int n = 0;
     for (const auto& e : fs::directory_iterator(tmp())) {
       n += e.path().filename().string().rfind("autotune-launch-", 0) == 0 ? 1 : 0;
+    }
+    return n;
+  }
+
+  // Open MPI's session folders (ompi.HOST.UID) in this test's TMPDIR: {directly there, inside
+  // a launcher's own folder}.
+  std::pair<int, int> SessionFolders() const {
+    std::pair<int, int> n{0, 0};
+    for (const auto& e : fs::directory_iterator(tmp())) {
+      const std::string name = e.path().filename().string();
+      n.first += name.rfind("ompi.", 0) == 0 ? 1 : 0;
+      if (name.rfind("autotune-launch-", 0) != 0 || !e.is_directory()) continue;
+      for (const auto& inner : fs::directory_iterator(e.path())) {
+        n.second += inner.path().filename().string().rfind("ompi.", 0) == 0 ? 1 : 0;
+      }
     }
     return n;
   }
@@ -159,12 +174,14 @@ class ReliabilityTest : public ::testing::Test {
 TEST_F(ReliabilityTest, KillNineOfAnotherRankNamesItAndKeepsTheSteps) {
   ASSERT_GT(Start(), 0);
   ASSERT_TRUE(WaitForSteps(3)) << ReadFile(dir_.File("err.txt"));
+  // mpirun's session folder is the launch's own, not one shared with other launches.
+  EXPECT_EQ(SessionFolders(), std::make_pair(0, 1));
   const pid_t victim = Processes().at(2);
   kill(victim, SIGKILL);
   EXPECT_NE(WaitCommand(pid_), 0);
   const std::string err = ReadFile(dir_.File("err.txt"));
   EXPECT_EQ(LineCount(err), 1) << err;
-  EXPECT_EQ(TmpFiles(), 0);  // the launcher removed its status note
+  EXPECT_EQ(TmpFiles(), 0);  // the launcher removed its folder
   EXPECT_TRUE(std::regex_search(err, std::regex(R"(^autotune: error: rank 2 on \S+ died )"
                                                 R"(\(signal 9, Killed\); )")))
       << err;
