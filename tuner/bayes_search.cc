@@ -32,6 +32,8 @@ const char* SuggestionOriginName(SuggestionOrigin origin) {
       return "default, never measured";
     case SuggestionOrigin::kRemeasure:
       return "re-measure: the verdict hangs on noise";
+    case SuggestionOrigin::kConfirm:
+      return "confirm: a faster verdict re-checked with the rest of the budget";
     case SuggestionOrigin::kMostUncertain:
       return "most uncertain";
     case SuggestionOrigin::kDefaultAgain:

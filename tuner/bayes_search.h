@@ -90,13 +90,15 @@ enum class SuggestionOrigin {
                          // with the model's best, the first real runs contrast the two
   kDefaultAgain,         // a second run of the default in place of the model's best, which it
                          // predicts within run-to-run noise of the default
+  kConfirm,              // a repeat of the candidate or the default: a "faster" verdict is
+                         // re-checked with the rest of the budget (ConfirmOrder)
   kDefaultAroundPick,    // a second run of the default in place of the probe, the pick
                          // predicted decisively faster and too few runs left for both
 };
 // "initial design", "expected improvement", "simulated optimum", "default, never measured",
-// "re-measure: the verdict hangs on noise", "most uncertain", "default again: no setting
-// predicted faster beyond noise", "default again, between runs of the pick: no room for the
-// probe beside a decision".
+// "re-measure: the verdict hangs on noise", "confirm: a faster verdict re-checked with the rest
+// of the budget", "most uncertain", "default again: no setting predicted faster beyond noise",
+// "default again, between runs of the pick: no room for the probe beside a decision".
 const char* SuggestionOriginName(SuggestionOrigin origin);
 
 struct Suggestion {

@@ -190,15 +190,23 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
     conclusion->stop = StopReason::kBudgetSpent;
     return Status::Ok();
   }
+  auto repeat = [&](RunRole role, SuggestionOrigin origin) {
+    const Reported& r = role == RunRole::kDefault ? def : conclusion->candidate;
+    Suggestion s;
+    s.point = r.point;
+    s.prediction = r.prediction;
+    s.origin = origin;
+    add(s);
+  };
   if (RemeasureToDecide(stop_, measured(), conclusion->decision, conclusion->candidate, def)) {
     for (RunRole role : RemeasureOrder(conclusion->decision)) {
-      const Reported& r = role == RunRole::kDefault ? def : conclusion->candidate;
-      Suggestion s;
-      s.point = r.point;
-      s.prediction = r.prediction;
-      s.origin = SuggestionOrigin::kRemeasure;
-      add(s);
+      repeat(role, SuggestionOrigin::kRemeasure);
     }
+    return Status::Ok();
+  }
+  const std::vector<RunRole> confirm = ConfirmOrder(conclusion->decision);
+  if (!confirm.empty()) {
+    repeat(confirm.front(), SuggestionOrigin::kConfirm);
     return Status::Ok();
   }
   // The first real runs beyond the default: the model's best and the setting it is least

@@ -92,7 +92,8 @@ class SearchLoop {
   // `steps` (Decide, the one rule), and settings to measure next, never more than the
   // measured-sample budget has left: the default first while it was never measured (stopped
   // or not); then, when RemeasureToDecide, the settings RemeasureOrder names (whatever
-  // `propose`); else, unless the stop rule says stop (the budget first, then the expected-
+  // `propose`); then, while the candidate beats the default, the one ConfirmOrder names (the
+  // rest of the budget re-checks a "faster" verdict); else, unless the stop rule says stop (the budget first, then the expected-
   // improvement rule on the batch's first pick), while no setting but the default was
   // measured, the model's best pick and the setting it is least sure of (kMostUncertain: the
   // largest posterior stddev among the simulated settings not predicted clearly slower than

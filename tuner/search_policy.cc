@@ -235,6 +235,11 @@ std::vector<RunRole> RemeasureOrder(const Decision& decision) {
   return {first, first == RunRole::kDefault ? RunRole::kCandidate : RunRole::kDefault};
 }
 
+std::vector<RunRole> ConfirmOrder(const Decision& decision) {
+  if (decision.verdict != Verdict::kBeatsDefault) return {};
+  return {NextInPattern(decision.comparison)};
+}
+
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,
                        const Reported& candidate, const Reported& default_setting) {
   // Runs without comparable step times (production ones once any exist, tools/search/setup.h)

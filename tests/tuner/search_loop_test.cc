@@ -361,8 +361,8 @@ std::vector<double> Steps(double mean, double spread, int n = 10) {
 }
 
 // The default and one other setting; the other scores higher. With step times 20% shorter and
-// 1% spread in two runs of each it is written; with step times that cannot be told apart
-// the default is written and the next proposals repeat the two.
+// 1% spread in two runs of each it is written and the next proposal confirms it; with step
+// times that cannot be told apart the default is written and the next proposals repeat the two.
 TEST(SearchLoopTest, MeasuredStepTimesDecideWhatIsWritten) {
   const Point other = {0.3, 0.7};
   auto make = [&](SearchLoop* loop) {
@@ -382,6 +382,10 @@ TEST(SearchLoopTest, MeasuredStepTimesDecideWhatIsWritten) {
   EXPECT_NEAR(c->decision.speedup.speedup, 100.0 / 80.0, 1e-12);
   EXPECT_EQ(c->written().point, other);
   EXPECT_EQ(c->decision.noise.samples, 4);
+  // Shown faster: the next run re-checks it rather than explore (after D C D C, the default).
+  ASSERT_EQ(c->proposals.size(), 1u);
+  EXPECT_EQ(c->proposals[0].point, default_point);
+  EXPECT_EQ(c->proposals[0].origin, SuggestionOrigin::kConfirm);
 
   SearchLoop same(QuadraticSpace(), SearchOptions{});
   make(&same);

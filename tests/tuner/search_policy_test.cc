@@ -322,6 +322,48 @@ TEST(SearchPolicyTest, RemeasuresGoWhereTheyNarrowTheIntervalMore) {
   EXPECT_EQ(RemeasureOrder(d), (std::vector<RunRole>{RunRole::kCandidate, RunRole::kDefault}));
 }
 
+// A "faster" verdict is re-checked with the rest of the budget: one run at a time, in the
+// alternating pattern (after D C D C the default, after D C C D the candidate); any other
+// verdict asks for no confirmation.
+TEST(SearchPolicyTest, AFasterVerdictIsConfirmedInTheAlternatingPattern) {
+  Decision d;
+  d.verdict = Verdict::kBeatsDefault;
+  d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 1, 10, 80.0, false},
+                       {RunRole::kDefault, 0, 2, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 3, 10, 80.0, false}};
+  EXPECT_EQ(ConfirmOrder(d), std::vector<RunRole>{RunRole::kDefault});
+  d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 1, 10, 80.0, false},
+                       {RunRole::kCandidate, 0, 2, 10, 80.0, false},
+                       {RunRole::kDefault, 0, 3, 10, 100.0, false}};
+  EXPECT_EQ(ConfirmOrder(d), std::vector<RunRole>{RunRole::kCandidate});
+  for (Verdict v : {Verdict::kWithinNoise, Verdict::kRunToRunUnknown, Verdict::kRunsDisagree,
+                    Verdict::kIsDefault, Verdict::kBestNotMeasured}) {
+    d.verdict = v;
+    EXPECT_TRUE(ConfirmOrder(d).empty()) << VerdictText(v);
+  }
+}
+
+// Of three runs the MAD is the smaller distance of the other two to the middle one: two runs
+// that agree to 0.1% do not make a third 4% off an outlier (the floor, kMinRunSpread), while a
+// third 10% off still is one.
+TEST(SearchPolicyTest, TwoRunsThatAgreeByChanceDoNotMakeAnOrdinaryThirdAnOutlier) {
+  const RealRuns def = {RealRun(Alternating(100, 1, 10), 0), RealRun(Alternating(100, 1, 10), 2),
+                        RealRun(Alternating(100, 1, 10), 4)};
+  const RealRuns ordinary = {RealRun(Alternating(80, 1, 10), 1),
+                             RealRun(Alternating(80.08, 1, 10), 3),
+                             RealRun(Alternating(83.2, 1, 10), 5)};
+  Decision d = Decide(Setting(1, 9, 1, 3), Setting(0, 10, 1, 3), ordinary, def, {});
+  EXPECT_EQ(d.comparison.remeasure, Remeasure::kNone);
+  EXPECT_EQ(d.verdict, Verdict::kBeatsDefault);
+  const RealRuns off = {RealRun(Alternating(80, 1, 10), 1), RealRun(Alternating(80.08, 1, 10), 3),
+                        RealRun(Alternating(88, 1, 10), 5)};
+  d = Decide(Setting(1, 9, 1, 3), Setting(0, 10, 1, 3), off, def, {});
+  EXPECT_EQ(d.comparison.remeasure, Remeasure::kCandidate);
+  EXPECT_EQ(d.verdict, Verdict::kRunsDisagree);
+}
+
 TEST(SearchPolicyTest, VerdictNamesRoundTrip) {
   for (Verdict v : {Verdict::kIsDefault, Verdict::kBestNotMeasured, Verdict::kDefaultNotMeasured,
                     Verdict::kNoStepTimes, Verdict::kRunToRunUnknown, Verdict::kWithinNoise,
@@ -344,6 +386,8 @@ TEST(SearchPolicyTest, OriginAndStopNamesAreTheTextsTheOutputsCarry) {
                "default, never measured");
   EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kRemeasure),
                "re-measure: the verdict hangs on noise");
+  EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kConfirm),
+               "confirm: a faster verdict re-checked with the rest of the budget");
   EXPECT_STREQ(StopReasonName(StopReason::kBudgetSpent), "budget spent");
   EXPECT_STREQ(StopReasonName(StopReason::kExpectedImprovementBelowThreshold),
                "expected improvement below threshold");
