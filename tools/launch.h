@@ -13,8 +13,8 @@
 // (executor/stop_signal.h). To stop at once, signal mpirun itself; if this launcher is
 // killed outright, mpirun gets SIGTERM (PR_SET_PDEATHSIG) and ends the job.
 // Each launch has its own folder under TMPDIR for rank 0's notes and Open MPI's session
-// folder on this host (mpirun's TMPDIR, unless the user set OMPI_MCA_orte_tmpdir_base or
-// orte_local_tmpdir_base), removed when mpirun ends.
+// folder on this host: mpirun and its local ranks get it as TMPDIR (unless the user set
+// OMPI_MCA_orte_tmpdir_base or orte_local_tmpdir_base), and it is removed when mpirun ends.
 #pragma once
 
 #include <string>

@@ -204,9 +204,8 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
     }
     return Status::Ok();
   }
-  const std::vector<RunRole> confirm = ConfirmOrder(conclusion->decision);
-  if (!confirm.empty()) {
-    repeat(confirm.front(), SuggestionOrigin::kConfirm);
+  if (const std::optional<RunRole> confirm = ConfirmOrder(conclusion->decision)) {
+    repeat(*confirm, SuggestionOrigin::kConfirm);
     return Status::Ok();
   }
   // The first real runs beyond the default: the model's best and the setting it is least

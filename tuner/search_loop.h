@@ -88,24 +88,22 @@ class SearchLoop {
   // The real runs by setting (each setting's runs with their step times and order; a
   // setting absent has none).
   using StepTimes = std::map<Point, RealRuns>;
-  // Concludes a round: the best guess, the candidate, the default and the decision on
-  // `steps` (Decide, the one rule), and settings to measure next, never more than the
-  // measured-sample budget has left: the default first while it was never measured (stopped
-  // or not); then, when RemeasureToDecide, the settings RemeasureOrder names (whatever
-  // `propose`); then, while the candidate beats the default, the one ConfirmOrder names (the
-  // rest of the budget re-checks a "faster" verdict); else, unless the stop rule says stop (the budget first, then the expected-
-  // improvement rule on the batch's first pick), while no setting but the default was
+  // Concludes a round: the best guess, the candidate, the default and the decision on `steps`
+  // (Decide, the one rule), and settings to measure next, never more than the measured-sample
+  // budget has left: the default first while it was never measured (stopped or not); then, when
+  // RemeasureToDecide, the settings RemeasureOrder names (whatever `propose`); then, while the
+  // candidate beats the default, the one ConfirmOrder names (the rest of the budget re-checks a
+  // "faster" verdict); else, unless the stop rule says stop (the budget first, then the
+  // expected-improvement rule on the batch's first pick), while no setting but the default was
   // measured, the model's best pick and the setting it is least sure of (kMostUncertain: the
-  // largest posterior stddev among the simulated settings not predicted clearly slower than
-  // the default, MostUncertain; it alone may be predicted below the default), the best pick
-  // replaced by the default's second run (kDefaultAgain) when the default has one run and the
-  // pick is predicted less than kPredictedGainWorthARun faster,
-  // the probe replaced by the default's second run (kDefaultAroundPick: D C D, then the pick
-  // again) when the default has one run, two or three runs are left and the pick is predicted
-  // kPredictedGainDecisive or more faster,
-  // else up to `propose` settings by expected improvement (kriging believer),
-  // leaving out the default and any predicted below it (none left: kNothingPredictedFaster).
-  // Fails when nothing was observed.
+  // largest posterior stddev among the simulated settings not predicted clearly slower than the
+  // default, MostUncertain; it alone may be predicted below the default), the best pick replaced by
+  // the default's second run (kDefaultAgain) when the default has one run and the pick is predicted
+  // less than kPredictedGainWorthARun faster, the probe replaced by the default's second run
+  // (kDefaultAroundPick: D C D, then the pick again) when the default has one run, two or three
+  // runs are left and the pick is predicted kPredictedGainDecisive or more faster, else up to
+  // `propose` settings by expected improvement (kriging believer), leaving out the default and any
+  // predicted below it (none left: kNothingPredictedFaster). Fails when nothing was observed.
   StatusOr<Conclusion> Conclude(int propose, const Point& default_point,
                                 const StepTimes& steps = {});
   // Conclude without the proposals: the best guess, the candidate and the decision.

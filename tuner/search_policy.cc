@@ -235,9 +235,9 @@ std::vector<RunRole> RemeasureOrder(const Decision& decision) {
   return {first, first == RunRole::kDefault ? RunRole::kCandidate : RunRole::kDefault};
 }
 
-std::vector<RunRole> ConfirmOrder(const Decision& decision) {
-  if (decision.verdict != Verdict::kBeatsDefault) return {};
-  return {NextInPattern(decision.comparison)};
+std::optional<RunRole> ConfirmOrder(const Decision& decision) {
+  if (decision.verdict != Verdict::kBeatsDefault) return std::nullopt;
+  return NextInPattern(decision.comparison);
 }
 
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,

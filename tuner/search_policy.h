@@ -4,6 +4,7 @@
 // predictions). tuner/search_loop.h applies them.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -172,12 +173,12 @@ std::vector<RunRole> RemeasureOrder(const Decision& decision);
 
 // A "faster" verdict holds the rest of the budget: while the candidate beats the default, the
 // next real run repeats one of the two, in the alternating pattern, instead of exploring. The
-// verdict is looked at after every round, so a first "faster" from a few runs is often a run
+// verdict is looked at after every round, so a first "faster" from a few runs can be a run
 // that came out fast as a whole; more runs of the two settle it either way, where a run of
 // another setting would widen the family it is judged in (MostConvincinglyFaster) or hand the
 // model's candidate to a setting run once (bench/tuner: tuner.search_claims, a synthetic job
-// whose truth is known). The one role to measure next, or none when `decision` does not beat
-// the default.
-std::vector<RunRole> ConfirmOrder(const Decision& decision);
+// whose truth is known). The role to measure next, or none when `decision` does not beat the
+// default.
+std::optional<RunRole> ConfirmOrder(const Decision& decision);
 
 }  // namespace autotune::tuner

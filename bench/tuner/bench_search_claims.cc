@@ -13,7 +13,8 @@
 // trial plays `search --live` as it runs: round by round, a fresh search (the measured runs
 // observed, the simulated prior, Conclude with one proposal) whose proposals run, starting
 // from one run of the default (the import), until the budget of real runs is spent or the
-// search stops; then the verdict (Judge).
+// search stops; then the verdict (Judge). Each round simulates 30 settings (search's default
+// --sim-budget is 120: fewer keep a trial near 1.6 s; the model's shape is one bump).
 //
 //   bench_tuner_search_claims [--trials N (60)] [--budget B (10)] [--only SCENARIO]
 #include <chrono>
@@ -138,40 +139,25 @@ void Run(const Scenario& s, int trials, int budget) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string name = "tuner.search_claims." + s.name;
   const double n = trials;
+  // A share of the trials, for information.
+  auto share = [&name, n](const std::string& figure, double count) {
+    autotune::bench::PrintFigure(
+        {.bench = name + "." + figure, .value = count / n, .unit = "1", .anchor = "trials",
+         .anchor_value = 1.0, .target = autotune::bench::NoTarget()});
+  };
   if (s.true_gain == 0.0) {
     // A false claim rate at or below the 5% the rule's intervals allow.
-    autotune::bench::PrintFigure({.bench = name + ".false_claims",
-                                  .value = claimed / n,
-                                  .unit = "1",
-                                  .anchor = "allowed",
-                                  .anchor_value = 0.05,
+    autotune::bench::PrintFigure({.bench = name + ".false_claims", .value = claimed / n,
+                                  .unit = "1", .anchor = "allowed", .anchor_value = 0.05,
                                   .target = autotune::bench::RatioAtMost(1.0)});
   } else {
-    autotune::bench::PrintFigure({.bench = name + ".claims",
-                                  .value = claimed / n,
-                                  .unit = "1",
-                                  .anchor = "trials",
-                                  .anchor_value = 1.0,
-                                  .target = autotune::bench::NoTarget()});
-    autotune::bench::PrintFigure({.bench = name + ".within_5pct_of_best",
-                                  .value = near_best / n,
-                                  .unit = "1",
-                                  .anchor = "trials",
-                                  .anchor_value = 1.0,
-                                  .target = autotune::bench::NoTarget()});
+    share("claims", claimed);
+    share("within_5pct_of_best", near_best);
     autotune::bench::PrintFigure({.bench = name + ".mean_true_speedup_written",
-                                  .value = speedup_sum / n,
-                                  .unit = "x",
-                                  .anchor = "best",
-                                  .anchor_value = best,
-                                  .target = autotune::bench::NoTarget()});
+                                  .value = speedup_sum / n, .unit = "x", .anchor = "best",
+                                  .anchor_value = best, .target = autotune::bench::NoTarget()});
   }
-  autotune::bench::PrintFigure({.bench = name + ".claims_lost_by_the_end",
-                                .value = lost / n,
-                                .unit = "1",
-                                .anchor = "trials",
-                                .anchor_value = 1.0,
-                                .target = autotune::bench::NoTarget()});
+  share("claims_lost_by_the_end", lost);
   std::printf("# %s: true gain %.2f, run-to-run cv %.3f, step cv %.3f, budget %d real runs: "
               "%d trials, %.1f real runs each on average, %.1f s\n",
               s.name.c_str(), s.true_gain, s.run_cv, s.step_cv, budget, trials, runs_sum / n,

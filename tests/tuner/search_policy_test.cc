@@ -332,16 +332,16 @@ TEST(SearchPolicyTest, AFasterVerdictIsConfirmedInTheAlternatingPattern) {
                        {RunRole::kCandidate, 0, 1, 10, 80.0, false},
                        {RunRole::kDefault, 0, 2, 10, 100.0, false},
                        {RunRole::kCandidate, 0, 3, 10, 80.0, false}};
-  EXPECT_EQ(ConfirmOrder(d), std::vector<RunRole>{RunRole::kDefault});
+  EXPECT_EQ(ConfirmOrder(d), RunRole::kDefault);
   d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
                        {RunRole::kCandidate, 0, 1, 10, 80.0, false},
                        {RunRole::kCandidate, 0, 2, 10, 80.0, false},
                        {RunRole::kDefault, 0, 3, 10, 100.0, false}};
-  EXPECT_EQ(ConfirmOrder(d), std::vector<RunRole>{RunRole::kCandidate});
+  EXPECT_EQ(ConfirmOrder(d), RunRole::kCandidate);
   for (Verdict v : {Verdict::kWithinNoise, Verdict::kRunToRunUnknown, Verdict::kRunsDisagree,
                     Verdict::kIsDefault, Verdict::kBestNotMeasured}) {
     d.verdict = v;
-    EXPECT_TRUE(ConfirmOrder(d).empty()) << VerdictText(v);
+    EXPECT_FALSE(ConfirmOrder(d).has_value()) << VerdictText(v);
   }
 }
 
