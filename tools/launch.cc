@@ -118,18 +118,30 @@ std::vector<std::string> MpirunArgv(int np, const std::vector<std::string>& self
 
 namespace {
 
-// This launch's own folder under TMPDIR (or /tmp), "" if none can be made. It holds rank
-// 0's notes (executor/launch_status.h) and the local part of Open MPI's session folder:
-// mpiruns started at once on one host share /tmp/ompi.HOST.UID, which one of them removes
-// while ending as another creates its job folder under it ("Error in file session_dir.c";
-// open-mpi/ompi#7049, #3818), so each launch gets a private one.
-std::string MakeLaunchDir() {
-  const char* dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") +
-                     "/autotune-launch-XXXXXX";
-  if (mkdtemp(path.data()) == nullptr) return "";
-  return path;
-}
+// This launch's own folder under TMPDIR (or /tmp), removed with everything in it when the
+// launcher returns, whichever way; path is "" if none could be made. It holds rank 0's notes
+// (executor/launch_status.h) and the local part of Open MPI's session folder: mpiruns started
+// at once on one host share /tmp/ompi.HOST.UID, which one of them removes while ending as
+// another creates its job folder under it ("Error in file session_dir.c"; open-mpi/ompi#7049,
+// #3818), so each launch gets a private one.
+class LaunchDir {
+ public:
+  LaunchDir() {
+    const char* dir = std::getenv("TMPDIR");
+    path_ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/autotune-launch-XXXXXX";
+    if (mkdtemp(path_.data()) == nullptr) path_.clear();
+  }
+  ~LaunchDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  LaunchDir(const LaunchDir&) = delete;
+  LaunchDir& operator=(const LaunchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // An empty file in `dir` for rank 0's notes; "" if none can be made.
 std::string MakeStatusFile(const std::string& dir) {
@@ -219,8 +231,8 @@ int RelaunchUnderMpirun(int np, const LaunchTarget& target) {
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Fail("--np: cannot find this program's path: " + ec.message());
   const std::vector<std::string> args = MpirunArgv(np, SelfArgv(), exe);
-  const std::string launch_dir = MakeLaunchDir();
-  const std::string status = MakeStatusFile(launch_dir);
+  const LaunchDir launch_dir;  // the child execs or _exits: only this process removes it
+  const std::string status = MakeStatusFile(launch_dir.path());
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return Fail(std::string("--np: cannot make a pipe: ") + std::strerror(errno));
@@ -238,7 +250,7 @@ int RelaunchUnderMpirun(int np, const LaunchTarget& target) {
     sigprocmask(SIG_SETMASK, &previous, nullptr);
     return Fail(std::string("--np: cannot start mpirun: ") + std::strerror(errno));
   }
-  if (child == 0) ExecMpirun(args, launch_dir, status, pipe_fds[1], previous);
+  if (child == 0) ExecMpirun(args, launch_dir.path(), status, pipe_fds[1], previous);
   close(pipe_fds[1]);
   MpirunOutputFilter filter;
   int status_word = 0;
@@ -270,7 +282,6 @@ int RelaunchUnderMpirun(int np, const LaunchTarget& target) {
   } else if (code != 0 && filter.passed_lines() == 0 && !filter.dropped().empty()) {
     (void)!write(STDERR_FILENO, filter.dropped().data(), filter.dropped().size());
   }
-  if (!launch_dir.empty()) std::filesystem::remove_all(launch_dir, ec);
   return code;
 }
 
