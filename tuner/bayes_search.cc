@@ -40,6 +40,8 @@ const char* SuggestionOriginName(SuggestionOrigin origin) {
       return "default again: no setting predicted faster beyond noise";
     case SuggestionOrigin::kDefaultAroundPick:
       return "default again, between runs of the pick: no room for the probe beside a decision";
+    case SuggestionOrigin::kPursueLead:
+      return "pursue: the candidate leads the default, and the model's pick is within noise of it";
   }
   return "unknown";
 }

@@ -94,11 +94,15 @@ enum class SuggestionOrigin {
                          // re-checked with the rest of the budget (ConfirmOrder)
   kDefaultAroundPick,    // a second run of the default in place of the probe, the pick
                          // predicted decisively faster and too few runs left for both
+  kPursueLead,           // a repeat of the candidate or the default: the candidate leads the
+                         // default, not yet shown, and the model's pick is within noise of it
+                         // (PursueLeadOrder)
 };
 // "initial design", "expected improvement", "simulated optimum", "default, never measured",
 // "re-measure: the verdict hangs on noise", "confirm: a faster verdict re-checked with the rest
 // of the budget", "most uncertain", "default again: no setting predicted faster beyond noise",
-// "default again, between runs of the pick: no room for the probe beside a decision".
+// "default again, between runs of the pick: no room for the probe beside a decision", "pursue:
+// the candidate leads the default, and the model's pick is within noise of it".
 const char* SuggestionOriginName(SuggestionOrigin origin);
 
 struct Suggestion {

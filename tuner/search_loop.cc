@@ -219,6 +219,12 @@ Status SearchLoop::Propose(int propose, Conclusion* conclusion) {
   StatusOr<std::vector<Suggestion>> batch = search_.SuggestBatch(Fidelity::kMeasured, batch_size);
   if (!batch.ok()) return batch.status();
   const Suggestion& first = batch->front();
+  if (const std::optional<RunRole> lead =
+          PursueLeadOrder(conclusion->decision, conclusion->candidate.prediction,
+                          first.prediction)) {
+    repeat(*lead, SuggestionOrigin::kPursueLead);
+    return Status::Ok();
+  }
   if (ImprovementStopApplies(stop_, measured(), first)) {
     StatusOr<tuner::Incumbent> incumbent = search_.Best(Fidelity::kMeasured);
     if (!incumbent.ok()) return incumbent.status();

@@ -240,6 +240,17 @@ std::optional<RunRole> ConfirmOrder(const Decision& decision) {
   return NextInPattern(decision.comparison);
 }
 
+std::optional<RunRole> PursueLeadOrder(const Decision& decision, const Prediction& candidate,
+                                       const Prediction& next_pick) {
+  if (!decision.HangsOnNoise() || decision.speedup.speedup < 1.0 + kLeadWorthPursuing) {
+    return std::nullopt;
+  }
+  const double noise =
+      decision.noise.across_cv > 0.0 ? decision.noise.across_cv : kRunToRunCvPrior;
+  if (next_pick.mean - candidate.mean >= noise * std::fabs(candidate.mean)) return std::nullopt;
+  return RemeasureOrder(decision).front();
+}
+
 bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decision,
                        const Reported& candidate, const Reported& default_setting) {
   // Runs without comparable step times (production ones once any exist, tools/search/setup.h)

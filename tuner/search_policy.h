@@ -181,4 +181,23 @@ std::vector<RunRole> RemeasureOrder(const Decision& decision);
 // default.
 std::optional<RunRole> ConfirmOrder(const Decision& decision);
 
+// A lead worth the rest of the budget: the candidate's measured speedup over the default (the
+// interval's point) at which a verdict still hanging on noise is pursued rather than left for
+// a pick the model cannot tell from the candidate (PursueLeadOrder): the run-to-run prior.
+inline constexpr double kLeadWorthPursuing = kRunToRunCvPrior;
+// A lead the model cannot overtake is pursued: while the candidate leads the default by
+// kLeadWorthPursuing or more and its verdict hangs on noise, and the model's next pick
+// (`next_pick`, the measured fidelity's posterior there) is predicted faster than the
+// candidate's posterior (`candidate`) by less than one run's run-to-run noise (the decision's
+// across_cv, else kRunToRunCvPrior), the next real run repeats the candidate or the default
+// (RemeasureOrder's first: the side an outlier asks for, else the alternating pattern) instead
+// of the pick. A pick within noise of the candidate, if
+// it is faster at all, is faster by less than its own runs can show in what is left of a
+// budget, and its runs split the evidence that would show the candidate (bench/ddp's
+// mobilenet_v2 search, /tmp/ddp23: four runs of 2 MB buckets at 1.10x and two more of the same
+// cap with a larger first bucket at 1.14x, neither shown, the default kept). The role to
+// measure next, or none.
+std::optional<RunRole> PursueLeadOrder(const Decision& decision, const Prediction& candidate,
+                                       const Prediction& next_pick);
+
 }  // namespace autotune::tuner

@@ -424,5 +424,58 @@ TEST(SearchLoopTest, MeasuredStepTimesDecideWhatIsWritten) {
   for (const Suggestion& s : c->proposals) EXPECT_EQ(s.origin, SuggestionOrigin::kRemeasure);
 }
 
+// A lead the model's pick cannot overtake takes the next run: one knob, the default at 0.9 and
+// the candidate at 0.3, three runs each (D C D C D C); the default's at 100 ms, the
+// candidate's 1.07x ahead as a geometric mean, its runs 10% apart (not shown: within noise).
+// The simulated prior puts a 10% gain around 0.3 and nothing elsewhere, so the model's pick is
+// the candidate's neighbourhood, within noise of it: the next run is the default's (after
+// D C D C D C, the pattern's), marked as pursuing the lead. With a prior that puts 1.6x at
+// x <= 0.1, far beyond the candidate, the pick there is run instead.
+TEST(SearchLoopTest, ALeadIsPursuedUnlessThePickIsPredictedFasterBeyondNoise) {
+  Space space;
+  ASSERT_TRUE(space.AddDimension(Dimension::Continuous("x", 0, 1, Scale::kLinear, 0.9)).ok());
+  const Point default_point = space.Default();
+  const Point candidate = {0.3};
+  const std::vector<double> candidate_noise = {1.0, 1.1, 1 / 1.1};
+  SearchLoop::StepTimes steps;
+  std::vector<Observation> measured;
+  for (int i = 0; i < 3; ++i) {
+    const double d = 100.0;
+    const double c = d / 1.07 * candidate_noise[i];
+    steps[default_point].push_back(RealRun(Steps(d, 1), 2 * i));
+    steps[candidate].push_back(RealRun(Steps(c, 1), 2 * i + 1));
+    measured.push_back({default_point, Fidelity::kMeasured, 1000.0 / d});
+    measured.push_back({candidate, Fidelity::kMeasured, 1000.0 / c});
+  }
+  auto conclude = [&](double far_gain) -> StatusOr<SearchLoop::Conclusion> {
+    SearchLoop loop(space, SearchOptions{});
+    for (const Observation& o : measured) AUTOTUNE_RETURN_IF_ERROR(loop.Observe(o));
+    for (int i = 0; i <= 20; ++i) {
+      const double x = 0.05 * i;
+      const double gain = x <= 0.1 + 1e-9 ? far_gain
+                          : std::fabs(x - 0.3) <= 0.1 ? 0.10
+                                                      : 0.0;
+      AUTOTUNE_RETURN_IF_ERROR(loop.Observe({{x}, Fidelity::kSimulated, 10.0 * (1 + gain)}));
+    }
+    return loop.Conclude(1, default_point, steps);
+  };
+  StatusOr<SearchLoop::Conclusion> c = conclude(0.0);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->candidate.point, candidate);
+  EXPECT_EQ(c->decision.verdict, Verdict::kWithinNoise);
+  EXPECT_NEAR(c->decision.speedup.speedup, 1.07, 1e-9);
+  ASSERT_EQ(c->proposals.size(), 1u);
+  EXPECT_EQ(c->proposals[0].origin, SuggestionOrigin::kPursueLead);
+  EXPECT_EQ(c->proposals[0].point, default_point);
+
+  c = conclude(0.6);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->decision.verdict, Verdict::kWithinNoise);
+  ASSERT_FALSE(c->proposals.empty());
+  EXPECT_NE(c->proposals[0].origin, SuggestionOrigin::kPursueLead);
+  EXPECT_NE(c->proposals[0].point, candidate);
+  EXPECT_NE(c->proposals[0].point, default_point);
+}
+
 }  // namespace
 }  // namespace autotune::tuner

@@ -345,6 +345,58 @@ TEST(SearchPolicyTest, AFasterVerdictIsConfirmedInTheAlternatingPattern) {
   }
 }
 
+// A lead not yet shown is pursued while the model's pick is within one run's run-to-run noise
+// of the candidate: the candidate at 100 (score), the noise 5.8%, so a pick at 105 does not
+// take the run and one at 107 does; a lead under 5%, a shown verdict (ConfirmOrder's) or a
+// verdict that does not hang on noise pursue nothing; without a measured run-to-run noise the
+// prior's 5% decides.
+TEST(SearchPolicyTest, ALeadThePickCannotOvertakeIsPursuedInTheAlternatingPattern) {
+  Decision d;
+  d.verdict = Verdict::kWithinNoise;
+  d.has_speedup = true;
+  d.speedup = {1.10, 0.98, 1.23, 0.95};
+  d.noise.across_cv = 0.058;
+  d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 1, 10, 91.0, false},
+                       {RunRole::kDefault, 0, 2, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 3, 10, 91.0, false}};
+  Prediction candidate;
+  candidate.mean = 100.0;
+  Prediction pick;
+  pick.mean = 105.0;
+  EXPECT_EQ(PursueLeadOrder(d, candidate, pick), RunRole::kDefault);  // after D C D C
+  d.comparison.runs = {{RunRole::kDefault, 0, 0, 10, 100.0, false},
+                       {RunRole::kCandidate, 0, 1, 10, 91.0, false},
+                       {RunRole::kCandidate, 0, 2, 10, 91.0, false},
+                       {RunRole::kDefault, 0, 3, 10, 100.0, false}};
+  EXPECT_EQ(PursueLeadOrder(d, candidate, pick), RunRole::kCandidate);  // after D C C D
+  d.comparison.runs[1].outlier = true;
+  d.comparison.remeasure = Remeasure::kCandidate;
+  EXPECT_EQ(PursueLeadOrder(d, candidate, pick), RunRole::kCandidate);
+  d.comparison.runs[3].outlier = true;
+  d.comparison.runs[1].outlier = false;
+  d.comparison.remeasure = Remeasure::kDefault;
+  EXPECT_EQ(PursueLeadOrder(d, candidate, pick), RunRole::kDefault);
+  pick.mean = 107.0;  // 7% over the candidate: beyond one run's noise, the pick is run
+  EXPECT_FALSE(PursueLeadOrder(d, candidate, pick).has_value());
+  pick.mean = 105.0;
+  d.speedup = {1.04, 0.95, 1.14, 0.95};  // a lead under 5%
+  EXPECT_FALSE(PursueLeadOrder(d, candidate, pick).has_value());
+  d.speedup = {1.20, 1.05, 1.37, 0.95};  // shown: ConfirmOrder's, not a lead's
+  d.verdict = Verdict::kBeatsDefault;
+  EXPECT_FALSE(PursueLeadOrder(d, candidate, pick).has_value());
+  d.verdict = Verdict::kWithinNoise;
+  d.speedup = {1.10, 0.98, 1.23, 0.95};
+  d.has_speedup = false;  // no speedup measured: nothing hangs on noise
+  EXPECT_FALSE(PursueLeadOrder(d, candidate, pick).has_value());
+  d.has_speedup = true;
+  d.noise.across_cv = 0.0;  // unknown: the prior's 5%
+  pick.mean = 104.9;
+  EXPECT_TRUE(PursueLeadOrder(d, candidate, pick).has_value());
+  pick.mean = 105.1;
+  EXPECT_FALSE(PursueLeadOrder(d, candidate, pick).has_value());
+}
+
 // Of three runs the MAD is the smaller distance of the other two to the middle one: two runs
 // that agree to 0.1% do not make a third 4% off an outlier (the floor, kMinRunSpread), while a
 // third 10% off still is one.
@@ -388,6 +440,9 @@ TEST(SearchPolicyTest, OriginAndStopNamesAreTheTextsTheOutputsCarry) {
                "re-measure: the verdict hangs on noise");
   EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kConfirm),
                "confirm: a faster verdict re-checked with the rest of the budget");
+  EXPECT_STREQ(SuggestionOriginName(SuggestionOrigin::kPursueLead),
+               "pursue: the candidate leads the default, and the model's pick is within noise of "
+               "it");
   EXPECT_STREQ(StopReasonName(StopReason::kBudgetSpent), "budget spent");
   EXPECT_STREQ(StopReasonName(StopReason::kExpectedImprovementBelowThreshold),
                "expected improvement below threshold");
