@@ -191,12 +191,11 @@ inline constexpr double kLeadWorthPursuing = kRunToRunCvPrior;
 // candidate's posterior (`candidate`) by less than one run's run-to-run noise (the decision's
 // across_cv, else kRunToRunCvPrior), the next real run repeats the candidate or the default
 // (RemeasureOrder's first: the side an outlier asks for, else the alternating pattern) instead
-// of the pick. A pick within noise of the candidate, if
-// it is faster at all, is faster by less than its own runs can show in what is left of a
-// budget, and its runs split the evidence that would show the candidate (bench/ddp's
-// mobilenet_v2 search, /tmp/ddp23: four runs of 2 MB buckets at 1.10x and two more of the same
-// cap with a larger first bucket at 1.14x, neither shown, the default kept). The role to
-// measure next, or none.
+// of the pick. A pick within noise of the candidate, if it is faster at all, is faster by less
+// than its own runs can show in what is left of a budget, and its runs split the evidence that
+// would show the candidate (bench/ddp's mobilenet_v2 search, /tmp/ddp23: four runs of 2 MB
+// buckets at 1.10x and two more of the same cap with a larger first bucket at 1.14x, neither
+// shown, the default kept). The role to measure next, or none.
 std::optional<RunRole> PursueLeadOrder(const Decision& decision, const Prediction& candidate,
                                        const Prediction& next_pick);
 

@@ -438,6 +438,52 @@ TEST(SearchVerdictTest, TheDecisionIsStoredAndShownUntilANewRealRun) {
   EXPECT_EQ(again["decision"]["runs"].size(), 5u);
 }
 
+// A stored decision whose verdict on the same real runs of the same candidate is not what the
+// rule says now (made by an earlier rule: emulated by storing one that kept the default on
+// the evidence of decision 1) is not shown as the decision: a note names both verdicts and
+// the rule's decision is stored after it; run again, that one is shown.
+TEST(SearchVerdictTest, ADecisionAnEarlierRuleMadeOnTheSameRunsIsSuperseded) {
+  TempDir dir;
+  const std::string db = GainDatabase(dir, 0.20);
+  const std::string best = dir.path() + "/best.yaml";
+  CommandResult r = RunAutotune("search --db '" + db + "' --run 1 --out '" + best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(db, Store::Mode::kReadWrite, &store).ok());
+    StoredDecision earlier;
+    ASSERT_TRUE(store->LatestDecision(1, &earlier).ok());
+    ASSERT_EQ(earlier.verdict, "beats_default");
+    earlier.verdict = "within_noise";
+    earlier.chosen = earlier.default_knobs;
+    earlier.summary = "no setting beats the default beyond noise (±5.0%); keeping the defaults";
+    ASSERT_TRUE(store->SaveDecision(&earlier).ok());
+    EXPECT_EQ(earlier.id, 2);
+  }
+  r = RunAutotune("search --db '" + db + "' --run 1 --json --out '" + best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["decision"]["id"], 3);
+  EXPECT_EQ(j["decision"]["reused"], false);
+  EXPECT_EQ(j["decision"]["verdict"], "beats_default");
+  EXPECT_NE(r.err.find("search: note: decision 2 judged the same real runs of "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("as \"not shown: within noise\"; the decision rule now says \"yes\": a "
+                       "new decision is stored"),
+            std::string::npos)
+      << r.err;
+  ConfigFile config;
+  ASSERT_TRUE(LoadConfigFile(best, &config).ok());
+  EXPECT_EQ(config.knobs.fusion_threshold_mb, 1.0);  // the candidate, not the earlier default
+  r = RunAutotune("search --db '" + db + "' --run 1 --json --out '" + best + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["decision"]["id"], 3);
+  EXPECT_EQ(j["decision"]["reused"], true);
+  EXPECT_EQ(r.err.find("a new decision is stored"), std::string::npos) << r.err;
+}
+
 // A run imported from a CPU Horovod job is a cpu target: hierarchical collectives are never
 // proposed; --target overrides; a bad --target is one line.
 TEST(SearchVerdictTest, TargetFromTheRunOrTheFlag) {

@@ -134,7 +134,23 @@ Status DecideAndWrite(const std::string& command, const std::vector<Sample>& mea
   StoredDecision latest;
   const Status found = store->LatestDecision(report->run.id, &latest);
   if (!found.ok() && found.code() != Status::Code::kNotFound) return found;
-  if (found.ok() && latest.evidence_key == key) {
+  // The same real runs and the same candidate, yet another verdict: the decision rule itself
+  // changed since (an upgrade of autotune), so the stored decision no longer says what these
+  // runs show. It is kept in the history, and this rule's decision is stored after it.
+  const std::string verdict = tuner::VerdictName(report->conclusion.decision.verdict);
+  const bool superseded = found.ok() && latest.evidence_key == key &&
+                          latest.candidate == report->candidate_knobs && latest.verdict != verdict;
+  if (superseded) {
+    tuner::Verdict stored = tuner::Verdict::kIsDefault;
+    std::cerr << "search: note: decision " << latest.id << " judged the same real runs of "
+              << KnobsShort(latest.candidate, report->scope.framework) << " as \""
+              << (tuner::ParseVerdictName(latest.verdict, &stored) ? tuner::VerdictText(stored)
+                                                                    : latest.verdict)
+              << "\"; the decision rule now says \""
+              << tuner::VerdictText(report->conclusion.decision.verdict)
+              << "\": a new decision is stored\n";
+  }
+  if (found.ok() && latest.evidence_key == key && !superseded) {
     report->decision = latest;
     report->decision_reused = true;
     report->best_knobs = latest.chosen;

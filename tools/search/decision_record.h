@@ -42,8 +42,10 @@ nlohmann::json DecisionToJson(const StoredDecision& decision);
 // Stores the round's decision and writes its files (WriteSearchConfigs) as one: the decision
 // is committed only once the files are written. When the newest stored decision of the run
 // has the same EvidenceKey, it is shown instead: the written setting is the stored one and
-// nothing is stored. A database that cannot be written (read-only media) stores nothing and
-// says so in a note on stderr; the files are still written.
+// nothing is stored; unless it judged the same candidate and this round's rule gives another
+// verdict (the rule changed since: an upgrade), then a note on stderr names both verdicts and
+// this round's decision is stored after it. A database that cannot be written (read-only
+// media) stores nothing and says so in a note on stderr; the files are still written.
 Status DecideAndWrite(const std::string& command, const std::vector<Sample>& measured,
                       RoundReport* report);
 
