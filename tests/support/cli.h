@@ -39,6 +39,11 @@ int WaitCommand(pid_t pid);
 // Runs argv to completion; DIR/out.txt and DIR/err.txt hold its output afterwards.
 CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& dir);
 
+// A TCP port nobody is bound to now, the kernel's pick for port 0 (for a job's rendezvous, such
+// as torch's MASTER_PORT: a port derived from the pid can be one another job's socket holds).
+// 0 when none can be had.
+int FreeTcpPort();
+
 // A fresh temporary directory, removed with everything in it on destruction.
 class TempDir {
  public:

@@ -4,7 +4,6 @@
 // the script wins and says so; the step log; --print-env. Skipped, with one line, where
 // /usr/bin/python3 cannot import torch.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -20,6 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using autotune::testing::AutotuneBinary;
 using autotune::testing::CommandResult;
+using autotune::testing::FreeTcpPort;
 using autotune::testing::ReadFile;
 using autotune::testing::RunCommand;
 using autotune::testing::TempDir;
@@ -42,8 +42,9 @@ class DdpApplyTest : public ::testing::Test {
   // The probe under `autotune apply --config-file best.yaml -- mpirun ... -np 4`.
   CommandResult RunProbe(std::vector<std::string> probe_args,
                          std::vector<std::string> env = {}) {
-    static int job = 0;
-    const std::string port = std::to_string(20000 + (getpid() * 7 + job++) % 20000);
+    const int free_port = FreeTcpPort();
+    EXPECT_GT(free_port, 0);
+    const std::string port = std::to_string(free_port);
     std::vector<std::string> argv = {"env", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port,
                                       "OMP_NUM_THREADS=1", "OMPI_ALLOW_RUN_AS_ROOT=1",
                                       "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
@@ -138,12 +139,14 @@ TEST_F(DdpApplyTest, PrintEnvShowsTheDdpVariablesAndNoHorovods) {
 }
 
 TEST_F(DdpApplyTest, AMalformedVariableStopsTheJobWithOneLine) {
+  const int port = FreeTcpPort();
+  ASSERT_GT(port, 0);
   const CommandResult r =
       RunCommand({"env", "AUTOTUNE_DDP_BUCKET_CAP_MB=lots",
                   "PYTHONPATH=" AUTOTUNE_SOURCE_DIR "/python", kPython, "-c",
                   "import torch, torch.distributed as d; "
                   "d.init_process_group('gloo', init_method='tcp://127.0.0.1:" +
-                      std::to_string(40000 + getpid() % 20000) +
+                      std::to_string(port) +
                       "', rank=0, world_size=1); "
                       "torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))"},
                  dir_);
