@@ -93,17 +93,20 @@ class SearchLoop {
   // budget has left: the default first while it was never measured (stopped or not); then, when
   // RemeasureToDecide, the settings RemeasureOrder names (whatever `propose`); then, while the
   // candidate beats the default, the one ConfirmOrder names (the rest of the budget re-checks a
-  // "faster" verdict); else, unless the stop rule says stop (the budget first, then the
-  // expected-improvement rule on the batch's first pick), while no setting but the default was
-  // measured, the model's best pick and the setting it is least sure of (kMostUncertain: the
-  // largest posterior stddev among the simulated settings not predicted clearly slower than the
-  // default, MostUncertain; it alone may be predicted below the default), the best pick replaced by
-  // the default's second run (kDefaultAgain) when the default has one run and the pick is predicted
-  // less than kPredictedGainWorthARun faster, the probe replaced by the default's second run
-  // (kDefaultAroundPick: D C D, then the pick again) when the default has one run, two or three
-  // runs are left and the pick is predicted kPredictedGainDecisive or more faster, else up to
-  // `propose` settings by expected improvement (kriging believer), leaving out the default and any
-  // predicted below it (none left: kNothingPredictedFaster). Fails when nothing was observed.
+  // "faster" verdict); then, while the candidate leads the default by kLeadWorthPursuing or more
+  // unshown and the batch's first pick is predicted within run-to-run noise of it, the one
+  // PursueLeadOrder names (before the expected-improvement stop); else, unless the stop rule says
+  // stop (the budget first, then the expected-improvement rule on the batch's first pick), while no
+  // setting but the default was measured, the model's best pick and the setting it is least sure of
+  // (kMostUncertain: the largest posterior stddev among the simulated settings not predicted
+  // clearly slower than the default, MostUncertain; it alone may be predicted below the default),
+  // the best pick replaced by the default's second run (kDefaultAgain) when the default has one run
+  // and the pick is predicted less than kPredictedGainWorthARun faster, the probe replaced by the
+  // default's second run (kDefaultAroundPick: D C D, then the pick again) when the default has one
+  // run, two or three runs are left and the pick is predicted kPredictedGainDecisive or more
+  // faster, else up to `propose` settings by expected improvement (kriging believer), leaving out
+  // the default and any predicted below it (none left: kNothingPredictedFaster). Fails when nothing
+  // was observed.
   StatusOr<Conclusion> Conclude(int propose, const Point& default_point,
                                 const StepTimes& steps = {});
   // Conclude without the proposals: the best guess, the candidate and the decision.

@@ -137,20 +137,11 @@ Status DecideAndWrite(const std::string& command, const std::vector<Sample>& mea
   // The same real runs and the same candidate, yet another verdict: the decision rule itself
   // changed since (an upgrade of autotune), so the stored decision no longer says what these
   // runs show. It is kept in the history, and this rule's decision is stored after it.
-  const std::string verdict = tuner::VerdictName(report->conclusion.decision.verdict);
-  const bool superseded = found.ok() && latest.evidence_key == key &&
-                          latest.candidate == report->candidate_knobs && latest.verdict != verdict;
-  if (superseded) {
-    tuner::Verdict stored = tuner::Verdict::kIsDefault;
-    std::cerr << "search: note: decision " << latest.id << " judged the same real runs of "
-              << KnobsShort(latest.candidate, report->scope.framework) << " as \""
-              << (tuner::ParseVerdictName(latest.verdict, &stored) ? tuner::VerdictText(stored)
-                                                                    : latest.verdict)
-              << "\"; the decision rule now says \""
-              << tuner::VerdictText(report->conclusion.decision.verdict)
-              << "\": a new decision is stored\n";
-  }
-  if (found.ok() && latest.evidence_key == key && !superseded) {
+  const bool same_evidence = found.ok() && latest.evidence_key == key;
+  const tuner::Verdict now = report->conclusion.decision.verdict;
+  const bool superseded = same_evidence && latest.candidate == report->candidate_knobs &&
+                          latest.verdict != tuner::VerdictName(now);
+  if (same_evidence && !superseded) {
     report->decision = latest;
     report->decision_reused = true;
     report->best_knobs = latest.chosen;
@@ -163,7 +154,17 @@ Status DecideAndWrite(const std::string& command, const std::vector<Sample>& mea
   AUTOTUNE_RETURN_IF_ERROR(store->SaveDecision(&decision));
   report->decision = decision;
   AUTOTUNE_RETURN_IF_ERROR(WriteSearchConfigs(report));
-  return batch->Commit();
+  AUTOTUNE_RETURN_IF_ERROR(batch->Commit());
+  if (superseded) {  // said once the new decision is in the database
+    tuner::Verdict stored = tuner::Verdict::kIsDefault;
+    std::cerr << "search: note: decision " << latest.id << " judged the same real runs of "
+              << KnobsShort(latest.candidate, report->scope.framework) << " as \""
+              << (tuner::ParseVerdictName(latest.verdict, &stored) ? tuner::VerdictText(stored)
+                                                                    : latest.verdict)
+              << "\"; the decision rule now says \"" << tuner::VerdictText(now)
+              << "\": a new decision is stored\n";
+  }
+  return Status::Ok();
 }
 
 }  // namespace autotune::cli
