@@ -38,7 +38,8 @@ def leave():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="resnet18")
+    parser.add_argument("--model", default="resnet18",
+                        help="a torchvision model; heldout_NAME runs NAME, held out of every fit")
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--size", type=int, default=32, help="input height and width")
     parser.add_argument("--warmup", type=int, default=2)
@@ -52,7 +53,10 @@ def main():
     torch.set_num_threads(1)
     torch.manual_seed(0)
     dist.init_process_group("gloo")
-    model = torch.nn.parallel.DistributedDataParallel(getattr(torchvision.models, args.model)())
+    # "heldout_" marks a model whose runs only score (nothing is fitted or tuned on it, as in
+    # bench/horovod); the rest is torchvision's name.
+    kind = args.model.removeprefix("heldout_")
+    model = torch.nn.parallel.DistributedDataParallel(getattr(torchvision.models, kind)())
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     data = torch.randn(args.batch, 3, args.size, args.size)
     target = torch.randint(0, 1000, (args.batch,))
