@@ -50,13 +50,18 @@ def main():
                        ("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK")):
         if ours not in os.environ and ompi in os.environ:
             os.environ[ours] = os.environ[ompi]
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
-    dist.init_process_group("gloo")
     # "heldout_" marks a model whose runs only score (nothing is fitted or tuned on it, as in
     # bench/horovod); the rest is torchvision's name.
     kind = args.model.removeprefix("heldout_")
-    model = torch.nn.parallel.DistributedDataParallel(getattr(torchvision.models, kind)())
+    build = getattr(torchvision.models, kind, None)
+    if not callable(build) or kind.startswith("_"):
+        print(f"train.py: --model {args.model}: torchvision {torchvision.__version__} has no "
+              f"model {kind!r}", file=sys.stderr, flush=True)
+        sys.exit(2)
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    dist.init_process_group("gloo")
+    model = torch.nn.parallel.DistributedDataParallel(build())
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     data = torch.randn(args.batch, 3, args.size, args.size)
     target = torch.randint(0, 1000, (args.batch,))
