@@ -152,12 +152,17 @@ Calibration MergeCalibrations(const Calibration& measured, const Calibration& se
 
 CalibrationAgreement CompareCalibrations(const Calibration& self, const NetworkModel& measured) {
   std::vector<double> ratios;
+  double self_us = 0.0;
+  double model_total_us = 0.0;
   const int world = measured.topology().world_size();
   for (const CalibrationPoint& p : self.points) {
     if (p.scope != Scope::kWorld) continue;
     const int64_t fusion_bytes = p.op == Op::kAllgather ? p.bytes * world : p.bytes;
     const double model_us = measured.FlatUs(p.op, fusion_bytes);
-    if (model_us > 0.0) ratios.push_back(p.median_us / model_us);
+    if (model_us <= 0.0) continue;
+    ratios.push_back(p.median_us / model_us);
+    self_us += p.median_us;
+    model_total_us += model_us;
   }
   CalibrationAgreement a;
   if (ratios.empty()) return a;
@@ -165,6 +170,7 @@ CalibrationAgreement CompareCalibrations(const Calibration& self, const NetworkM
   a.min_ratio = *std::min_element(ratios.begin(), ratios.end());
   a.max_ratio = *std::max_element(ratios.begin(), ratios.end());
   a.median_ratio = Median(std::move(ratios));
+  a.time_ratio = self_us / model_total_us;
   return a;
 }
 

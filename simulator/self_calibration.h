@@ -46,6 +46,10 @@ Calibration MergeCalibrations(const Calibration& measured, const Calibration& se
 struct CalibrationAgreement {
   int points = 0;
   double median_ratio = 1.0;  // self / calibrate
+  // The sum of the job's own times over the sum of the model's at the same points: the ratio
+  // where the job's communication time is (its large collectives weigh by their time, a small
+  // one slowed by what ran beside it does not set the level alone).
+  double time_ratio = 1.0;
   double min_ratio = 1.0;
   double max_ratio = 1.0;
 };

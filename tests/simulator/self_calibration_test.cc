@@ -159,7 +159,7 @@ TEST(SelfCalibrationTest, MergeKeepsTheCalibratesPointsOutsideTheJobsRange) {
 }
 
 TEST(SelfCalibrationTest, AgreementIsTheJobsTimeOverTheCalibratesModel) {
-  // A calibrate model of 100 us + 4 ns/byte on the world level; the job took twice that at
+  // A calibrate model with no latency (1 byte/us on every level); the job took twice that at
   // 1 MiB and three times at 4 MiB: median of two ratios = their mean.
   NetworkParams params = NetworkParams::Uniform(0.0, 1.0);
   const NetworkModel uniform = NetworkModel::FromParams(params, Topo(2, 2));
@@ -174,6 +174,9 @@ TEST(SelfCalibrationTest, AgreementIsTheJobsTimeOverTheCalibratesModel) {
   EXPECT_NEAR(a.min_ratio, 2.0, 1e-9);
   EXPECT_NEAR(a.max_ratio, 3.0, 1e-9);
   EXPECT_NEAR(a.median_ratio, 2.5, 1e-9);
+  // Over their time: the model's time is proportional to the bytes (no latency), so the 4 MiB
+  // point weighs 4 to the 1 MiB one's 1: (2 x 1 + 3 x 4) / (1 + 4).
+  EXPECT_NEAR(a.time_ratio, 14.0 / 5.0, 1e-9);
 }
 
 }  // namespace

@@ -172,14 +172,15 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusTakesAGlooCalibrateBesideItsOwnCollect
                                         0),
             0u)
       << loaded.network.source;
-  const double level = loaded.network.agreement.median_ratio;
+  const double level = loaded.network.agreement.time_ratio;
+  EXPECT_DOUBLE_EQ(level, loaded.network.agreement.median_ratio);  // one size: the same
   EXPECT_GT(level, 0.7);
   EXPECT_LT(level, 0.85);
   char scaled[64];
   std::snprintf(scaled, sizeof(scaled), ", scaled by %.2f to the job's level", level);
   for (const std::string& part : {"calibration " + std::to_string(gloo.id) + " (gloo) elsewhere" +
                                       scaled,
-                                  std::string("(median of 1 sizes")}) {
+                                  std::string("over their time (1 sizes")}) {
     EXPECT_NE(loaded.network.source.find(part), std::string::npos) << loaded.network.source;
   }
   EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1024), level * gloo_us,
@@ -197,7 +198,7 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusTakesAGlooCalibrateBesideItsOwnCollect
             std::string::npos)
       << loaded.network.source;
   EXPECT_EQ(loaded.network.self_calibration_runs, (std::vector<int64_t>{sizes, one_size}));
-  const double pooled_level = loaded.network.agreement.median_ratio;
+  const double pooled_level = loaded.network.agreement.time_ratio;
   EXPECT_GT(pooled_level, 0.7);
   EXPECT_LT(pooled_level, 0.85);
   EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1024), pooled_level * gloo_us,
