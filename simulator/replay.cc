@@ -175,6 +175,7 @@ class CommStream {
     p.end_us = t;
     busy_us_ += t - p.start_us;
     free_us_ = t;
+    spans_.push_back({p.start_us, t});
     Record(c, algorithm, p, cycle);
   }
 
@@ -206,6 +207,25 @@ class CommStream {
     if (!settled_) Cost();
     return busy_us_;
   }
+  // The time within [from_us, until_us] some collective or copy of the stream ran.
+  double BusyWithinUs(double from_us, double until_us) {
+    if (!settled_) Cost();
+    std::vector<std::pair<double, double>> spans;
+    for (const auto& [start, end] : spans_) {
+      const double a = std::max(start, from_us);
+      const double b = std::min(end, until_us);
+      if (b > a) spans.push_back({a, b});
+    }
+    std::sort(spans.begin(), spans.end());
+    double busy = 0.0;
+    double covered_until = from_us;
+    for (const auto& [a, b] : spans) {
+      const double from = std::max(a, covered_until);
+      if (b > from) busy += b - from;
+      covered_until = std::max(covered_until, b);
+    }
+    return busy;
+  }
 
  private:
   struct Pending {
@@ -221,8 +241,10 @@ class CommStream {
     runs_ = ShareLink(jobs_, slots_, {step_.compute_end_us, contention_});
     free_us_ = 0.0;
     busy_us_ = 0.0;
+    spans_.clear();
     double covered_until = 0.0;
     for (const LinkRun& r : runs_) {
+      spans_.push_back({r.start_us, r.end_us});
       free_us_ = std::max(free_us_, r.end_us);
       const double from = std::max(r.start_us, covered_until);
       if (r.end_us > from) busy_us_ += r.end_us - from;
@@ -253,6 +275,7 @@ class CommStream {
   int collectives_ = 0;
   int recorded_ = 0;
   int64_t bytes_ = 0;
+  std::vector<std::pair<double, double>> spans_;  // each collective's [start, end]
   // With several in flight: the launches of the step so far and their costing.
   std::vector<LinkJob> jobs_;
   std::vector<Pending> pending_;
@@ -474,10 +497,16 @@ StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
     }
   }
   // The launches' CPU cost beside the compute, against the recorded setting's (ReplayOptions).
-  const std::vector<int>& recorded = options_.recorded_launches_beside;
-  const int recorded_beside = index < static_cast<int>(recorded.size()) ? recorded[index] : 0;
-  const double compute_end_us =
-      step.compute_end_us + options_.launch_cpu_us * (out.launches_beside - recorded_beside);
+  out.launch_cpu_us = options_.launch_cpu_us * out.launches_beside;
+  if (options_.launch_cpu_share > 0.0 && out.launch_cpu_us > 0.0) {
+    out.launch_cpu_us =
+        std::min(out.launch_cpu_us,
+                 options_.launch_cpu_share *
+                     stream.BusyWithinUs(step.backward_start_us, step.compute_end_us));
+  }
+  const std::vector<double>& recorded = options_.recorded_launch_cpu_us;
+  const double recorded_us = index < static_cast<int>(recorded.size()) ? recorded[index] : 0.0;
+  const double compute_end_us = step.compute_end_us + out.launch_cpu_us - recorded_us;
   FinishStep(step, compute_end_us, timeline, &out);
   if (clock) {
     out.next_phase = clock->PhaseAt(std::max(compute_end_us, out.last_done_us) + step.tail_us);
@@ -500,13 +529,13 @@ void Replayer::FinishStep(const PreparedStep& step, double compute_end_us, StepT
   }
 }
 
-std::vector<int> Replayer::LaunchesBeside(const ReplaySetting& setting) {
-  std::vector<int> out;
+std::vector<double> Replayer::LaunchCpuUs(const ReplaySetting& setting) {
+  std::vector<double> out;
   for (size_t i = 0; i < trace_.steps().size(); ++i) {
     const int index = static_cast<int>(i);
     out.push_back(
         ReplayPrepared(trace_.steps()[i], index, setting, StartPhase(), 1.0, nullptr)
-            .launches_beside);
+            .launch_cpu_us);
   }
   return out;
 }

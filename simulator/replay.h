@@ -85,10 +85,14 @@ struct ReplayOptions {
   // small buckets cost about this much each beyond the replay's). Set by Simulation::Build to
   // the network model's fixed cost of one world allreduce; 0 = none.
   double launch_cpu_us = 0.0;
-  // Per recorded step (by position): the recorded setting's launches before the compute's end,
-  // which launch_cpu_us counts against (Replayer::LaunchesBeside, filled once per Simulation);
-  // a step past its end counts 0.
-  std::vector<int> recorded_launches_beside;
+  // The most of launch_cpu_us's charge a step's compute pays per unit of time some collective
+  // is in flight beside it (from the backward's start to the compute's end): launches queued
+  // back to back overlap their fixed costs. 0 = no bound.
+  double launch_cpu_share = 0.0;
+  // Per recorded step (by position): the recorded setting's launch charge (launch_cpu_us's,
+  // bounded by launch_cpu_share), which a setting's is counted against (Replayer::LaunchCpuUs,
+  // filled once per Simulation); a step past its end counts 0.
+  std::vector<double> recorded_launch_cpu_us;
   // Compute slowed by communication (cpu_share.h); disabled (no slowdown) without the cores.
   CpuShareParams cpu;
   // Every predicted step time times this: the production job's over the traced one's, where
@@ -106,6 +110,7 @@ struct StepPrediction {
   double busy_us = 0.0;          // some collective or copy of the stream ran (their union)
   double compute_dilation = 1.0;  // compute time over the recorded (CpuShare)
   int launches_beside = 0;        // on-ready pacing: collectives launched before compute end
+  double launch_cpu_us = 0.0;     // their charge on the compute (ReplayOptions::launch_cpu_us)
   // Negotiated pacing: where the cycle grid sits at the step's end, as a fraction of the idle
   // period (the next step's phase under Phase::kCarried); 0 otherwise.
   double next_phase = 0.0;
@@ -138,9 +143,9 @@ class Replayer {
   // StepTrace (rank 0's view: tensor ready/done, cycles, collectives).
   StepPrediction ReplayStep(int index, const ReplaySetting& setting, StepTrace* timeline = nullptr);
   // Every step; predictions in step order. timeline, when given, gets one StepTrace each.
-  // Per step: the collectives the setting launches before the step's compute ends (on-ready
-  // pacing; 0 under cycles), for ReplayOptions::recorded_launches_beside.
-  std::vector<int> LaunchesBeside(const ReplaySetting& setting);
+  // Per step: the charge of the collectives the setting launches before the step's compute
+  // ends (on-ready pacing; 0 under cycles), for ReplayOptions::recorded_launch_cpu_us.
+  std::vector<double> LaunchCpuUs(const ReplaySetting& setting);
   std::vector<StepPrediction> ReplayAll(const ReplaySetting& setting,
                                         std::vector<StepTrace>* timeline = nullptr);
 

@@ -29,6 +29,15 @@ SettingResult Summarize(const Knobs& knobs, const std::vector<StepPrediction>& s
 
 namespace {
 
+// The most of gloo's fixed cost a call (ReplayOptions::launch_cpu_us) the backward pass pays
+// per unit of time a bucket's allreduce is in flight beside it (launch_cpu_share). Measured on
+// real DDP traces (bench/ddp/README.md, "What a bucket costs the backward pass"): the backward
+// of 0.5 MB buckets against the default's ran longer by 0.50-0.51 of the added in-flight time
+// on mobilenet_v2 and efficientnet_b0 (6-7 ms a bucket, what the fixed cost charges), by
+// 0.26-0.31 on densenet121, whose 43 buckets queue back to back (2.4 ms a bucket, where 7 ms
+// were charged).
+constexpr double kLaunchCpuShare = 0.5;
+
 double MedianStepMs(const PreparedTrace& trace, const NetworkModel& network,
                     const NegotiationModel& negotiation, const ReplayOptions& options,
                     const Knobs& knobs) {
@@ -211,6 +220,7 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
         AlphaBetaCost(Op::kAllreduce, to.world_size(),
                       sim.network_.params().at(Op::kAllreduce, Level::kWorld))
             .fixed_us;
+    sim.options_.launch_cpu_share = kLaunchCpuShare;
   }
   sim.negotiation_ = recorded_negotiation.Retarget(recorded_network, sim.network_);
   sim.CountRecordedLaunches();
@@ -232,10 +242,10 @@ Status Simulation::FromModels(const Trace& trace, const NetworkModel& network,
 }
 
 void Simulation::CountRecordedLaunches() {
-  if (options_.launch_cpu_us <= 0.0 || !options_.recorded_launches_beside.empty()) return;
+  if (options_.launch_cpu_us <= 0.0 || !options_.recorded_launch_cpu_us.empty()) return;
   Replayer replayer(trace_, network_, negotiation_, options_);
-  options_.recorded_launches_beside =
-      replayer.LaunchesBeside(replayer.MakeSetting(trace_.run().knobs));
+  options_.recorded_launch_cpu_us =
+      replayer.LaunchCpuUs(replayer.MakeSetting(trace_.run().knobs));
 }
 
 SettingResult Simulation::Evaluate(const Knobs& knobs, std::vector<StepTrace>* timeline) const {
@@ -329,7 +339,7 @@ void Simulation::AdoptCpuFits(const Simulation& fitted) {
 }
 
 std::string Simulation::Describe() const {
-  char line[512];
+  char line[640];
   const NegotiationParams& n = negotiation_.params();
   std::snprintf(line, sizeof(line),
                 "trace: run %lld, %s on %s, %zu steps; predicting %s\n"
@@ -338,7 +348,8 @@ std::string Simulation::Describe() const {
                 "first negotiation >= "
                 "%.1f us, "
                 "wake delay %.1f us, one-tensor copy-out %s, %s cycles, launch %.1f us (its "
-                "compute cost beside the backward pass %.1f us)\n",
+                "compute cost beside the backward pass %.1f us, at most %.2f of the time a "
+                "collective runs beside it)\n",
                 static_cast<long long>(trace_.run().id), trace_.workload().name.c_str(),
                 trace_.run().topology.key().c_str(), trace_.steps().size(),
                 topology().key().c_str(), negotiation_.provenance().c_str(), n.bits_fixed_us,
@@ -347,7 +358,7 @@ std::string Simulation::Describe() const {
                 options_.first_negotiation_us, options_.wake_delay_us,
                 options_.single_tensor_copy_out ? "yes" : "no",
                 options_.cycle_waits_for_collectives ? "blocking" : "streamed",
-                options_.launch_us, options_.launch_cpu_us);
+                options_.launch_us, options_.launch_cpu_us, options_.launch_cpu_share);
   return line + DescribeCpuShare() + "\n" + "predicts: " + predicts_ + "\n" +
          network_.Describe();
 }

@@ -88,7 +88,7 @@ class Simulation {
   void AdoptCpuFits(const Simulation& fitted);
 
  private:
-  // Fills options_.recorded_launches_beside once (a replay of the recorded setting) where
+  // Fills options_.recorded_launch_cpu_us once (a replay of the recorded setting) where
   // launch_cpu_us charges launches, so no Evaluate replays it again.
   void CountRecordedLaunches();
 

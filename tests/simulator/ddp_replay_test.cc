@@ -26,10 +26,12 @@ constexpr CollectiveRunner kNccl = CollectiveRunner::kNcclLibrary;
 // bytes) on the host; on GPUs (NCCL) the copies are the device's and take no host time.
 // runner: autotune's executor and NCCL run one bucket at a time, gloo (a real job on host
 // memory) two.
-// bytes_per_us and launch_cpu_us (ReplayOptions) as given where a test needs them.
+// bytes_per_us, launch_cpu_us and launch_cpu_share (ReplayOptions) as given where a test
+// needs them.
 Simulation ThreeGradients(CollectiveRunner runner = CollectiveRunner::kExecutor,
                           double latency_us = 5.0, double launch_us = 0.0,
-                          double bytes_per_us = 200.0, double launch_cpu_us = 0.0) {
+                          double bytes_per_us = 200.0, double launch_cpu_us = 0.0,
+                          double launch_cpu_share = 0.0) {
   Trace trace = MakeTrace(MakeWorkload({1000000, 1000000, 2000000}, {1.0, 1.5, 2.0}, 0.0, 2.5,
                                        1.0),
                           Topo(1, 2), Knobs(), 9000.0, 10.0);
@@ -42,6 +44,7 @@ Simulation ThreeGradients(CollectiveRunner runner = CollectiveRunner::kExecutor,
   ReplayOptions options = testing::ExactOptions();
   options.launch_us = launch_us;
   options.launch_cpu_us = launch_cpu_us;
+  options.launch_cpu_share = launch_cpu_share;
   return MakeSimulation(trace, NetworkModel::FromParams(p, Topo(1, 2)), NegotiationModel(),
                         options);
 }
@@ -155,6 +158,27 @@ TEST(DdpReplayTest, ALaunchBesideTheComputeCostsItTheLaunchCpuAgainstTheRecorded
   // collective decides: 2500 + 10 + 400 = 2910, copy back 3910, tail 4910, as without.
   EXPECT_NEAR(PredictUs(sim, Ddp(64, 1024, false)), 4910.0, 1e-6);
   EXPECT_NEAR(PredictUs(free, Ddp(64, 1024, false)), 4910.0, 1e-6);
+}
+
+TEST(DdpReplayTest, TheLaunchCpuIsBoundedByTheTimeCollectivesRunBesideTheCompute) {
+  // The link and costs above (an allreduce of B bytes is 10 + B / 1e4 us, 2000 us a launch
+  // beside the compute), on NCCL (no host copies: a bucket launches when its last gradient is
+  // ready). The recorded default: {0, 1} at 1500 -> 1710 and {2} at 2000 -> 2210, both before
+  // the compute's end (2500): 2 launches, in flight 420 us of the backward pass (0-2500).
+  // One bucket a gradient: {0} 1000 -> 1110, {1} 1500 -> 1610, {2} 2000 -> 2210: 3 launches,
+  // in flight 110 + 110 + 210 = 430 us.
+  const Simulation unbounded = ThreeGradients(kNccl, 5.0, 0.0, 1e4, 2000.0);
+  const Simulation bounded = ThreeGradients(kNccl, 5.0, 0.0, 1e4, 2000.0, 0.5);
+  const Simulation free = ThreeGradients(kNccl, 5.0, 0.0, 1e4, 0.0);
+  // Unbounded: 3 x 2000 against 2 x 2000, the compute ends at 4500; tail 1000: 5500.
+  EXPECT_NEAR(PredictUs(unbounded, Ddp(0.25, 0.25, false)), 5500.0, 1e-6);
+  // At most half the time in flight: min(6000, 215) against min(4000, 210), +5 us: the
+  // compute ends at 2505, after the last collective (2210): 3505.
+  EXPECT_NEAR(PredictUs(bounded, Ddp(0.25, 0.25, false)), 3505.0, 1e-6);
+  // Without the cost: 2500 + 1000.
+  EXPECT_NEAR(PredictUs(free, Ddp(0.25, 0.25, false)), 3500.0, 1e-6);
+  // The recorded setting against itself costs nothing either way: 2210 < 2500, tail: 3500.
+  EXPECT_NEAR(PredictUs(bounded, Knobs()), 3500.0, 1e-6);
 }
 
 }  // namespace
