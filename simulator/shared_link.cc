@@ -184,7 +184,20 @@ void ForEachSoloCollective(
       }
       const std::vector<double> solo = SoloTimes(flights, slots);
       for (size_t i = 0; i < records.size(); ++i) {
-        visit(*records[i], solo[i], phase_of(*records[i]));
+        ComputePhase phase = phase_of(*records[i]);
+        if (phase == ComputePhase::kAlone) {
+          const double from = records[i]->copy_in_end_us;
+          const double to = records[i]->comm_end_us;
+          double beside_another_us = 0.0;
+          for (size_t j = 0; j < records.size(); ++j) {
+            if (j == i) continue;
+            beside_another_us += std::max(
+                0.0, std::min(to, records[j]->comm_end_us) -
+                         std::max(from, records[j]->copy_in_end_us));
+          }
+          if (beside_another_us > 0.5 * (to - from)) phase = ComputePhase::kShared;
+        }
+        visit(*records[i], solo[i], phase);
       }
     }
   }

@@ -130,6 +130,54 @@ TEST(SelfCalibrationTest, CollectivesBesideTheComputeStayOutWhereEnoughRanAlone)
   EXPECT_NEAR(points[0].median_us, 3.0 * KnownUs(64 << 10), 1e-9);
 }
 
+TEST(SelfCalibrationTest, ACollectiveAfterTheComputeBesideAnotherIsNotTakenAsAlone) {
+  // Per step a 16 MiB collective from 2000 us (beside the compute, across its end at 3000 us)
+  // at its known time, and a 256 KiB one: launched at `start_us` with `slow` x its known time.
+  // A DDP job over gloo: two collectives in flight at once.
+  auto trace_with = [](double start_us, double slow) {
+    Trace trace = TraceWithCollectives({16 << 20}, 4, 2000.0);
+    trace.run.framework = Framework::kDdp;
+    for (StepTrace& st : trace.steps) {
+      CollectiveRecord& big = st.collectives[0];
+      big.copy_in_end_us = big.start_us;  // no copy: its communication runs from 2000 us
+      big.comm_end_us = big.copy_in_end_us + KnownUs(16 << 20);
+      big.end_us = big.comm_end_us;
+      CollectiveRecord c = big;
+      c.seq = 1;
+      c.bytes = 256 << 10;
+      c.start_us = start_us;
+      c.copy_in_end_us = c.start_us;
+      c.comm_end_us = c.copy_in_end_us + slow * KnownUs(256 << 10);
+      c.end_us = c.comm_end_us;
+      st.collectives.push_back(c);
+    }
+    return trace;
+  };
+  auto world_sizes = [](const Trace& trace) {
+    const Trace* traces[] = {&trace};
+    StatusOr<Calibration> self = CalibrationFromTraces(traces);
+    EXPECT_TRUE(self.ok()) << self.status().message();
+    std::vector<int64_t> sizes;
+    if (!self.ok()) return sizes;
+    for (const CalibrationPoint& p : self->points) {
+      if (p.scope == Scope::kWorld) sizes.push_back(p.bytes);
+    }
+    return sizes;
+  };
+  // At 3100 us (after the compute's end), at 4x or 1x its time: within the 16 MiB one's
+  // flight (2000 to 136,717 us) all its time, so it did not run alone; with none alone, every
+  // collective makes a point.
+  for (double slow : {4.0, 1.0}) {
+    EXPECT_EQ(world_sizes(trace_with(3100.0, slow)),
+              (std::vector<int64_t>{256 << 10, 16 << 20}))
+        << "slow " << slow;
+  }
+  // Launched when the 16 MiB one ends (nothing else in flight), the 256 KiB ones ran alone:
+  // four of them, so they alone make the points.
+  EXPECT_EQ(world_sizes(trace_with(2000.0 + KnownUs(16 << 20), 4.0)),
+            (std::vector<int64_t>{256 << 10}));
+}
+
 TEST(SelfCalibrationTest, TooFewCollectivesIsNotFound) {
   const Trace trace = TraceWithCollectives({1 << 20}, 2);
   const Trace* traces[] = {&trace};
