@@ -44,12 +44,15 @@ void FindOutliers(Side* side) {
   std::vector<double> deviations;
   for (double l : side->log_median) deviations.push_back(std::fabs(l - center));
   const double spread = std::max(1.4826 * MedianOf(deviations), kMinRunSpread);
+  size_t outliers = 0;
   for (size_t i = 0; i < n; ++i) {
     if (deviations[i] > kOutlierModifiedZ * spread) {
       side->outlier[i] = true;
-      side->ask_remeasure = true;
+      ++outliers;
     }
   }
+  side->ask_remeasure =
+      outliers > 0 && n - outliers < static_cast<size_t>(kKeptRunsAfterAnOutlier);
 }
 
 Side MakeSide(const RealRuns& runs, RunRole role) {

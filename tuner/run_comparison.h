@@ -12,7 +12,8 @@
 //   2. A whole run can be off (another job on the node, a slow start): among three or more
 //      runs of one setting, a run whose log-median lies more than kOutlierModifiedZ robust
 //      standard deviations (1.4826 MAD, at least kMinRunSpread) from the setting's median is
-//      an outlier: it is left out and a re-measure of that setting is asked for. Two runs of
+//      an outlier: it is left out and a re-measure of that setting is asked for (until it has
+//      kKeptRunsAfterAnOutlier runs kept). Two runs of
 //      one setting that disagree by more than kDisagreeingRuns cannot say which one is off:
 //      a third run of it is asked for, and until then the setting does not decide.
 //   3. Drift (the machine warming, a neighbour's load rising) hits whatever runs when it
@@ -69,6 +70,11 @@ inline constexpr double kOutlierModifiedZ = 3.5;
 inline constexpr double kMinRunSpread = 0.025;
 // Two runs of one setting whose medians differ by more than this fraction disagree.
 inline constexpr double kDisagreeingRuns = 0.10;
+// A setting with an outlier run asks for a re-measure until it has this many runs kept: the
+// outlier replaced, not asked for again with every run after it (real DDP: regnet_x_800mf's
+// search ran its default seven times after one 1,056 ms run among 868-921 ms ones, and never
+// decided; bench/ddp/README.md).
+inline constexpr int kKeptRunsAfterAnOutlier = 3;
 
 // Which side of the comparison a run belongs to.
 enum class RunRole { kDefault, kCandidate };
