@@ -185,7 +185,9 @@ void ForEachSoloCollective(
       const std::vector<double> solo = SoloTimes(flights, slots);
       for (size_t i = 0; i < records.size(); ++i) {
         ComputePhase phase = phase_of(*records[i]);
-        if (phase == ComputePhase::kAlone) {
+        // With one in flight, records that overlap were queued: SoloTimes takes the wait off
+        // exactly (its time from the previous one's end), so the time alone is measured.
+        if (phase == ComputePhase::kAlone && slots > 1) {
           const double from = records[i]->copy_in_end_us;
           const double to = records[i]->comm_end_us;
           double beside_another_us = 0.0;

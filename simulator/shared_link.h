@@ -98,8 +98,9 @@ std::vector<int> CollectiveRanks(const StepTrace& step);
 // Where a recorded collective's communication ran against its step's compute (ComputeEndUs,
 // prepared_trace.h): alone (it started after the compute ended: the network alone), beside (it
 // ended before: sharing the cores with the compute) or across its end; shared: it started after
-// the compute ended but another collective of its rank was in flight for more than half its
-// time, so its time alone is the sharing rule's estimate, not the network's measure (real DDP:
+// the compute ended but, with several in flight at once (gloo's two), another collective of
+// its rank was in flight for more than half its time, so its time alone is the sharing rule's
+// estimate, not the network's measure (real DDP:
 // densenet121's 1.6 MB bucket beside its 26 MB one took 2.5-3.9x gloo's time for its size, as
 // if the large one's queue went first; bench/ddp/README.md).
 enum class ComputePhase { kBeside, kAcross, kAlone, kShared };

@@ -176,6 +176,25 @@ TEST(SelfCalibrationTest, ACollectiveAfterTheComputeBesideAnotherIsNotTakenAsAlo
   // four of them, so they alone make the points.
   EXPECT_EQ(world_sizes(trace_with(2000.0 + KnownUs(16 << 20), 4.0)),
             (std::vector<int64_t>{256 << 10}));
+  // One in flight at a time (not DDP: our executor's background thread): a 256 KiB one
+  // launched at 3100 us waited for the 16 MiB one and ended KnownUs after it. Queued, not
+  // shared: its time from the 16 MiB one's end is its time alone, and the four make the point.
+  Trace queued = trace_with(3100.0, 1.0);
+  queued.run.framework = Framework::kHorovod;
+  for (StepTrace& st : queued.steps) {
+    st.collectives[1].comm_end_us = st.collectives[0].comm_end_us + KnownUs(256 << 10);
+    st.collectives[1].end_us = st.collectives[1].comm_end_us;
+  }
+  const Trace* queued_traces[] = {&queued};
+  StatusOr<Calibration> queued_self = CalibrationFromTraces(queued_traces);
+  ASSERT_TRUE(queued_self.ok()) << queued_self.status().message();
+  std::vector<CalibrationPoint> world;
+  for (const CalibrationPoint& p : queued_self->points) {
+    if (p.scope == Scope::kWorld) world.push_back(p);
+  }
+  ASSERT_EQ(world.size(), 1u);
+  EXPECT_EQ(world[0].bytes, 256 << 10);
+  EXPECT_NEAR(world[0].median_us, KnownUs(256 << 10), 1e-6);
 }
 
 TEST(SelfCalibrationTest, TooFewCollectivesIsNotFound) {
