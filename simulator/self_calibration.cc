@@ -169,7 +169,6 @@ CalibrationAgreement CompareCalibrations(const Calibration& self, const NetworkM
   a.points = static_cast<int>(ratios.size());
   a.min_ratio = *std::min_element(ratios.begin(), ratios.end());
   a.max_ratio = *std::max_element(ratios.begin(), ratios.end());
-  a.median_ratio = Median(std::move(ratios));
   a.time_ratio = self_us / model_total_us;
   return a;
 }

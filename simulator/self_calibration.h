@@ -41,16 +41,15 @@ StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces
 // elsewhere. Keeps measured's id, topology, backend and hardware.
 Calibration MergeCalibrations(const Calibration& measured, const Calibration& self);
 
-// How the job's own collective times compare to a measured calibration's model: per
-// self-calibration point of a flat world collective, its median over the model's time.
+// How the job's own collective times compare to a measured calibration's model, over the
+// self-calibration's points of flat world collectives.
 struct CalibrationAgreement {
   int points = 0;
-  double median_ratio = 1.0;  // self / calibrate
-  // The sum of the job's own times over the sum of the model's at the same points: the ratio
-  // where the job's communication time is (its large collectives weigh by their time, a small
-  // one slowed by what ran beside it does not set the level alone).
+  // The sum of the job's own times over the sum of the model's at the same points (self /
+  // calibrate): the ratio where the job's communication time is (its large collectives weigh
+  // by their time, a small one slowed by what ran beside it does not set the level alone).
   double time_ratio = 1.0;
-  double min_ratio = 1.0;
+  double min_ratio = 1.0;  // of one point's own time over the model's
   double max_ratio = 1.0;
 };
 CalibrationAgreement CompareCalibrations(const Calibration& self, const NetworkModel& measured);

@@ -173,7 +173,6 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusTakesAGlooCalibrateBesideItsOwnCollect
             0u)
       << loaded.network.source;
   const double level = loaded.network.agreement.time_ratio;
-  EXPECT_DOUBLE_EQ(level, loaded.network.agreement.median_ratio);  // one size: the same
   EXPECT_GT(level, 0.7);
   EXPECT_LT(level, 0.85);
   char scaled[64];
