@@ -155,13 +155,15 @@ double MeasuredLaunchUs(const Trace& trace, const NetworkModel& network, double 
   std::vector<double> gaps;
   std::vector<double> ready;
   for (const StepTrace& step : trace.steps) {
-    for (int rank : CollectiveRanks(step)) {
-      ready.assign(tensors.size(), -1.0);
-      for (const TensorEvent& e : step.tensors) {
-        if (e.rank == rank && e.tensor >= 0 && e.tensor < static_cast<int>(ready.size())) {
-          ready[e.tensor] = e.ready_us;
-        }
+    // Each tensor's ready time on the slowest rank, as the replay launches from (PreparedStep):
+    // a collective begins once its last rank has launched it (an imported DDP bucket's start).
+    ready.assign(tensors.size(), -1.0);
+    for (const TensorEvent& e : step.tensors) {
+      if (e.tensor >= 0 && e.tensor < static_cast<int>(ready.size())) {
+        ready[e.tensor] = std::max(ready[e.tensor], e.ready_us);
       }
+    }
+    for (int rank : CollectiveRanks(step)) {
       double previous_start_us = -1.0;
       for (const CollectiveRecord* c : RankCollectives(step, rank)) {
         double last_ready_us = -1.0;

@@ -48,7 +48,8 @@ CommRatios MeasuredCommRatios(const Trace& trace, const NetworkModel& network);
 inline constexpr double kMaxCommContention = 4.0;
 
 // On-ready pacing (DDP): the median over the recorded launches of the gap between the last
-// member's ready time and the launch's start on the same rank, less the member's copy into
+// member's ready time on the slowest rank (the latest over ranks, as the replay launches
+// from) and the launch's start, less the member's copy into
 // the bucket area (copy_scale x the copy model) where the schedule copies it; launches held
 // back by the one before them are left out. 0 with fewer than 3 launches or cycle pacing.
 double MeasuredLaunchUs(const Trace& trace, const NetworkModel& network, double copy_scale);

@@ -193,6 +193,15 @@ TEST(TraceCalibrationTest, DdpLaunchCostIsTheGapAfterTheLastGradientsCopy) {
   t.steps.push_back(t.steps[0]);
   t.steps[1].collectives[0].start_us = t.steps[1].collectives[0].copy_in_end_us = 1600.0;
   EXPECT_NEAR(MeasuredLaunchUs(t, net, 1.0), 120.0, 1e-9);
+  // The launch follows the last member's ready time on the slowest rank (the replay launches
+  // from it): rank 1 had t0 ready at 1100, so {0}'s gap is 1220 - 1100 - 100 = 20. Gaps 20,
+  // 130, 110, then 400 and 110 (the second step's {1}, held back, still left out): median 110.
+  for (StepTrace& st : t.steps) {
+    for (TensorEvent& e : st.tensors) {
+      if (e.rank == 1 && e.tensor == 0) e.ready_us = 1100.0;
+    }
+  }
+  EXPECT_NEAR(MeasuredLaunchUs(t, net, 1.0), 110.0, 1e-9);
   // Horovod's cycles launch nothing on ready: no launch cost.
   EXPECT_EQ(CalibrateOptions(BaseTrace(2), Net(), NegotiationModel()).launch_us, 0.0);
 }
