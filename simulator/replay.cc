@@ -506,7 +506,29 @@ StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
   }
   const std::vector<double>& recorded = options_.recorded_launch_cpu_us;
   const double recorded_us = index < static_cast<int>(recorded.size()) ? recorded[index] : 0.0;
-  const double compute_end_us = step.compute_end_us + out.launch_cpu_us - recorded_us;
+  const double charge_us = stretching_ ? 0.0 : out.launch_cpu_us - recorded_us;
+  const double backward_us = step.compute_end_us - step.backward_start_us;
+  if (charge_us != 0.0 && backward_us > 0.0) {
+    // The charge lengthens the backward pass, so its later gradients are ready, and their
+    // buckets launched, later too: replay once more with the backward stretched to the
+    // charged length (each ready time's distance from the backward's start by the same
+    // factor; the charge stays this pass's).
+    const double factor = std::max(0.0, (backward_us + charge_us) / backward_us);
+    stretched_ = step;
+    for (double& t : stretched_.ready_us) {
+      if (t > step.backward_start_us) {
+        t = step.backward_start_us + (t - step.backward_start_us) * factor;
+      }
+    }
+    stretched_.compute_end_us = step.backward_start_us + backward_us * factor;
+    stretching_ = true;
+    StepPrediction stretched =
+        ReplayPrepared(stretched_, index, setting, phase, dilation, timeline);
+    stretching_ = false;
+    stretched.launch_cpu_us = out.launch_cpu_us;
+    return stretched;
+  }
+  const double compute_end_us = step.compute_end_us + charge_us;
   FinishStep(step, compute_end_us, timeline, &out);
   if (clock) {
     out.next_phase = clock->PhaseAt(std::max(compute_end_us, out.last_done_us) + step.tail_us);

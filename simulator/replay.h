@@ -91,7 +91,9 @@ struct ReplayOptions {
   double launch_cpu_share = 0.0;
   // Per recorded step (by position): the recorded setting's launch charge (launch_cpu_us's,
   // bounded by launch_cpu_share), which a setting's is counted against (Replayer::LaunchCpuUs,
-  // filled once per Simulation); a step past its end counts 0.
+  // filled once per Simulation); a step past its end counts 0. A step whose charge differs
+  // from the recorded one is replayed with its backward stretched by the difference, its ready
+  // times too (Replayer::ReplayPrepared).
   std::vector<double> recorded_launch_cpu_us;
   // Compute slowed by communication (cpu_share.h); disabled (no slowdown) without the cores.
   CpuShareParams cpu;
@@ -193,6 +195,10 @@ class Replayer {
   // Scratch reused across steps.
   std::vector<int> newly_ready_;
   PreparedStep dilated_;  // a step with its compute dilated (CpuShare)
+  // A step with its backward stretched by the launches' charge (ReplayPrepared), and whether
+  // that second pass is running (it charges nothing again).
+  PreparedStep stretched_;
+  bool stretching_ = false;
   // Per recorded step: compute's stretch at the recorded setting (CpuShare), 1 when disabled.
   std::vector<double> recorded_stretch_;
   // The step's copy of the setting's schedule, cloned once per setting (schedule_source_) and

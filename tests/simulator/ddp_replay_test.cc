@@ -150,13 +150,18 @@ TEST(DdpReplayTest, ALaunchBesideTheComputeCostsItTheLaunchCpuAgainstTheRecorded
   EXPECT_NEAR(PredictUs(sim, Knobs()), 4710.0, 1e-6);
   EXPECT_NEAR(PredictUs(free, Knobs()), 4710.0, 1e-6);
   // One bucket a gradient: {0} at 1250 and {1} at 1750 beside the compute, {2} at 2500 not:
-  // one launch more than recorded, so the compute ends at 2500 + 2000 = 4500, after the
-  // collectives (3710 with the copy back): 4500 + 1000 = 5500 (4710 without the cost).
-  EXPECT_NEAR(PredictUs(sim, Ddp(0.25, 0.25, false)), 5500.0, 1e-6);
+  // one launch more than recorded, so the backward pass (0-2500) takes 2000 more: 4500, every
+  // ready time 1.8x as far from its start (1800, 2700, 3600), and the buckets launch from
+  // there: {0} copied 1800-2050, 2050 -> 2160; {1} 2700-2950 -> 3060; {2} (2e6 B) 3600-4100,
+  // 4100 -> 4310; copy back 5310, after the compute's end (4500); tail: 6310 (4710 without
+  // the cost; 5500 had the launches stayed where they were).
+  EXPECT_NEAR(PredictUs(sim, Ddp(0.25, 0.25, false)), 6310.0, 1e-6);
   EXPECT_NEAR(PredictUs(free, Ddp(0.25, 0.25, false)), 4710.0, 1e-6);
-  // One bucket of everything, at 2500: one launch fewer, the compute ends at 500, and the
-  // collective decides: 2500 + 10 + 400 = 2910, copy back 3910, tail 4910, as without.
-  EXPECT_NEAR(PredictUs(sim, Ddp(64, 1024, false)), 4910.0, 1e-6);
+  // One bucket of everything, at 2500: one launch fewer, the backward pass ends at 500 and
+  // its gradients come 0.2x as far from its start: t0 200, t1 300, t2 400. The hook copies
+  // them 200-450, 450-700, 700-1200 and launches at 1200: 1200 + 10 + 400 = 1610, copy back
+  // 2610, tail 3610 (4910 without the cost: the collective at 2500 decides).
+  EXPECT_NEAR(PredictUs(sim, Ddp(64, 1024, false)), 3610.0, 1e-6);
   EXPECT_NEAR(PredictUs(free, Ddp(64, 1024, false)), 4910.0, 1e-6);
 }
 
