@@ -35,10 +35,12 @@
 #                     [--confirm N] [--no-gloo-calibrate] [--fit-rounds N] [--autotune BIN]
 #                     [--bench-figure BIN] [--python PY]
 #        ddp_bench.sh --rescore DIR [--models M] [--search] [--search-samples N] [--confirm N]
-#                     [--no-gloo-calibrate] [--fit-rounds N]  # re-score DIR's runs
+#                     [--no-gloo-calibrate] [--fit-rounds N] [--import-tag TAG]  # re-score DIR's runs
 #   --fit-rounds N: the default's import takes its first N production rounds as --step-log
 #   (default 1; the median of their medians is its production step time; imported as the
 #   workload MODEL-job-fitN beside MODEL-job).
+#   --import-tag TAG: import the default's trace anew as the workload MODEL-job-TAG (a rescore
+#   otherwise reuses the import it finds: an autotune whose import changed needs a new one).
 # Needs root (network namespaces) and the system python3 with torch and torchvision
 # (Debian's python3-torch, python3-torchvision; exit 77 with one line otherwise).
 set -euo pipefail
@@ -62,6 +64,7 @@ confirm=0
 rescore=""
 gloo_calibrate=1
 fit_rounds=1
+import_tag=""
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -80,12 +83,16 @@ while [[ $# -gt 0 ]]; do
     --rescore) rescore=$2; shift 2 ;;
     --no-gloo-calibrate) gloo_calibrate=0; shift ;;
     --fit-rounds) fit_rounds=$2; shift 2 ;;
+    --import-tag) import_tag=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "ddp_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [[ $fit_rounds =~ ^[1-9][0-9]*$ ]] ||
   { echo "ddp_bench.sh: --fit-rounds takes a count of rounds (1 or more): $fit_rounds" >&2
+    exit 2; }
+[[ -z $import_tag || $import_tag =~ ^[A-Za-z0-9_.-]+$ ]] ||
+  { echo "ddp_bench.sh: --import-tag takes letters, digits, '_', '.' and '-': $import_tag" >&2
     exit 2; }
 [[ -x $autotune ]] || { echo "ddp_bench.sh: no autotune binary at $autotune" >&2; exit 2; }
 [[ -x $bench_figure ]] || { echo "ddp_bench.sh: no bench_figure at $bench_figure" >&2; exit 2; }
@@ -183,7 +190,10 @@ fi
 
 # The workload name of model $1's import: another --fit-rounds is another import of it.
 job_name() {
-  if [[ $fit_rounds -eq 1 ]]; then echo "$1-job"; else echo "$1-job-fit$fit_rounds"; fi
+  local name=$1-job
+  [[ $fit_rounds -eq 1 ]] || name+=-fit$fit_rounds
+  [[ -z $import_tag ]] || name+=-$import_tag
+  echo "$name"
 }
 
 # Imports model $1's trace (once: a rescore reuses it); prints the run id.
