@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -256,27 +257,33 @@ Workload MakeDdpWorkload(const RankFile& zero, const TensorOrder& t, int first, 
   return w;
 }
 
-// How long bucket b of step k (rank 0's) ran as a collective: the shortest of its times on the
-// ranks that ran it (the same DDP bucket index). An allreduce begins when the last rank
-// launches it and ends on every rank at about the same moment, so each earlier rank's time
-// includes its wait for the last one (rank skew: resnet18's 27.5 MB bucket took 747 ms from
-// rank 0's launch and 607 ms from the last rank's, bench/ddp/README.md). The replay launches
-// each bucket at the slowest rank's ready time and prices it from there.
-double BucketTimeUs(const std::vector<RankFile>& ranks, int k, size_t b) {
-  const Bucket& own = ranks.front().steps[k].buckets[b];
-  double shortest = std::max(0.0, own.end_us - own.start_us);
+// How long each of rank 0's buckets of step k ran as a collective (by its position): the
+// shortest of its times on the ranks that ran it (the same DDP bucket index). An allreduce
+// begins when the last rank launches it and ends on every rank at about the same moment, so
+// each earlier rank's time includes its wait for the last one (rank skew: resnet18's 27.5 MB
+// bucket took 747 ms from rank 0's launch and 607 ms from the last rank's, bench/ddp/README.md).
+// The replay launches each bucket at the slowest rank's ready time and prices it from there.
+std::vector<double> BucketTimesUs(const std::vector<RankFile>& ranks, int k) {
+  const std::vector<Bucket>& own = ranks.front().steps[k].buckets;
+  std::vector<double> shortest(own.size());
+  std::map<int, size_t> position;  // DDP bucket index -> rank 0's launch position
+  for (size_t b = 0; b < own.size(); ++b) {
+    shortest[b] = std::max(0.0, own[b].end_us - own[b].start_us);
+    position.emplace(own[b].index, b);
+  }
   for (size_t r = 1; r < ranks.size(); ++r) {
     for (const Bucket& other : ranks[r].steps[k].buckets) {
-      if (other.index != own.index) continue;
-      shortest = std::min(shortest, std::max(0.0, other.end_us - other.start_us));
-      break;
+      const auto it = position.find(other.index);
+      if (it == position.end()) continue;
+      shortest[it->second] =
+          std::min(shortest[it->second], std::max(0.0, other.end_us - other.start_us));
     }
   }
   return shortest;
 }
 
 // Step k of the files: every rank's tensor times, rank 0's buckets, each starting when its last
-// rank joined it: BucketTimeUs before rank 0's end.
+// rank joined it: BucketTimesUs before rank 0's end.
 StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t, const Workload& w,
                       int k, int first, int64_t bytes) {
   const RankFile& zero = ranks.front();
@@ -299,6 +306,7 @@ StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t, 
     }
   }
   const RankStep& s = zero.steps[k];
+  const std::vector<double> bucket_us = BucketTimesUs(ranks, k);
   for (size_t b = 0; b < s.buckets.size(); ++b) {
     CollectiveRecord c;
     c.seq = static_cast<int>(b);
@@ -311,7 +319,7 @@ StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t, 
       c.bytes += w.tensors[t.tensor_of[p]].bytes();
     }
     c.comm_end_us = c.end_us = std::max(s.buckets[b].end_us, s.buckets[b].start_us);
-    c.start_us = c.copy_in_end_us = c.end_us - BucketTimeUs(ranks, k, b);
+    c.start_us = c.copy_in_end_us = c.end_us - bucket_us[b];
     st.collectives.push_back(std::move(c));
   }
   return st;

@@ -553,12 +553,15 @@ void Replayer::FinishStep(const PreparedStep& step, double compute_end_us, StepT
 
 std::vector<double> Replayer::LaunchCpuUs(const ReplaySetting& setting) {
   std::vector<double> out;
+  // Only the charge is read: no stretched second pass.
+  stretching_ = true;
   for (size_t i = 0; i < trace_.steps().size(); ++i) {
     const int index = static_cast<int>(i);
     out.push_back(
         ReplayPrepared(trace_.steps()[i], index, setting, StartPhase(), 1.0, nullptr)
             .launch_cpu_us);
   }
+  stretching_ = false;
   return out;
 }
 

@@ -196,7 +196,8 @@ class Replayer {
   std::vector<int> newly_ready_;
   PreparedStep dilated_;  // a step with its compute dilated (CpuShare)
   // A step with its backward stretched by the launches' charge (ReplayPrepared), and whether
-  // that second pass is running (it charges nothing again).
+  // the charge is left unapplied: in that second pass (it charges nothing again) and while
+  // LaunchCpuUs reads the recorded setting's charge.
   PreparedStep stretched_;
   bool stretching_ = false;
   // Per recorded step: compute's stretch at the recorded setting (CpuShare), 1 when disabled.

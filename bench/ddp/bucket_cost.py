@@ -8,9 +8,11 @@ turn, --rounds rounds (round r runs the default, then every setting: drift hits 
 then reads every trace: per rank and step (after --warmup), the backward's length (forward end
 to the last gradient), and within it the buckets launched, the bytes they move (each bucket's
 bytes times the share of its allreduce inside the backward) and the time some allreduce is in
-flight (their union). Prints, per model and setting, each figure's median over ranks and steps
-and its difference from the default of the same round (the mean over rounds):
-  model setting buckets_beside d_backward_ms d_buckets d_mib_moved d_inflight_ms
+flight (their union). Prints, per model and setting, the medians over ranks, steps and rounds
+of its buckets launched inside the backward, the backward and the step, and the differences
+from the default of the same round (the mean over rounds; "measured against": real DDP):
+  model setting buckets_beside backward_ms d_backward_ms d_buckets d_mib_moved d_inflight_ms
+  step_ms
 A --dir of earlier runs is read again without running anything (--analyze).
 
 Usage: bucket_cost.py --out DIR --models "m1 m2" [--settings "0.5 2.5"] [--rounds 2]
