@@ -26,6 +26,7 @@ struct Bucket {
 };
 
 struct RankStep {
+  int64_t start_ns = -1;  // the step's start on the file's clock (version 2); -1: not given
   double forward_end_us = 0.0, end_us = 0.0;
   std::vector<double> ready_us;  // per file parameter; < 0: no gradient
   std::vector<Bucket> buckets;   // launch order
@@ -36,6 +37,7 @@ struct RankFile {
   std::string hash;  // of the file's bytes, for the run's source hash
   int world = 0;
   std::string hostname;
+  std::string boot_id;  // the kernel whose CLOCK_MONOTONIC gave start_ns; "": none given
   std::string backend;  // the process group's ("gloo", "nccl"); "" in traces from before it
   Json settings;  // bucket_cap_mb, first_bucket_mb, gradient_as_bucket_view
   std::vector<TensorSpec> params;
@@ -90,6 +92,12 @@ Status ReadParams(const Json& j, const std::string& where, std::vector<TensorSpe
 }
 
 Status ReadStep(const Json& s, size_t params, const std::string& where, RankStep* out) {
+  if (s.contains("start_ns")) {
+    AUTOTUNE_RETURN_IF_ERROR(Integer(s, "start_ns", where, &out->start_ns));
+    if (out->start_ns < 0) {
+      return Status::InvalidArgument(where + ": \"start_ns\" must not be negative");
+    }
+  }
   AUTOTUNE_RETURN_IF_ERROR(Number(s, "forward_end_us", where, &out->forward_end_us));
   AUTOTUNE_RETURN_IF_ERROR(Number(s, "end_us", where, &out->end_us));
   const Json& ready = s.value("ready_us", Json());
@@ -142,6 +150,17 @@ Status ReadRank(const std::string& path, int rank, RankFile* out) {
   }
   out->world = static_cast<int>(world);
   out->hostname = j.value("hostname", "");
+  if (j.contains("clock")) {
+    const Json& clock = j["clock"];
+    if (!clock.is_object() || !clock.contains("name") || !clock["name"].is_string() ||
+        !clock.contains("boot_id") || !clock["boot_id"].is_string()) {
+      return Status::InvalidArgument(path + ": \"clock\" must give \"name\" and \"boot_id\"");
+    }
+    // Only the host's monotonic clock is known to be one clock for every process of a kernel.
+    if (clock["name"].get<std::string>() == "CLOCK_MONOTONIC") {
+      out->boot_id = clock["boot_id"].get<std::string>();
+    }
+  }
   if (j.contains("backend")) {
     if (!j["backend"].is_string()) {
       return Status::InvalidArgument(path + ": key 'backend' must be a string");
@@ -282,10 +301,68 @@ std::vector<double> BucketTimesUs(const std::vector<RankFile>& ranks, int k) {
   return shortest;
 }
 
+// Whether the ranks' step starts are on one clock: every file names the same kernel's
+// monotonic clock and gives each of steps [first, end) its start.
+bool SharedClock(const std::vector<RankFile>& ranks, int first, int end) {
+  for (const RankFile& f : ranks) {
+    if (f.boot_id.empty() || f.boot_id != ranks.front().boot_id) return false;
+    for (int k = first; k < end; ++k) {
+      if (f.steps[k].start_ns < 0) return false;
+    }
+  }
+  return true;
+}
+
+// Each rank's offset from rank 0's clock in step k (its step start less rank 0's, us), or an
+// error where a rank's step began more than rank 0's step lasts away from it: the files'
+// steps do not line up (a rank that ran an extra forward call).
+Status ClockOffsetsUs(const std::vector<RankFile>& ranks, int k, std::vector<double>* out) {
+  const RankStep& zero = ranks.front().steps[k];
+  out->assign(ranks.size(), 0.0);
+  for (size_t r = 1; r < ranks.size(); ++r) {
+    (*out)[r] = static_cast<double>(ranks[r].steps[k].start_ns - zero.start_ns) / 1e3;
+    if (std::fabs((*out)[r]) > zero.end_us) {
+      std::ostringstream msg;
+      msg << ranks[r].path << ": step " << k << " starts " << (*out)[r] / 1e3
+          << " ms from rank 0's, which lasts " << zero.end_us / 1e3
+          << " ms: the ranks' steps do not line up";
+      return Status::InvalidArgument(msg.str());
+    }
+  }
+  return Status::Ok();
+}
+
+// Where each of rank 0's buckets of step k began on rank 0's clock (by its position): when the
+// last rank that ran it (the same DDP bucket index) launched it, each rank's launch moved by
+// its offset; never after rank 0's end.
+std::vector<double> LastLaunchesUs(const std::vector<RankFile>& ranks, int k,
+                                   const std::vector<double>& offset_us) {
+  const std::vector<Bucket>& own = ranks.front().steps[k].buckets;
+  std::vector<double> last(own.size());
+  std::map<int, size_t> position;  // DDP bucket index -> rank 0's launch position
+  for (size_t b = 0; b < own.size(); ++b) {
+    last[b] = own[b].start_us;
+    position.emplace(own[b].index, b);
+  }
+  for (size_t r = 1; r < ranks.size(); ++r) {
+    for (const Bucket& other : ranks[r].steps[k].buckets) {
+      const auto it = position.find(other.index);
+      if (it != position.end()) {
+        last[it->second] = std::max(last[it->second], other.start_us + offset_us[r]);
+      }
+    }
+  }
+  for (size_t b = 0; b < own.size(); ++b) last[b] = std::min(last[b], own[b].end_us);
+  return last;
+}
+
 // Step k of the files: every rank's tensor times, rank 0's buckets, each starting when its last
-// rank joined it: BucketTimesUs before rank 0's end.
+// rank joined it. With offset_us (one per rank: SharedClock) every rank's times are put on rank
+// 0's clock and a bucket starts at its last launch there (LastLaunchesUs); without, each rank's
+// times stay on its own clock and a bucket runs its shortest time over the ranks
+// (BucketTimesUs) before rank 0's end.
 StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t, const Workload& w,
-                      int k, int first, int64_t bytes) {
+                      int k, int first, int64_t bytes, const std::vector<double>& offset_us) {
   const RankFile& zero = ranks.front();
   StepTrace st;
   st.step = k - first;
@@ -295,18 +372,27 @@ StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t, 
   st.score_bytes_per_s = ScoreBytesPerSecond(static_cast<double>(bytes), st.step_ms / 1e3);
   for (int r = 0; r < zero.world; ++r) {
     const RankStep& s = ranks[r].steps[k];
+    const double shift = offset_us.empty() ? 0.0 : offset_us[r];
     std::vector<double> done(zero.params.size(), 0.0);
     for (const Bucket& b : s.buckets) {
       for (int p : b.params) done[p] = b.end_us;
     }
     for (size_t i = 0; i < t.order.size(); ++i) {
       const int p = t.order[i];
-      st.tensors.push_back(
-          {r, static_cast<int>(i), std::max(0.0, s.ready_us[p]), std::max(done[p], s.ready_us[p])});
+      const double ready = std::max(0.0, s.ready_us[p] + shift);
+      st.tensors.push_back({r, static_cast<int>(i), ready, std::max(done[p] + shift, ready)});
     }
   }
   const RankStep& s = zero.steps[k];
-  const std::vector<double> bucket_us = BucketTimesUs(ranks, k);
+  std::vector<double> start_us;
+  if (offset_us.empty()) {
+    start_us = BucketTimesUs(ranks, k);
+    for (size_t b = 0; b < s.buckets.size(); ++b) {
+      start_us[b] = std::max(s.buckets[b].end_us, s.buckets[b].start_us) - start_us[b];
+    }
+  } else {
+    start_us = LastLaunchesUs(ranks, k, offset_us);
+  }
   for (size_t b = 0; b < s.buckets.size(); ++b) {
     CollectiveRecord c;
     c.seq = static_cast<int>(b);
@@ -319,7 +405,7 @@ StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t, 
       c.bytes += w.tensors[t.tensor_of[p]].bytes();
     }
     c.comm_end_us = c.end_us = std::max(s.buckets[b].end_us, s.buckets[b].start_us);
-    c.start_us = c.copy_in_end_us = c.end_us - bucket_us[b];
+    c.start_us = c.copy_in_end_us = start_us[b];
     st.collectives.push_back(std::move(c));
   }
   return st;
@@ -423,8 +509,11 @@ Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* s
   AUTOTUNE_RETURN_IF_ERROR(DescribeDdpRun(options, ranks, w, first, &out.run));
   int64_t bytes = 0;
   for (const TensorSpec& t : w.tensors) bytes += t.bytes();
+  const bool shared_clock = SharedClock(ranks, first, end);
+  std::vector<double> offset_us;
   for (int k = first; k < end; ++k) {
-    out.steps.push_back(MakeDdpStep(ranks, order, w, k, first, bytes));
+    if (shared_clock) AUTOTUNE_RETURN_IF_ERROR(ClockOffsetsUs(ranks, k, &offset_us));
+    out.steps.push_back(MakeDdpStep(ranks, order, w, k, first, bytes, offset_us));
     if (out.steps.back().step_ms <= 0) {
       return Status::InvalidArgument(zero.path + ": step " + std::to_string(k) +
                                      " has no positive duration");
@@ -435,6 +524,7 @@ Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* s
   for (const RankFile& f : ranks) content += f.hash;
   out.run.source_hash = ImportSourceHash(content, options);
   Summarize(&out, summary);
+  if (summary != nullptr) summary->ranks_on_one_clock = shared_clock;
   *trace = std::move(out);
   return Status::Ok();
 }

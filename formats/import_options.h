@@ -33,6 +33,9 @@ struct ImportSummary {
   double step_ms_median = 0.0;
   int collectives_per_step = 0;  // median fused collectives per kept step
   bool truncated = false;        // the file ended mid-write (a killed job)
+  // A DDP trace's ranks' times put on rank 0's clock (their files name one kernel's monotonic
+  // clock and give each step's start); false: each rank's own step start (formats/ddp_trace.h).
+  bool ranks_on_one_clock = false;
 };
 
 // The source_hash of an imported run (RunInfo::source_hash): 16 hex digits of a 64-bit FNV-1a

@@ -117,6 +117,7 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                         {"score_bytes_per_s", run.score_bytes_per_s},
                         {"collectives_per_step", summary.collectives_per_step},
                         {"truncated", summary.truncated},
+                        {"ranks_on_one_clock", summary.ranks_on_one_clock},
                         {"knobs", KnobsToJson(run.knobs)},
                         {"untraced_step_ms", run.untraced_step_ms},
                         {"traced_step_ms", run.traced_step_ms},
@@ -145,6 +146,13 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                   ? "  knobs (the job's DDP settings, from the trace): %s\n"
                   : "  knobs (as given; the timeline does not carry them): %s\n",
               KnobsShort(run.knobs, run.framework).c_str());
+  if (run.framework == Framework::kDdp) {
+    std::printf(summary.ranks_on_one_clock
+                    ? "  the ranks' times on rank 0's clock (one kernel's monotonic clock): a "
+                      "bucket starts when its last rank launched it\n"
+                    : "  each rank's times from its own step start (the files name no clock "
+                      "common to the ranks): a bucket runs its shortest time over the ranks\n");
+  }
   const double resolution_ms = ReadinessResolutionMs(run);
   if (resolution_ms > Knobs().cycle_time_ms &&
       resolution_ms >= kCycleWaitNoteShare * summary.step_ms_median) {

@@ -7,12 +7,17 @@ the forward's end (taken as the backward's start), each parameter's gradient-rea
 (a hook on the parameter), and each bucket's allreduce (a communication hook that does what
 DDP's default one does: divide the bucket by the world size, allreduce it asynchronously)
 with its start, its completion and its parameters. Times are microseconds from the step's
-start (time.perf_counter_ns). At exit each rank writes DIR/rank<R>.json:
-  {"format": "autotune-ddp-trace", "version": 1, "rank", "world_size", "hostname",
+start on the host's monotonic clock (CLOCK_MONOTONIC); each step also gives that start itself
+("start_ns"), and the file the clock's name and the kernel's boot id, so an import can put every
+rank on rank 0's clock where the ranks share one kernel (one machine, or the network
+namespaces of tools/cluster.sh). At exit each rank writes DIR/rank<R>.json:
+  {"format": "autotune-ddp-trace", "version": 2, "rank", "world_size", "hostname",
+   "clock": {"name": "CLOCK_MONOTONIC", "boot_id"} (version 2),
    "backend" (the process group's: "gloo", "nccl", ...), "device" ("cpu", "cuda"),
    "bucket_cap_mb", "first_bucket_mb", "gradient_as_bucket_view",
    "parameters": [{"name", "shape", "dtype"}] (registration order),
-   "steps": [{"forward_end_us", "end_us", "ready_us": [per parameter, null if none],
+   "steps": [{"start_ns" (version 2), "forward_end_us", "end_us",
+              "ready_us": [per parameter, null if none],
               "buckets": [{"index", "parameters": [...], "start_us", "end_us"}]}]}
 The last forward call opens a step that never ends: it is not written."""
 import atexit
@@ -22,8 +27,22 @@ import socket
 import time
 
 
+def _now_ns():
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
+
 def _now_us():
-    return time.perf_counter_ns() / 1e3
+    return _now_ns() / 1e3
+
+
+def _boot_id():
+    """The running kernel's boot id: equal for every process of one machine (its network
+    namespaces too), different on another machine or after a reboot; "" if unreadable."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
 
 
 class _Recorder:
@@ -48,11 +67,12 @@ class _Recorder:
         atexit.register(self.write)
 
     def _forward_start(self, module, inputs):
-        now = _now_us()
+        now_ns = _now_ns()
+        now = now_ns / 1e3
         if self.current is not None:
             self.current["end_us"] = now - self.current["start"]
             self.steps.append(self.current)
-        self.current = {"start": now, "forward_end_us": None, "end_us": None,
+        self.current = {"start": now, "start_ns": now_ns, "forward_end_us": None, "end_us": None,
                         "ready_us": [None] * len(self.params), "buckets": []}
 
     def _forward_end(self, module, inputs, output):
@@ -84,7 +104,8 @@ class _Recorder:
     def write(self):
         os.makedirs(self.directory, exist_ok=True)
         steps = [{k: v for k, v in s.items() if k != "start"} for s in self.steps]
-        out = {"format": "autotune-ddp-trace", "version": 1, "rank": self.rank,
+        out = {"format": "autotune-ddp-trace", "version": 2, "rank": self.rank,
+               "clock": {"name": "CLOCK_MONOTONIC", "boot_id": _boot_id()},
                "backend": self.backend, "device": self.device,
                "world_size": self.world, "hostname": socket.gethostname(),
                "parameters": [{"name": n, "shape": list(p.shape),

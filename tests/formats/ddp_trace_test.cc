@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -30,25 +31,47 @@ class DdpTraceTest : public ::testing::Test {
   // Rank r's file: two parameters (p0: 1000 floats, p1: 2000), the same step twice (the first
   // is the warm-up), p1 ready first and bucketed alone (DDP bucket 0), then p0 (bucket 1).
   // steps: forward end, p1 ready, p0 ready, bucket 0 start/end, bucket 1 start/end, step end.
-  void WriteRank(int rank, const std::vector<double>& t) {
-    const std::string step =
-        "{\"forward_end_us\": " + std::to_string(t[0]) + ", \"end_us\": " +
-        std::to_string(t[7]) + ", \"ready_us\": [" + std::to_string(t[2]) + ", " +
-        std::to_string(t[1]) + "], \"buckets\": [{\"index\": 0, \"parameters\": [1], " +
-        "\"start_us\": " + std::to_string(t[3]) + ", \"end_us\": " + std::to_string(t[4]) +
-        "}, {\"index\": 1, \"parameters\": [0], \"start_us\": " + std::to_string(t[5]) +
-        ", \"end_us\": " + std::to_string(t[6]) + "}]}";
+  // With clock_ns >= 0 the file is a version 2 one: its steps start at clock_ns and
+  // clock_ns + 20 ms on boot_id's CLOCK_MONOTONIC.
+  void WriteRank(int rank, const std::vector<double>& t, int64_t clock_ns = -1,
+                 const std::string& boot_id = "b00t") {
+    const auto step_at = [&](int64_t start_ns) {
+      return "{" + (clock_ns < 0 ? "" : "\"start_ns\": " + std::to_string(start_ns) + ", ") +
+             StepBody(t);
+    };
     std::ofstream(dir_ / ("rank" + std::to_string(rank) + ".json"))
-        << "{\"format\": \"autotune-ddp-trace\", \"version\": 1, \"rank\": " << rank
+        << "{\"format\": \"autotune-ddp-trace\", \"version\": " << (clock_ns < 0 ? 1 : 2)
+        << ", \"rank\": " << rank
+        << (clock_ns < 0 ? ""
+                         : ", \"clock\": {\"name\": \"CLOCK_MONOTONIC\", \"boot_id\": \"" +
+                               boot_id + "\"}")
         << ", \"world_size\": 2, \"hostname\": \"node0\", \"backend\": \"gloo\", "
         << "\"device\": \"cpu\", \"bucket_cap_mb\": 25, \"first_bucket_mb\": 1, "
         << "\"gradient_as_bucket_view\": false, \"parameters\": ["
         << "{\"name\": \"p0\", \"shape\": [1000], \"dtype\": \"float32\"}, "
         << "{\"name\": \"p1\", \"shape\": [2000], \"dtype\": \"float32\"}], \"steps\": ["
-        << step << ", " << step << "]}";
+        << step_at(clock_ns) << ", " << step_at(clock_ns + 20000000) << "]}";
   }
 
-  Trace Import() {
+  static std::string StepBody(const std::vector<double>& t) {
+    return "\"forward_end_us\": " + std::to_string(t[0]) + ", \"end_us\": " +
+        std::to_string(t[7]) + ", \"ready_us\": [" + std::to_string(t[2]) + ", " +
+        std::to_string(t[1]) + "], \"buckets\": [{\"index\": 0, \"parameters\": [1], " +
+        "\"start_us\": " + std::to_string(t[3]) + ", \"end_us\": " + std::to_string(t[4]) +
+        "}, {\"index\": 1, \"parameters\": [0], \"start_us\": " + std::to_string(t[5]) +
+        ", \"end_us\": " + std::to_string(t[6]) + "}]}";
+  }
+
+  Status TryImport(Trace* trace, ImportSummary* summary) {
+    ImportOptions options;
+    options.source = dir_.string();
+    options.warmup_steps = 1;
+    options.topology.nodes = 1;
+    options.topology.ranks_per_node = 2;
+    return LoadDdpTrace(options, trace, summary);
+  }
+
+  Trace Import(bool* one_clock = nullptr) {
     ImportOptions options;
     options.source = dir_.string();
     options.warmup_steps = 1;
@@ -58,7 +81,19 @@ class DdpTraceTest : public ::testing::Test {
     ImportSummary summary;
     const Status s = LoadDdpTrace(options, &trace, &summary);
     EXPECT_TRUE(s.ok()) << s.message();
+    if (one_clock != nullptr) *one_clock = summary.ranks_on_one_clock;
     return trace;
+  }
+
+  // Rank 1's ready and done times by tensor (ready order) in step 0 of t.
+  static void RankOneTimes(const Trace& t, std::vector<double>* ready, std::vector<double>* done) {
+    ready->assign(2, -1.0);
+    done->assign(2, -1.0);
+    for (const TensorEvent& e : t.steps[0].tensors) {
+      if (e.rank != 1) continue;
+      (*ready)[e.tensor] = e.ready_us;
+      (*done)[e.tensor] = e.done_us;
+    }
   }
 
   fs::path dir_;
@@ -106,6 +141,103 @@ TEST_F(DdpTraceTest, RankZerosTimeStandsWhenItWasTheLastToLaunch) {
   ASSERT_EQ(t.steps[0].collectives.size(), 2u);
   EXPECT_DOUBLE_EQ(t.steps[0].collectives[0].start_us, 2100.0);
   EXPECT_DOUBLE_EQ(t.steps[0].collectives[1].start_us, 3100.0);
+}
+
+// Rank 1 started each step 500 us after rank 0 (one kernel's clock, version 2 files). On its
+// own clock: forward end 500, p1 ready 3400, p0 2400; bucket 0 (p1) 3500-8300, bucket 1 (p0)
+// 2500-11500; step end 12500. On rank 0's clock every one of those is 500 us later.
+constexpr int64_t kStartNs = 7000000000;
+const std::vector<double> kRankZero = {1000, 2000, 3000, 2100, 9000, 3100, 12000, 13000};
+const std::vector<double> kRankOneOwnClock = {500, 3400, 2400, 3500, 8300, 2500, 11500, 12500};
+
+TEST_F(DdpTraceTest, RanksOnOneClockAreMovedOntoRankZerosAndABucketStartsAtItsLastLaunch) {
+  WriteRank(0, kRankZero, kStartNs);
+  WriteRank(1, kRankOneOwnClock, kStartNs + 500000);
+  bool one_clock = false;
+  const Trace t = Import(&one_clock);
+  EXPECT_TRUE(one_clock);
+  ASSERT_EQ(t.steps.size(), 1u);
+  const StepTrace& s = t.steps[0];
+  ASSERT_EQ(s.collectives.size(), 2u);
+  // Bucket 0: rank 1 launched it at 3500 + 500 = 4000, after rank 0's 2100; it ends at rank
+  // 0's 9000. Bucket 1: rank 0's launch at 3100 is the later (rank 1's 2500 + 500 = 3000).
+  EXPECT_DOUBLE_EQ(s.collectives[0].start_us, 4000.0);
+  EXPECT_DOUBLE_EQ(s.collectives[0].end_us, 9000.0);
+  EXPECT_DOUBLE_EQ(s.collectives[1].start_us, 3100.0);
+  EXPECT_DOUBLE_EQ(s.collectives[1].end_us, 12000.0);
+  std::vector<double> ready, done;
+  RankOneTimes(t, &ready, &done);
+  EXPECT_DOUBLE_EQ(ready[0], 3900.0);  // p1: 3400 + 500
+  EXPECT_DOUBLE_EQ(done[0], 8800.0);   // its bucket's end on rank 1, 8300 + 500
+  EXPECT_DOUBLE_EQ(ready[1], 2900.0);  // p0: 2400 + 500
+  EXPECT_DOUBLE_EQ(done[1], 12000.0);
+}
+
+TEST_F(DdpTraceTest, RanksOfTwoKernelsKeepTheirOwnClocks) {
+  // The same files, rank 1's clock another machine's (another boot id): its start says nothing
+  // about rank 0's, so each rank's times stay its own and a bucket runs its shortest time:
+  // bucket 0 min(6900, 8300 - 3500 = 4800) before 9000, bucket 1 min(8900, 9000) before 12000.
+  WriteRank(0, kRankZero, kStartNs);
+  WriteRank(1, kRankOneOwnClock, kStartNs + 500000, "another-machine");
+  bool one_clock = true;
+  const Trace t = Import(&one_clock);
+  EXPECT_FALSE(one_clock);
+  ASSERT_EQ(t.steps[0].collectives.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.steps[0].collectives[0].start_us, 4200.0);
+  EXPECT_DOUBLE_EQ(t.steps[0].collectives[1].start_us, 3100.0);
+  std::vector<double> ready, done;
+  RankOneTimes(t, &ready, &done);
+  EXPECT_DOUBLE_EQ(ready[0], 3400.0);
+  EXPECT_DOUBLE_EQ(ready[1], 2400.0);
+  // One rank's file without the clock (version 1) beside a version 2 one: the same.
+  WriteRank(1, kRankOneOwnClock);
+  const Trace mixed = Import(&one_clock);
+  EXPECT_FALSE(one_clock);
+  EXPECT_DOUBLE_EQ(mixed.steps[0].collectives[0].start_us, 4200.0);
+}
+
+TEST_F(DdpTraceTest, StepsThatDoNotLineUpAreRefused) {
+  // Rank 1's kept step began 20 ms after rank 0's, which lasts 13 ms: not the same step.
+  WriteRank(0, kRankZero, kStartNs);
+  WriteRank(1, kRankOneOwnClock, kStartNs + 20000000);
+  Trace t;
+  t.run.id = 42;
+  ImportSummary summary;
+  const Status s = TryImport(&t, &summary);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("rank1.json: step 1 starts 20 ms from rank 0's, which lasts 13 ms: "
+                             "the ranks' steps do not line up"),
+            std::string::npos)
+      << s.message();
+  EXPECT_EQ(t.run.id, 42) << "the trace is left as it was";
+}
+
+TEST_F(DdpTraceTest, AMalformedClockIsNamed) {
+  WriteRank(0, kRankZero, kStartNs);
+  WriteRank(1, kRankOneOwnClock, kStartNs);
+  std::ifstream in(dir_ / "rank1.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const std::string negative = "\"start_ns\": -5";
+  text.replace(text.find("\"start_ns\": "), std::string("\"start_ns\": ").size() +
+                                                 std::to_string(kStartNs).size(),
+               negative);
+  std::ofstream(dir_ / "rank1.json") << text;
+  Trace t;
+  ImportSummary summary;
+  Status s = TryImport(&t, &summary);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("rank1.json: step 0: \"start_ns\" must not be negative"),
+            std::string::npos)
+      << s.message();
+  WriteRank(1, kRankOneOwnClock, kStartNs);
+  std::ofstream(dir_ / "rank0.json") << "{\"format\": \"autotune-ddp-trace\", \"rank\": 0, "
+                                        "\"world_size\": 2, \"clock\": \"monotonic\"}";
+  s = TryImport(&t, &summary);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("rank0.json: \"clock\" must give \"name\" and \"boot_id\""),
+            std::string::npos)
+      << s.message();
 }
 
 }  // namespace

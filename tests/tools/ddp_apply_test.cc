@@ -176,6 +176,9 @@ TEST_F(DdpApplyTest, ATracedJobIsImportedAsADdpRun) {
   EXPECT_EQ(j["tensors"], 8);
   EXPECT_EQ(j["steps"], 1) << "3 forward calls: 2 complete steps, 1 of them warm-up";
   EXPECT_EQ(j["knobs"]["ddp_bucket_cap_mb"], 1.0);
+  // The four ranks ran on this machine's kernel: the recorder names its monotonic clock and
+  // boot id, and the import puts every rank on rank 0's clock.
+  EXPECT_TRUE(j["ranks_on_one_clock"].get<bool>()) << r.out;
   EXPECT_EQ(j["bytes_per_step"], (256 * 512 + 512 + 512 * 512 + 512 + 512 * 1024 + 1024 +
                                   1024 * 10 + 10) * 4);
   // Rank 0's buckets in the stored step: DDP's rule over the stored ready order (tensor
@@ -221,6 +224,7 @@ TEST_F(DdpApplyTest, ATracedJobIsImportedAsADdpRun) {
     nlohmann::json f = nlohmann::json::parse(ReadFile(trace + name));
     EXPECT_EQ(f["backend"], "gloo");
     EXPECT_EQ(f["device"], "cpu");
+    EXPECT_EQ(f["clock"]["boot_id"], ReadFile("/proc/sys/kernel/random/boot_id").substr(0, 36));
     f["backend"] = rank == 3 ? "gloo" : "nccl";
     WriteFile(gpu + name, f.dump());
   }
