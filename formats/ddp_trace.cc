@@ -38,6 +38,9 @@ struct RankFile {
   int world = 0;
   std::string hostname;
   std::string boot_id;  // the kernel whose CLOCK_MONOTONIC gave start_ns; "": none given
+  // This rank's clock less rank 0's and the bound on that estimate's error, measured by the
+  // recorder at the job's start; offset_error_ns < 0: not measured.
+  int64_t offset_ns = 0, offset_error_ns = -1;
   std::string backend;  // the process group's ("gloo", "nccl"); "" in traces from before it
   Json settings;  // bucket_cap_mb, first_bucket_mb, gradient_as_bucket_view
   std::vector<TensorSpec> params;
@@ -159,6 +162,14 @@ Status ReadRank(const std::string& path, int rank, RankFile* out) {
     // Only the host's monotonic clock is known to be one clock for every process of a kernel.
     if (clock["name"].get<std::string>() == "CLOCK_MONOTONIC") {
       out->boot_id = clock["boot_id"].get<std::string>();
+      if (clock.contains("offset_to_rank0_ns") || clock.contains("offset_error_ns")) {
+        const std::string at = path + ": \"clock\"";
+        AUTOTUNE_RETURN_IF_ERROR(Integer(clock, "offset_to_rank0_ns", at, &out->offset_ns));
+        AUTOTUNE_RETURN_IF_ERROR(Integer(clock, "offset_error_ns", at, &out->offset_error_ns));
+        if (out->offset_error_ns < 0) {
+          return Status::InvalidArgument(at + ": \"offset_error_ns\" must not be negative");
+        }
+      }
     }
   }
   if (j.contains("backend")) {
@@ -301,26 +312,41 @@ std::vector<double> BucketTimesUs(const std::vector<RankFile>& ranks, int k) {
   return shortest;
 }
 
-// Whether the ranks' step starts are on one clock: every file names the same kernel's
-// monotonic clock and gives each of steps [first, end) its start.
-bool SharedClock(const std::vector<RankFile>& ranks, int first, int end) {
+// How the ranks' step starts can be put on rank 0's clock: every file gives each of steps
+// [first, end) its start on its host's monotonic clock, and either every file names the same
+// kernel (one clock: no offset) or each measured its clock's offset from rank 0's.
+RankClocks SharedClock(const std::vector<RankFile>& ranks, int first, int end) {
+  bool one_kernel = true, measured = true;
+  RankClocks clocks;
   for (const RankFile& f : ranks) {
-    if (f.boot_id.empty() || f.boot_id != ranks.front().boot_id) return false;
+    if (f.boot_id.empty()) return RankClocks();
     for (int k = first; k < end; ++k) {
-      if (f.steps[k].start_ns < 0) return false;
+      if (f.steps[k].start_ns < 0) return RankClocks();
     }
+    one_kernel = one_kernel && f.boot_id == ranks.front().boot_id;
+    measured = measured && f.offset_error_ns >= 0;
+    clocks.offset_error_us =
+        std::max(clocks.offset_error_us, static_cast<double>(f.offset_error_ns) / 1e3);
   }
-  return true;
+  if (one_kernel) return RankClocks{RankClocks::kOneKernel, 0.0};
+  if (!measured) return RankClocks();
+  clocks.kind = RankClocks::kMeasuredOffsets;
+  return clocks;
 }
 
-// Each rank's offset from rank 0's clock in step k (its step start less rank 0's, us), or an
-// error where a rank's step began more than rank 0's step lasts away from it: the files'
-// steps do not line up (a rank that ran an extra forward call).
-Status ClockOffsetsUs(const std::vector<RankFile>& ranks, int k, std::vector<double>* out) {
+// Each rank's offset from rank 0's clock in step k (its step start less rank 0's, us, each
+// start less its clock's measured offset where the ranks are on several kernels), or an error
+// where a rank's step began more than rank 0's step lasts away from it: the files' steps do
+// not line up (a rank that ran an extra forward call).
+Status ClockOffsetsUs(const std::vector<RankFile>& ranks, const RankClocks& clocks, int k,
+                      std::vector<double>* out) {
   const RankStep& zero = ranks.front().steps[k];
+  const auto on_rank_zeros = [&](const RankFile& f) {
+    return f.steps[k].start_ns - (clocks.kind == RankClocks::kMeasuredOffsets ? f.offset_ns : 0);
+  };
   out->assign(ranks.size(), 0.0);
   for (size_t r = 1; r < ranks.size(); ++r) {
-    (*out)[r] = static_cast<double>(ranks[r].steps[k].start_ns - zero.start_ns) / 1e3;
+    (*out)[r] = static_cast<double>(on_rank_zeros(ranks[r]) - on_rank_zeros(ranks.front())) / 1e3;
     if (std::fabs((*out)[r]) > zero.end_us) {
       std::ostringstream msg;
       msg << ranks[r].path << ": step " << k << " starts " << (*out)[r] / 1e3
@@ -509,10 +535,12 @@ Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* s
   AUTOTUNE_RETURN_IF_ERROR(DescribeDdpRun(options, ranks, w, first, &out.run));
   int64_t bytes = 0;
   for (const TensorSpec& t : w.tensors) bytes += t.bytes();
-  const bool shared_clock = SharedClock(ranks, first, end);
+  const RankClocks clocks = SharedClock(ranks, first, end);
   std::vector<double> offset_us;
   for (int k = first; k < end; ++k) {
-    if (shared_clock) AUTOTUNE_RETURN_IF_ERROR(ClockOffsetsUs(ranks, k, &offset_us));
+    if (clocks.kind != RankClocks::kOwn) {
+      AUTOTUNE_RETURN_IF_ERROR(ClockOffsetsUs(ranks, clocks, k, &offset_us));
+    }
     out.steps.push_back(MakeDdpStep(ranks, order, w, k, first, bytes, offset_us));
     if (out.steps.back().step_ms <= 0) {
       return Status::InvalidArgument(zero.path + ": step " + std::to_string(k) +
@@ -524,7 +552,7 @@ Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* s
   for (const RankFile& f : ranks) content += f.hash;
   out.run.source_hash = ImportSourceHash(content, options);
   Summarize(&out, summary);
-  if (summary != nullptr) summary->ranks_on_one_clock = shared_clock;
+  if (summary != nullptr) summary->clocks = clocks;
   *trace = std::move(out);
   return Status::Ok();
 }

@@ -26,6 +26,17 @@ struct ImportOptions {
 };
 
 // What an import kept.
+// How a DDP trace's ranks' times were put on rank 0's clock (formats/ddp_trace.h).
+struct RankClocks {
+  enum Kind {
+    kOwn,              // not: each rank's times from its own step start
+    kOneKernel,        // the files name one kernel's monotonic clock
+    kMeasuredOffsets,  // several kernels: each rank's offset measured at the job's start
+  };
+  Kind kind = kOwn;
+  double offset_error_us = 0.0;  // kMeasuredOffsets: the largest bound on an offset's error
+};
+
 struct ImportSummary {
   int steps = 0;               // steps kept
   int tensors = 0;             // tensors per step
@@ -33,9 +44,7 @@ struct ImportSummary {
   double step_ms_median = 0.0;
   int collectives_per_step = 0;  // median fused collectives per kept step
   bool truncated = false;        // the file ended mid-write (a killed job)
-  // A DDP trace's ranks' times put on rank 0's clock (their files name one kernel's monotonic
-  // clock and give each step's start); false: each rank's own step start (formats/ddp_trace.h).
-  bool ranks_on_one_clock = false;
+  RankClocks clocks;  // a DDP trace's: how its ranks' times were put on rank 0's clock
 };
 
 // The source_hash of an imported run (RunInfo::source_hash): 16 hex digits of a 64-bit FNV-1a

@@ -100,6 +100,18 @@ double ReadinessResolutionMs(const RunInfo& run) {
   return run.framework == Framework::kHorovod ? run.knobs.cycle_time_ms : 0.0;
 }
 
+const char* RankClocksName(RankClocks::Kind kind) {
+  switch (kind) {
+    case RankClocks::kOneKernel:
+      return "one kernel";
+    case RankClocks::kMeasuredOffsets:
+      return "measured offsets";
+    case RankClocks::kOwn:
+      break;
+  }
+  return "own";
+}
+
 void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSummary& summary,
                   bool reused) {
   if (flags.json) {
@@ -117,7 +129,8 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                         {"score_bytes_per_s", run.score_bytes_per_s},
                         {"collectives_per_step", summary.collectives_per_step},
                         {"truncated", summary.truncated},
-                        {"ranks_on_one_clock", summary.ranks_on_one_clock},
+                        {"rank_clocks", RankClocksName(summary.clocks.kind)},
+                        {"clock_offset_error_us", summary.clocks.offset_error_us},
                         {"knobs", KnobsToJson(run.knobs)},
                         {"untraced_step_ms", run.untraced_step_ms},
                         {"traced_step_ms", run.traced_step_ms},
@@ -147,11 +160,22 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                   : "  knobs (as given; the timeline does not carry them): %s\n",
               KnobsShort(run.knobs, run.framework).c_str());
   if (run.framework == Framework::kDdp) {
-    std::printf(summary.ranks_on_one_clock
-                    ? "  the ranks' times on rank 0's clock (one kernel's monotonic clock): a "
-                      "bucket starts when its last rank launched it\n"
-                    : "  each rank's times from its own step start (the files name no clock "
-                      "common to the ranks): a bucket runs its shortest time over the ranks\n");
+    switch (summary.clocks.kind) {
+      case RankClocks::kOneKernel:
+        std::printf("  the ranks' times on rank 0's clock (one kernel's monotonic clock): a "
+                    "bucket starts when its last rank launched it\n");
+        break;
+      case RankClocks::kMeasuredOffsets:
+        std::printf("  the ranks' times on rank 0's clock (several machines: each clock's "
+                    "offset from rank 0's measured once at the job's start, within %.0f us): "
+                    "a bucket starts when its last rank launched it\n",
+                    summary.clocks.offset_error_us);
+        break;
+      case RankClocks::kOwn:
+        std::printf("  each rank's times from its own step start (the files give no clock "
+                    "common to the ranks): a bucket runs its shortest time over the ranks\n");
+        break;
+    }
   }
   const double resolution_ms = ReadinessResolutionMs(run);
   if (resolution_ms > Knobs().cycle_time_ms &&

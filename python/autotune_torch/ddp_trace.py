@@ -10,9 +10,14 @@ with its start, its completion and its parameters. Times are microseconds from t
 start on the host's monotonic clock (CLOCK_MONOTONIC); each step also gives that start itself
 ("start_ns"), and the file the clock's name and the kernel's boot id, so an import can put every
 rank on rank 0's clock where the ranks share one kernel (one machine, or the network
-namespaces of tools/cluster.sh). At exit each rank writes DIR/rank<R>.json:
+namespaces of tools/cluster.sh). For ranks on other machines, attach measures each rank's
+clock offset from rank 0's (rank 0 and each rank in turn exchange their clock's reading
+through the process group, 8 round trips; the offset is the rank's reading less the middle
+of rank 0's round trip, from the shortest trip, whose half bounds its error) and writes it.
+At exit each rank writes DIR/rank<R>.json:
   {"format": "autotune-ddp-trace", "version": 2, "rank", "world_size", "hostname",
-   "clock": {"name": "CLOCK_MONOTONIC", "boot_id"} (version 2),
+   "clock": {"name": "CLOCK_MONOTONIC", "boot_id", "offset_to_rank0_ns",
+             "offset_error_ns"} (version 2; the offset pair absent where it was not measured),
    "backend" (the process group's: "gloo", "nccl", ...), "device" ("cpu", "cuda"),
    "bucket_cap_mb", "first_bucket_mb", "gradient_as_bucket_view",
    "parameters": [{"name", "shape", "dtype"}] (registration order),
@@ -45,6 +50,41 @@ def _boot_id():
         return ""
 
 
+_CLOCK_ROUND_TRIPS = 8
+
+
+def _clock_offset(dist, rank, world):
+    """(this rank's clock less rank 0's, the bound on that estimate's error), in ns; every rank
+    must call it at the same point (it exchanges readings through the process group: a gloo
+    group of its own when the job's backend is another, as NCCL sends only device tensors).
+    None where it cannot be measured."""
+    import torch
+    try:
+        group = None if str(dist.get_backend()) == "gloo" else dist.new_group(backend="gloo")
+        reading = torch.zeros(1, dtype=torch.int64)
+        found = torch.zeros(world, 2, dtype=torch.int64)
+        for peer in range(1, world):
+            best = None
+            for _ in range(_CLOCK_ROUND_TRIPS):
+                if rank == 0:
+                    sent = _now_ns()
+                    dist.send(torch.tensor([sent], dtype=torch.int64), dst=peer, group=group)
+                    dist.recv(reading, src=peer, group=group)
+                    back = _now_ns()
+                    trip = back - sent
+                    if best is None or trip < best[1]:
+                        best = (int(reading[0]) - (sent + back) // 2, trip)
+                elif rank == peer:
+                    dist.recv(reading, src=0, group=group)
+                    dist.send(torch.tensor([_now_ns()], dtype=torch.int64), dst=0, group=group)
+            if rank == 0:
+                found[peer, 0], found[peer, 1] = best[0], (best[1] + 1) // 2
+        dist.broadcast(found, src=0, group=group)
+        return int(found[rank, 0]), int(found[rank, 1])
+    except (RuntimeError, ValueError):
+        return None
+
+
 class _Recorder:
     def __init__(self, ddp, directory, settings):
         import torch.distributed as dist
@@ -59,6 +99,10 @@ class _Recorder:
         self.index = {id(p): i for i, (_, p) in enumerate(self.params)}
         self.steps = []
         self.current = None
+        self.clock = {"name": "CLOCK_MONOTONIC", "boot_id": _boot_id()}
+        offset = _clock_offset(dist, self.rank, self.world)
+        if offset is not None:
+            self.clock["offset_to_rank0_ns"], self.clock["offset_error_ns"] = offset
         for i, (_, p) in enumerate(self.params):
             p.register_hook(self._ready_hook(i))
         ddp.register_forward_pre_hook(self._forward_start)
@@ -105,7 +149,7 @@ class _Recorder:
         os.makedirs(self.directory, exist_ok=True)
         steps = [{k: v for k, v in s.items() if k != "start"} for s in self.steps]
         out = {"format": "autotune-ddp-trace", "version": 2, "rank": self.rank,
-               "clock": {"name": "CLOCK_MONOTONIC", "boot_id": _boot_id()},
+               "clock": self.clock,
                "backend": self.backend, "device": self.device,
                "world_size": self.world, "hostname": socket.gethostname(),
                "parameters": [{"name": n, "shape": list(p.shape),

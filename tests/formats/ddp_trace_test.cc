@@ -32,9 +32,11 @@ class DdpTraceTest : public ::testing::Test {
   // is the warm-up), p1 ready first and bucketed alone (DDP bucket 0), then p0 (bucket 1).
   // steps: forward end, p1 ready, p0 ready, bucket 0 start/end, bucket 1 start/end, step end.
   // With clock_ns >= 0 the file is a version 2 one: its steps start at clock_ns and
-  // clock_ns + 20 ms on boot_id's CLOCK_MONOTONIC.
+  // clock_ns + 20 ms on boot_id's CLOCK_MONOTONIC; with offset_error_ns >= 0 its clock's
+  // offset from rank 0's was measured as offset_ns.
   void WriteRank(int rank, const std::vector<double>& t, int64_t clock_ns = -1,
-                 const std::string& boot_id = "b00t") {
+                 const std::string& boot_id = "b00t", int64_t offset_ns = 0,
+                 int64_t offset_error_ns = -1) {
     const auto step_at = [&](int64_t start_ns) {
       return "{" + (clock_ns < 0 ? "" : "\"start_ns\": " + std::to_string(start_ns) + ", ") +
              StepBody(t);
@@ -44,7 +46,13 @@ class DdpTraceTest : public ::testing::Test {
         << ", \"rank\": " << rank
         << (clock_ns < 0 ? ""
                          : ", \"clock\": {\"name\": \"CLOCK_MONOTONIC\", \"boot_id\": \"" +
-                               boot_id + "\"}")
+                               boot_id + "\"" +
+                               (offset_error_ns < 0
+                                    ? std::string()
+                                    : ", \"offset_to_rank0_ns\": " + std::to_string(offset_ns) +
+                                          ", \"offset_error_ns\": " +
+                                          std::to_string(offset_error_ns)) +
+                               "}")
         << ", \"world_size\": 2, \"hostname\": \"node0\", \"backend\": \"gloo\", "
         << "\"device\": \"cpu\", \"bucket_cap_mb\": 25, \"first_bucket_mb\": 1, "
         << "\"gradient_as_bucket_view\": false, \"parameters\": ["
@@ -62,6 +70,11 @@ class DdpTraceTest : public ::testing::Test {
         ", \"end_us\": " + std::to_string(t[6]) + "}]}";
   }
 
+ public:
+  // Rank 1's ready and done times by tensor (ready order) in step 0 of t (below).
+  static void RankOneTimes(const Trace& t, std::vector<double>* ready, std::vector<double>* done);
+
+ protected:
   Status TryImport(Trace* trace, ImportSummary* summary) {
     ImportOptions options;
     options.source = dir_.string();
@@ -71,7 +84,7 @@ class DdpTraceTest : public ::testing::Test {
     return LoadDdpTrace(options, trace, summary);
   }
 
-  Trace Import(bool* one_clock = nullptr) {
+  Trace Import(RankClocks* clocks = nullptr) {
     ImportOptions options;
     options.source = dir_.string();
     options.warmup_steps = 1;
@@ -81,23 +94,23 @@ class DdpTraceTest : public ::testing::Test {
     ImportSummary summary;
     const Status s = LoadDdpTrace(options, &trace, &summary);
     EXPECT_TRUE(s.ok()) << s.message();
-    if (one_clock != nullptr) *one_clock = summary.ranks_on_one_clock;
+    if (clocks != nullptr) *clocks = summary.clocks;
     return trace;
-  }
-
-  // Rank 1's ready and done times by tensor (ready order) in step 0 of t.
-  static void RankOneTimes(const Trace& t, std::vector<double>* ready, std::vector<double>* done) {
-    ready->assign(2, -1.0);
-    done->assign(2, -1.0);
-    for (const TensorEvent& e : t.steps[0].tensors) {
-      if (e.rank != 1) continue;
-      (*ready)[e.tensor] = e.ready_us;
-      (*done)[e.tensor] = e.done_us;
-    }
   }
 
   fs::path dir_;
 };
+
+void DdpTraceTest::RankOneTimes(const Trace& t, std::vector<double>* ready,
+                                std::vector<double>* done) {
+  ready->assign(2, -1.0);
+  done->assign(2, -1.0);
+  for (const TensorEvent& e : t.steps[0].tensors) {
+    if (e.rank != 1) continue;
+    (*ready)[e.tensor] = e.ready_us;
+    (*done)[e.tensor] = e.done_us;
+  }
+}
 
 TEST_F(DdpTraceTest, ABucketRunsForItsShortestTimeOverTheRanks) {
   // Rank 0: forward ends at 1000, p1 ready 2000, p0 3000; bucket 0 (p1) 2100-9000 (6900 us),
@@ -150,12 +163,8 @@ constexpr int64_t kStartNs = 7000000000;
 const std::vector<double> kRankZero = {1000, 2000, 3000, 2100, 9000, 3100, 12000, 13000};
 const std::vector<double> kRankOneOwnClock = {500, 3400, 2400, 3500, 8300, 2500, 11500, 12500};
 
-TEST_F(DdpTraceTest, RanksOnOneClockAreMovedOntoRankZerosAndABucketStartsAtItsLastLaunch) {
-  WriteRank(0, kRankZero, kStartNs);
-  WriteRank(1, kRankOneOwnClock, kStartNs + 500000);
-  bool one_clock = false;
-  const Trace t = Import(&one_clock);
-  EXPECT_TRUE(one_clock);
+// The expectations of the files above with rank 1's times moved 500 us onto rank 0's clock.
+void ExpectOnRankZerosClock(const Trace& t) {
   ASSERT_EQ(t.steps.size(), 1u);
   const StepTrace& s = t.steps[0];
   ASSERT_EQ(s.collectives.size(), 2u);
@@ -166,11 +175,38 @@ TEST_F(DdpTraceTest, RanksOnOneClockAreMovedOntoRankZerosAndABucketStartsAtItsLa
   EXPECT_DOUBLE_EQ(s.collectives[1].start_us, 3100.0);
   EXPECT_DOUBLE_EQ(s.collectives[1].end_us, 12000.0);
   std::vector<double> ready, done;
-  RankOneTimes(t, &ready, &done);
+  DdpTraceTest::RankOneTimes(t, &ready, &done);
   EXPECT_DOUBLE_EQ(ready[0], 3900.0);  // p1: 3400 + 500
   EXPECT_DOUBLE_EQ(done[0], 8800.0);   // its bucket's end on rank 1, 8300 + 500
   EXPECT_DOUBLE_EQ(ready[1], 2900.0);  // p0: 2400 + 500
   EXPECT_DOUBLE_EQ(done[1], 12000.0);
+}
+
+TEST_F(DdpTraceTest, RanksOnOneClockAreMovedOntoRankZerosAndABucketStartsAtItsLastLaunch) {
+  WriteRank(0, kRankZero, kStartNs);
+  WriteRank(1, kRankOneOwnClock, kStartNs + 500000);
+  RankClocks clocks;
+  const Trace t = Import(&clocks);
+  EXPECT_EQ(clocks.kind, RankClocks::kOneKernel);
+  ExpectOnRankZerosClock(t);
+}
+
+TEST_F(DdpTraceTest, RanksOfSeveralKernelsAreMovedByTheirMeasuredOffsets) {
+  // The same job on two machines: rank 1's clock reads 3 s more than rank 0's (as measured at
+  // the job's start, within 40 us), so its step starts at kStartNs + 3 s + 500 us there. Each
+  // rank's clock is its own kernel's; rank 0's offset is 0.
+  WriteRank(0, kRankZero, kStartNs, "machine-a", 0, 0);
+  WriteRank(1, kRankOneOwnClock, kStartNs + 3000000000 + 500000, "machine-b", 3000000000, 40000);
+  RankClocks clocks;
+  const Trace t = Import(&clocks);
+  EXPECT_EQ(clocks.kind, RankClocks::kMeasuredOffsets);
+  EXPECT_DOUBLE_EQ(clocks.offset_error_us, 40.0);
+  ExpectOnRankZerosClock(t);
+  // On one kernel a measured offset is not used (the clock is the same one).
+  WriteRank(0, kRankZero, kStartNs, "b00t", 0, 0);
+  WriteRank(1, kRankOneOwnClock, kStartNs + 500000, "b00t", 777000, 40000);
+  ExpectOnRankZerosClock(Import(&clocks));
+  EXPECT_EQ(clocks.kind, RankClocks::kOneKernel);
 }
 
 TEST_F(DdpTraceTest, RanksOfTwoKernelsKeepTheirOwnClocks) {
@@ -179,9 +215,10 @@ TEST_F(DdpTraceTest, RanksOfTwoKernelsKeepTheirOwnClocks) {
   // bucket 0 min(6900, 8300 - 3500 = 4800) before 9000, bucket 1 min(8900, 9000) before 12000.
   WriteRank(0, kRankZero, kStartNs);
   WriteRank(1, kRankOneOwnClock, kStartNs + 500000, "another-machine");
-  bool one_clock = true;
-  const Trace t = Import(&one_clock);
-  EXPECT_FALSE(one_clock);
+  RankClocks clocks;
+  clocks.kind = RankClocks::kOneKernel;
+  const Trace t = Import(&clocks);
+  EXPECT_EQ(clocks.kind, RankClocks::kOwn);
   ASSERT_EQ(t.steps[0].collectives.size(), 2u);
   EXPECT_DOUBLE_EQ(t.steps[0].collectives[0].start_us, 4200.0);
   EXPECT_DOUBLE_EQ(t.steps[0].collectives[1].start_us, 3100.0);
@@ -191,8 +228,8 @@ TEST_F(DdpTraceTest, RanksOfTwoKernelsKeepTheirOwnClocks) {
   EXPECT_DOUBLE_EQ(ready[1], 2400.0);
   // One rank's file without the clock (version 1) beside a version 2 one: the same.
   WriteRank(1, kRankOneOwnClock);
-  const Trace mixed = Import(&one_clock);
-  EXPECT_FALSE(one_clock);
+  const Trace mixed = Import(&clocks);
+  EXPECT_EQ(clocks.kind, RankClocks::kOwn);
   EXPECT_DOUBLE_EQ(mixed.steps[0].collectives[0].start_us, 4200.0);
 }
 
@@ -236,6 +273,15 @@ TEST_F(DdpTraceTest, AMalformedClockIsNamed) {
   s = TryImport(&t, &summary);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("rank0.json: \"clock\" must give \"name\" and \"boot_id\""),
+            std::string::npos)
+      << s.message();
+  // An offset without the bound on its error.
+  std::ofstream(dir_ / "rank0.json")
+      << "{\"format\": \"autotune-ddp-trace\", \"rank\": 0, \"world_size\": 2, \"clock\": "
+         "{\"name\": \"CLOCK_MONOTONIC\", \"boot_id\": \"b\", \"offset_to_rank0_ns\": 0}}";
+  s = TryImport(&t, &summary);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("rank0.json: \"clock\": \"offset_error_ns\" must be an integer"),
             std::string::npos)
       << s.message();
 }

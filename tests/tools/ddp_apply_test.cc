@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -178,7 +179,7 @@ TEST_F(DdpApplyTest, ATracedJobIsImportedAsADdpRun) {
   EXPECT_EQ(j["knobs"]["ddp_bucket_cap_mb"], 1.0);
   // The four ranks ran on this machine's kernel: the recorder names its monotonic clock and
   // boot id, and the import puts every rank on rank 0's clock.
-  EXPECT_TRUE(j["ranks_on_one_clock"].get<bool>()) << r.out;
+  EXPECT_EQ(j["rank_clocks"], "one kernel") << r.out;
   EXPECT_EQ(j["bytes_per_step"], (256 * 512 + 512 + 512 * 512 + 512 + 512 * 1024 + 1024 +
                                   1024 * 10 + 10) * 4);
   // Rank 0's buckets in the stored step: DDP's rule over the stored ready order (tensor
@@ -225,6 +226,17 @@ TEST_F(DdpApplyTest, ATracedJobIsImportedAsADdpRun) {
     EXPECT_EQ(f["backend"], "gloo");
     EXPECT_EQ(f["device"], "cpu");
     EXPECT_EQ(f["clock"]["boot_id"], ReadFile("/proc/sys/kernel/random/boot_id").substr(0, 36));
+    // Each clock's offset from rank 0's, measured at the start: on one kernel the true offset
+    // is 0, and the estimate (the rank's reading less the middle of rank 0's round trip) lies
+    // within its stated bound (half the trip) whatever the trip took.
+    const int64_t offset = f["clock"]["offset_to_rank0_ns"].get<int64_t>();
+    const int64_t error = f["clock"]["offset_error_ns"].get<int64_t>();
+    EXPECT_LE(std::llabs(offset), error) << name;
+    if (rank == 0) {
+      EXPECT_EQ(error, 0);
+    } else {
+      EXPECT_GT(error, 0) << name;
+    }
     f["backend"] = rank == 3 ? "gloo" : "nccl";
     WriteFile(gpu + name, f.dump());
   }
