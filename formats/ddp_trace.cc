@@ -312,41 +312,43 @@ std::vector<double> BucketTimesUs(const std::vector<RankFile>& ranks, int k) {
   return shortest;
 }
 
+// Whether rank f's clock is rank 0's own (the same kernel's monotonic clock): its offset is 0.
+bool OnRankZerosKernel(const RankFile& f, const RankFile& zero) {
+  return !f.boot_id.empty() && f.boot_id == zero.boot_id;
+}
+
 // How the ranks' step starts can be put on rank 0's clock: every file gives each of steps
-// [first, end) its start on its host's monotonic clock, and either every file names the same
-// kernel (one clock: no offset) or each measured its clock's offset from rank 0's.
+// [first, end) its start on its host's monotonic clock, and every rank either runs on rank 0's
+// kernel (offset 0) or measured its clock's offset from rank 0's.
 RankClocks SharedClock(const std::vector<RankFile>& ranks, int first, int end) {
-  bool one_kernel = true, measured = true;
   RankClocks clocks;
+  clocks.kind = RankClocks::kOneKernel;
   for (const RankFile& f : ranks) {
     if (f.boot_id.empty()) return RankClocks();
     for (int k = first; k < end; ++k) {
       if (f.steps[k].start_ns < 0) return RankClocks();
     }
-    one_kernel = one_kernel && f.boot_id == ranks.front().boot_id;
-    measured = measured && f.offset_error_ns >= 0;
+    if (OnRankZerosKernel(f, ranks.front())) continue;
+    if (f.offset_error_ns < 0) return RankClocks();
+    clocks.kind = RankClocks::kMeasuredOffsets;
     clocks.offset_error_us =
         std::max(clocks.offset_error_us, static_cast<double>(f.offset_error_ns) / 1e3);
   }
-  if (one_kernel) return RankClocks{RankClocks::kOneKernel, 0.0};
-  if (!measured) return RankClocks();
-  clocks.kind = RankClocks::kMeasuredOffsets;
   return clocks;
 }
 
-// Each rank's offset from rank 0's clock in step k (its step start less rank 0's, us, each
-// start less its clock's measured offset where the ranks are on several kernels), or an error
-// where a rank's step began more than rank 0's step lasts away from it: the files' steps do
-// not line up (a rank that ran an extra forward call).
-Status ClockOffsetsUs(const std::vector<RankFile>& ranks, const RankClocks& clocks, int k,
-                      std::vector<double>* out) {
+// Each rank's offset from rank 0's clock in step k (us): its step start, less its clock's
+// measured offset where it ran on another kernel, less rank 0's; or an error where a rank's
+// step began more than rank 0's step lasts away from it: the files' steps do not line up (a
+// rank that ran an extra forward call).
+Status ClockOffsetsUs(const std::vector<RankFile>& ranks, int k, std::vector<double>* out) {
   const RankStep& zero = ranks.front().steps[k];
-  const auto on_rank_zeros = [&](const RankFile& f) {
-    return f.steps[k].start_ns - (clocks.kind == RankClocks::kMeasuredOffsets ? f.offset_ns : 0);
-  };
   out->assign(ranks.size(), 0.0);
   for (size_t r = 1; r < ranks.size(); ++r) {
-    (*out)[r] = static_cast<double>(on_rank_zeros(ranks[r]) - on_rank_zeros(ranks.front())) / 1e3;
+    const RankFile& f = ranks[r];
+    const int64_t on_rank_zeros =
+        f.steps[k].start_ns - (OnRankZerosKernel(f, ranks.front()) ? 0 : f.offset_ns);
+    (*out)[r] = static_cast<double>(on_rank_zeros - zero.start_ns) / 1e3;
     if (std::fabs((*out)[r]) > zero.end_us) {
       std::ostringstream msg;
       msg << ranks[r].path << ": step " << k << " starts " << (*out)[r] / 1e3
@@ -412,9 +414,9 @@ StepTrace MakeDdpStep(const std::vector<RankFile>& ranks, const TensorOrder& t, 
   const RankStep& s = zero.steps[k];
   std::vector<double> start_us;
   if (offset_us.empty()) {
-    start_us = BucketTimesUs(ranks, k);
+    const std::vector<double> shortest_us = BucketTimesUs(ranks, k);
     for (size_t b = 0; b < s.buckets.size(); ++b) {
-      start_us[b] = std::max(s.buckets[b].end_us, s.buckets[b].start_us) - start_us[b];
+      start_us.push_back(std::max(s.buckets[b].end_us, s.buckets[b].start_us) - shortest_us[b]);
     }
   } else {
     start_us = LastLaunchesUs(ranks, k, offset_us);
@@ -539,7 +541,7 @@ Status LoadDdpTrace(const ImportOptions& options, Trace* trace, ImportSummary* s
   std::vector<double> offset_us;
   for (int k = first; k < end; ++k) {
     if (clocks.kind != RankClocks::kOwn) {
-      AUTOTUNE_RETURN_IF_ERROR(ClockOffsetsUs(ranks, clocks, k, &offset_us));
+      AUTOTUNE_RETURN_IF_ERROR(ClockOffsetsUs(ranks, k, &offset_us));
     }
     out.steps.push_back(MakeDdpStep(ranks, order, w, k, first, bytes, offset_us));
     if (out.steps.back().step_ms <= 0) {

@@ -12,9 +12,9 @@
 // buckets as collectives in launch order (cycle = DDP's bucket index; copy_in_end = start,
 // as DDP copies gradients in when they are ready; comm_end = end = the allreduce's
 // completion), no cycles; the step's time is rank 0's. Where every file names one kernel's
-// monotonic clock and gives each step's start (version 2), or where the ranks' kernels differ
-// but each file gives its clock's measured offset from rank 0's, every rank's times are put on
-// rank 0's clock and a bucket starts when its last rank launched it there; otherwise (version
+// monotonic clock and gives each step's start (version 2), or where each rank on another
+// kernel than rank 0's gives its clock's measured offset from rank 0's, every rank's times are
+// put on rank 0's clock and a bucket starts when its last rank launched it there; otherwise (version
 // 1, no offsets) each rank keeps its own step start and a bucket runs its shortest time over
 // the ranks before rank 0's end. The knobs are the file's DDP
 // settings. The last bucket's copy back to the gradients is not observable from the hooks.

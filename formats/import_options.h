@@ -25,18 +25,18 @@ struct ImportOptions {
   std::string workload_name;  // the workload's name; empty = the file name's stem
 };
 
-// What an import kept.
 // How a DDP trace's ranks' times were put on rank 0's clock (formats/ddp_trace.h).
 struct RankClocks {
   enum Kind {
     kOwn,              // not: each rank's times from its own step start
     kOneKernel,        // the files name one kernel's monotonic clock
-    kMeasuredOffsets,  // several kernels: each rank's offset measured at the job's start
+    kMeasuredOffsets,  // several kernels: the offset of each rank off rank 0's kernel measured
   };
   Kind kind = kOwn;
   double offset_error_us = 0.0;  // kMeasuredOffsets: the largest bound on an offset's error
 };
 
+// What an import kept.
 struct ImportSummary {
   int steps = 0;               // steps kept
   int tensors = 0;             // tensors per step

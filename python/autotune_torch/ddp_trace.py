@@ -57,7 +57,8 @@ def _clock_offset(dist, rank, world):
     """(this rank's clock less rank 0's, the bound on that estimate's error), in ns; every rank
     must call it at the same point (it exchanges readings through the process group: a gloo
     group of its own when the job's backend is another, as NCCL sends only device tensors).
-    None where it cannot be measured."""
+    None where it cannot be measured. Its cost is paid once, when DDP is built: (world - 1) x 8
+    round trips one after another (on tools/cluster.sh's 4 ranks, 43-137 us each)."""
     import torch
     try:
         group = None if str(dist.get_backend()) == "gloo" else dist.new_group(backend="gloo")

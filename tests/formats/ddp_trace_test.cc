@@ -53,7 +53,7 @@ class DdpTraceTest : public ::testing::Test {
                                           ", \"offset_error_ns\": " +
                                           std::to_string(offset_error_ns)) +
                                "}")
-        << ", \"world_size\": 2, \"hostname\": \"node0\", \"backend\": \"gloo\", "
+        << ", \"world_size\": " << world_ << ", \"hostname\": \"node0\", \"backend\": \"gloo\", "
         << "\"device\": \"cpu\", \"bucket_cap_mb\": 25, \"first_bucket_mb\": 1, "
         << "\"gradient_as_bucket_view\": false, \"parameters\": ["
         << "{\"name\": \"p0\", \"shape\": [1000], \"dtype\": \"float32\"}, "
@@ -80,25 +80,24 @@ class DdpTraceTest : public ::testing::Test {
     options.source = dir_.string();
     options.warmup_steps = 1;
     options.topology.nodes = 1;
-    options.topology.ranks_per_node = 2;
+    options.topology.ranks_per_node = world_;
     return LoadDdpTrace(options, trace, summary);
   }
 
   Trace Import(RankClocks* clocks = nullptr) {
-    ImportOptions options;
-    options.source = dir_.string();
-    options.warmup_steps = 1;
-    options.topology.nodes = 1;
-    options.topology.ranks_per_node = 2;
     Trace trace;
     ImportSummary summary;
-    const Status s = LoadDdpTrace(options, &trace, &summary);
+    const Status s = TryImport(&trace, &summary);
     EXPECT_TRUE(s.ok()) << s.message();
     if (clocks != nullptr) *clocks = summary.clocks;
     return trace;
   }
 
+  // The files written from now on name `world` ranks (one node).
+  void WriteWorld(int world) { world_ = world; }
+
   fs::path dir_;
+  int world_ = 2;
 };
 
 void DdpTraceTest::RankOneTimes(const Trace& t, std::vector<double>* ready,
@@ -207,6 +206,19 @@ TEST_F(DdpTraceTest, RanksOfSeveralKernelsAreMovedByTheirMeasuredOffsets) {
   WriteRank(1, kRankOneOwnClock, kStartNs + 500000, "b00t", 777000, 40000);
   ExpectOnRankZerosClock(Import(&clocks));
   EXPECT_EQ(clocks.kind, RankClocks::kOneKernel);
+  // Nor for a rank on rank 0's kernel beside one on another: rank 1 shares rank 0's kernel
+  // (its offset, 777 us, is ignored); a third rank on another machine is moved by its own.
+  WriteWorld(3);  // rank files 0-2 of a 3-rank job
+  WriteRank(0, kRankZero, kStartNs, "b00t", 0, 0);
+  WriteRank(1, kRankOneOwnClock, kStartNs + 500000, "b00t", 777000, 40000);
+  WriteRank(2, kRankOneOwnClock, kStartNs - 2000000000 + 500000, "machine-c", -2000000000, 60000);
+  const Trace three = Import(&clocks);
+  EXPECT_EQ(clocks.kind, RankClocks::kMeasuredOffsets);
+  EXPECT_DOUBLE_EQ(clocks.offset_error_us, 60.0);
+  ExpectOnRankZerosClock(three);
+  for (const TensorEvent& e : three.steps[0].tensors) {
+    if (e.rank == 2) EXPECT_DOUBLE_EQ(e.ready_us, e.tensor == 0 ? 3900.0 : 2900.0);
+  }
 }
 
 TEST_F(DdpTraceTest, RanksOfTwoKernelsKeepTheirOwnClocks) {
