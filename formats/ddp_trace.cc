@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/json_fields.h"
 #include "traces/files.h"
 #include "traces/score.h"
 
@@ -47,27 +48,8 @@ struct RankFile {
   std::vector<RankStep> steps;
 };
 
-// The integer at j[key] (a JSON integer, or a number with no fraction), or an error naming
-// where and key.
-Status Integer(const Json& j, const char* key, const std::string& where, int64_t* out) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number() || !std::isfinite(it->get<double>()) ||
-      std::floor(it->get<double>()) != it->get<double>() || std::fabs(it->get<double>()) > 1e15) {
-    return Status::InvalidArgument(where + ": \"" + key + "\" must be an integer");
-  }
-  *out = it->is_number_integer() ? it->get<int64_t>() : static_cast<int64_t>(it->get<double>());
-  return Status::Ok();
-}
-
-// The number at j[key], or an error naming where and key.
-Status Number(const Json& j, const char* key, const std::string& where, double* out) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number() || !std::isfinite(it->get<double>())) {
-    return Status::InvalidArgument(where + ": \"" + key + "\" must be a number");
-  }
-  *out = it->get<double>();
-  return Status::Ok();
-}
+using json_fields::Integer;
+using json_fields::Number;
 
 Status ReadParams(const Json& j, const std::string& where, std::vector<TensorSpec>* out) {
   if (!j.is_array() || j.empty()) {

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "formats/horovod_ready_log.h"
 #include "formats/horovod_timeline_events.h"
 #include "traces/files.h"
 #include "traces/fusion_policy.h"
@@ -38,6 +41,11 @@ struct Import {
   std::vector<double> step_start_us;    // per step, in the timeline's microseconds
   std::vector<double> step_end_us;
   Topology topology;
+  // The ready log, where given: each tensor's index in it (tensors it does not name are
+  // absent) and the shift from its wall clock to the timeline's microseconds.
+  const HorovodReadyLog* ready = nullptr;
+  std::unordered_map<const Process*, int> ready_index;
+  double epoch_us = 0.0;
   Workload workload;
   BackendKind backend = BackendKind::kMpi;
 };
@@ -154,22 +162,129 @@ void FindStepBounds(Import* in) {
   for (int k = 1; k < in->steps; ++k) in->step_start_us.push_back(in->step_end_us[k - 1]);
 }
 
-// Rank 0's ready time: its tick where the negotiation went through the coordinator, else the
-// negotiation's start (rank 0 offered the tensor).
-double Rank0ReadyUs(const Occurrence& o) {
+// Rank `rank`'s ready time of tensor p in step k from the ready log, in the timeline's
+// microseconds; < 0 where the log has none.
+double LoggedReadyUs(const Import& in, const Process* p, int k, int rank) {
+  if (in.ready == nullptr) return -1.0;
+  const auto it = in.ready_index.find(p);
+  if (it == in.ready_index.end()) return -1.0;
+  const double r = in.ready->ready_us[rank][k][it->second];
+  return r < 0.0 ? -1.0 : in.ready->step_start_epoch_us[rank][k] - in.epoch_us + r;
+}
+
+// Rank 0's ready time as the timeline reads it: its tick where the negotiation went through
+// the coordinator, else the negotiation's start (with the response cache, the first cycle in
+// which any rank had offered the tensor).
+double TimelineRank0ReadyUs(const Occurrence& o) {
   return !o.rank_ready_us.empty() && o.rank_ready_us[0] >= 0.0 ? o.rank_ready_us[0]
                                                                : o.negotiate_start_us;
 }
 
-// Another rank's: its tick, else the start of the cycle in which the negotiation ended
-// (every rank had offered it by then), else the negotiation's end.
-double RankReadyUs(const Occurrence& o, int rank, const std::vector<double>& cycles) {
-  if (rank == 0) return Rank0ReadyUs(o);
+// Another rank's as the timeline reads it: its tick, else the start of the cycle in which the
+// negotiation ended (every rank had offered it by then), else the negotiation's end.
+double TimelineRankReadyUs(const Occurrence& o, int rank, const std::vector<double>& cycles) {
+  if (rank == 0) return TimelineRank0ReadyUs(o);
   if (rank < static_cast<int>(o.rank_ready_us.size()) && o.rank_ready_us[rank] >= 0.0) {
     return o.rank_ready_us[rank];
   }
   auto after = std::upper_bound(cycles.begin(), cycles.end(), o.negotiate_end_us);
   return after == cycles.begin() ? o.negotiate_end_us : *(after - 1);
+}
+
+// A rank's ready time of tensor p in step k: the ready log's where it has one, else the
+// timeline's reading.
+double RankReadyUs(const Import& in, const Process* p, int k, int rank) {
+  const double logged = LoggedReadyUs(in, p, k, rank);
+  return logged >= 0.0 ? logged
+                       : TimelineRankReadyUs(p->occurrences[k], rank, in.events->cycle_starts_us);
+}
+
+// The latest a logged ready time may lie after the timeline's end of the tensor's negotiation
+// (which no rank's offer can follow) before the two clocks are taken not to line up: the
+// recorder's hook runs just before Horovod's own, and the clocks of one machine agree; ranks on
+// other machines read their own wall clock.
+constexpr double kReadyLogLatenessUs = 2000.0;
+
+// Puts the ready log on the timeline: which tensors it names, and that it covers the
+// timeline's ranks and steps on a clock that lines up with the timeline's.
+Status AttachReadyLog(const HorovodReadyLog& log, Import* in) {
+  const std::string& source = in->options->ready_log;
+  if (in->events->start_epoch_us < 0.0) {
+    return Status::InvalidArgument(in->options->source +
+                                   ": no start_time_since_epoch_in_micros (pid 0's metadata) to "
+                                   "put the ready log on the timeline's clock");
+  }
+  const int world = in->topology.world_size();
+  if (log.ranks() != world) {
+    return Status::InvalidArgument(source + ": " + std::to_string(log.ranks()) +
+                                   " ranks, where the timeline's job has " +
+                                   std::to_string(world));
+  }
+  for (int r = 0; r < world; ++r) {
+    if (static_cast<int>(log.ready_us[r].size()) < in->steps) {
+      return Status::InvalidArgument(source + ": rank " + std::to_string(r) + " logs " +
+                                     std::to_string(log.ready_us[r].size()) +
+                                     " steps, fewer than the timeline's " +
+                                     std::to_string(in->steps));
+    }
+  }
+  std::unordered_map<std::string, int> index;
+  for (size_t i = 0; i < log.tensors.size(); ++i) {
+    index.emplace(log.tensors[i], static_cast<int>(i));
+  }
+  for (const Process* p : in->tensors) {
+    const char* prefix = p->kind == ProcessKind::kAllgather ? "allgather." : "allreduce.";
+    const auto it = index.find(prefix + p->name);
+    if (it != index.end()) in->ready_index.emplace(p, it->second);
+  }
+  if (in->ready_index.empty()) {
+    return Status::InvalidArgument(source + ": names none of the timeline's recurring tensors");
+  }
+  in->ready = &log;
+  in->epoch_us = in->events->start_epoch_us;
+  for (const Process* p : in->tensors) {
+    const auto logged = in->ready_index.find(p);
+    if (logged == in->ready_index.end()) continue;
+    for (int k = 0; k < in->steps; ++k) {
+      for (int r = 0; r < world; ++r) {
+        const double late = LoggedReadyUs(*in, p, k, r) - p->occurrences[k].negotiate_end_us;
+        if (late > kReadyLogLatenessUs) {
+          char ms[32];
+          std::snprintf(ms, sizeof(ms), "%.1f", late / 1000.0);
+          return Status::InvalidArgument(
+              source + ": rank " + std::to_string(r) + " logs tensor " +
+              log.tensors[logged->second] + " of step " + std::to_string(k) + " ready " + ms +
+              " ms after the timeline's ranks had all offered it: the log's clock does not "
+              "line up with the timeline's (another run's log, or ranks on machines whose "
+              "clocks differ)");
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// How much earlier than the timeline's reading the log put the ranks' ready times, over the
+// kept steps of the logged tensors.
+void SummarizeReadyLog(const Import& in, int end, ImportSummary* summary) {
+  summary->ready_logged_tensors = static_cast<int>(in.ready_index.size());
+  double sum = 0.0, most = 0.0;
+  int64_t cells = 0;
+  for (const Process* p : in.tensors) {
+    for (int k = in.options->warmup_steps; k < end; ++k) {
+      for (int r = 0; r < in.topology.world_size(); ++r) {
+        const double logged = LoggedReadyUs(in, p, k, r);
+        if (logged < 0.0) continue;  // not logged: the timeline's reading stands
+        const double earlier =
+            TimelineRankReadyUs(p->occurrences[k], r, in.events->cycle_starts_us) - logged;
+        sum += earlier;
+        most = std::max(most, earlier);
+        ++cells;
+      }
+    }
+  }
+  summary->ready_log_mean_earlier_ms = cells > 0 ? sum / static_cast<double>(cells) / 1000.0 : 0.0;
+  summary->ready_log_max_earlier_ms = most / 1000.0;
 }
 
 Status TensorSpecOf(const Import& in, const Process& p, TensorSpec* t) {
@@ -200,7 +315,7 @@ Status MakeWorkload(Import* in) {
   const int first = in->options->warmup_steps;
   const double start = in->step_start_us[first];
   std::stable_sort(in->tensors.begin(), in->tensors.end(), [&](const Process* a, const Process* b) {
-    return Rank0ReadyUs(a->occurrences[first]) < Rank0ReadyUs(b->occurrences[first]);
+    return RankReadyUs(*in, a, first, 0) < RankReadyUs(*in, b, first, 0);
   });
   Workload& w = in->workload;
   w.name = in->options->workload_name;
@@ -219,7 +334,7 @@ Status MakeWorkload(Import* in) {
       return Status::InvalidArgument(in->options->source + ": tensor " + t.name +
                                      " is both allreduced and allgathered");
     }
-    t.ready_ms = std::max(0.0, (Rank0ReadyUs(p->occurrences[first]) - start) / 1000.0);
+    t.ready_ms = std::max(0.0, (RankReadyUs(*in, p, first, 0) - start) / 1000.0);
     w.backward_ms = std::max(w.backward_ms, t.ready_ms);
     w.tensors.push_back(std::move(t));
   }
@@ -338,7 +453,7 @@ StepTrace BuildStep(const Import& in, int k) {
     const double done = std::max(0.0, o.op_end_us - s);
     st.bytes += FusionBytes(in.workload.tensors[t], in.topology.world_size());
     for (int rank = 0; rank < in.topology.world_size(); ++rank) {
-      const double ready = std::clamp(RankReadyUs(o, rank, marks) - s, 0.0, done);
+      const double ready = std::clamp(RankReadyUs(in, in.tensors[t], k, rank) - s, 0.0, done);
       st.tensors.push_back({rank, static_cast<int>(t), ready, done});
     }
   }
@@ -383,7 +498,7 @@ void Describe(const Import& in, Trace* trace, ImportSummary* summary) {
 }  // namespace
 
 Status ParseHorovodTimeline(const std::string& text, const ImportOptions& options, Trace* trace,
-                            ImportSummary* summary) {
+                            ImportSummary* summary, const HorovodReadyLog* ready) {
   TimelineEvents events;
   AUTOTUNE_RETURN_IF_ERROR(timeline_internal::ReadTimelineEvents(text, options.source, &events));
   Import in;
@@ -392,6 +507,7 @@ Status ParseHorovodTimeline(const std::string& text, const ImportOptions& option
   AUTOTUNE_RETURN_IF_ERROR(SelectRecurring(&in));
   AUTOTUNE_RETURN_IF_ERROR(ResolveTopology(&in));
   FindStepBounds(&in);
+  if (ready != nullptr) AUTOTUNE_RETURN_IF_ERROR(AttachReadyLog(*ready, &in));
   for (const Process* p : in.tensors) {
     for (int k = 0; k < in.steps; ++k) {
       if (p->occurrences[k].nccl) in.backend = BackendKind::kNccl;
@@ -421,8 +537,10 @@ Status ParseHorovodTimeline(const std::string& text, const ImportOptions& option
   }
   ImportSummary s;
   Describe(in, &out, &s);
+  if (ready != nullptr) SummarizeReadyLog(in, end, &s);
   AUTOTUNE_RETURN_IF_ERROR(CheckImportedTrace(out, options.source));
-  out.run.source_hash = ImportSourceHash(text, options);
+  out.run.source_hash =
+      ImportSourceHash(ready != nullptr ? text + "\n" + ready->content_hash : text, options);
   *trace = std::move(out);
   if (summary) *summary = s;
   return Status::Ok();
@@ -432,7 +550,10 @@ Status LoadHorovodTimeline(const ImportOptions& options, Trace* trace, ImportSum
   std::string text;
   AUTOTUNE_RETURN_IF_ERROR(
       ReadInputFile(options.source, "timeline", kMaxTimelineFileBytes, &text));
-  return ParseHorovodTimeline(text, options, trace, summary);
+  if (options.ready_log.empty()) return ParseHorovodTimeline(text, options, trace, summary);
+  HorovodReadyLog ready;
+  AUTOTUNE_RETURN_IF_ERROR(ReadHorovodReadyLog(options.ready_log, &ready));
+  return ParseHorovodTimeline(text, options, trace, summary, &ready);
 }
 
 }  // namespace autotune

@@ -24,9 +24,12 @@
 // - per tensor and step, each rank's ready time is its rank tick (events named "0".."N-1"
 //   inside the negotiation, written when the negotiation went through the coordinator,
 //   i.e. on a response-cache miss) where present; else rank 0's is its NEGOTIATE_* start
-//   (rank 0 offered the tensor) and the other ranks' the start of the cycle (CYCLE_START)
-//   in which the negotiation ended, else the negotiation end; all clamped into
-//   [step start, done]; done is the tensor's op end;
+//   (with the response cache on, Horovod's default, the first cycle in which any rank had
+//   offered the tensor) and the other ranks' the start of the cycle (CYCLE_START) in which
+//   the negotiation ended, else the negotiation end; both are bounds, not times: no cycle
+//   runs while a collective does, so a tensor offered during one reads as offered at its end.
+//   With a ready log (options.ready_log) every rank's logged time replaces them. All clamped
+//   into [step start, done]; done is the tensor's op end;
 // - collectives: the tensors of one fused response form one collective. Horovod begins their
 //   ops (ALLREDUCE/ALLGATHER) one after another, microseconds apart, before any activity of
 //   theirs begins, so in op-start order a tensor joins the collective being formed when its
@@ -48,6 +51,7 @@
 #include <cstdint>
 #include <string>
 
+#include "formats/horovod_ready_log.h"
 #include "formats/import_options.h"
 #include "traces/knobs.h"
 #include "traces/status.h"
@@ -63,11 +67,18 @@ namespace autotune {
 // "SOURCE: no recurring allreduce/allgather tensors" when there is nothing to import, or
 // "SOURCE: ..." for what no one event shows (too few steps for the warm-up, no rank ticks to
 // count the ranks by). summary may be null.
+// With `ready` (a ready log, formats/horovod_ready_log.h, of the same run), every rank's ready
+// time of each tensor it names is the logged one, put on the timeline's clock through pid 0's
+// start_time_since_epoch_in_micros; refused (one line naming the log) where the log's ranks
+// or steps fall short of the timeline's, it names none of its tensors, or a logged time lies
+// more than 2 ms after the timeline's end of that tensor's negotiation (clocks that do not
+// line up).
 Status ParseHorovodTimeline(const std::string& text, const ImportOptions& options, Trace* trace,
-                            ImportSummary* summary);
+                            ImportSummary* summary, const HorovodReadyLog* ready = nullptr);
 // The largest timeline read (1 GiB; a folder or a device is refused before reading).
 inline constexpr int64_t kMaxTimelineFileBytes = int64_t{1} << 30;
-// Reads options.source and parses it; IoError naming the file when it cannot be read.
+// Reads options.source (and options.ready_log where given) and parses it; IoError naming the
+// file when it cannot be read.
 Status LoadHorovodTimeline(const ImportOptions& options, Trace* trace, ImportSummary* summary);
 
 // The trace (recorded, imported or simulated) as a Horovod timeline: one process per tensor

@@ -43,10 +43,12 @@ struct Field {
 struct RawEvent {
   int64_t index = 0;  // position in the array
   Field ph, name, ts, pid;
-  Field args_name, args_dtype, args_shape;
+  Field args_name, args_dtype, args_shape, args_epoch;
 
   void Clear() {
-    for (Field* f : {&ph, &name, &ts, &pid, &args_name, &args_dtype, &args_shape}) f->Clear();
+    for (Field* f : {&ph, &name, &ts, &pid, &args_name, &args_dtype, &args_shape, &args_epoch}) {
+      f->Clear();
+    }
   }
   // The field of the event (args: false) or of its args object (args: true) called key.
   Field* Slot(const std::string& key, bool args) {
@@ -54,6 +56,7 @@ struct RawEvent {
       if (key == "name") return &args_name;
       if (key == "dtype") return &args_dtype;
       if (key == "shape") return &args_shape;
+      if (key == "start_time_since_epoch_in_micros") return &args_epoch;
       return nullptr;
     }
     if (key == "ph") return &ph;
@@ -128,11 +131,17 @@ class EventFolder {
     return Status::Ok();
   }
 
-  // process_name: names the tensor of a pid ("allreduce.NAME"); other metadata is skipped.
+  // process_name: names the tensor of a pid ("allreduce.NAME"), or on pid 0 gives the
+  // timeline's start on the wall clock; other metadata is skipped.
   Status Meta(const RawEvent& e) {
-    if (!e.name.is_string() || e.name.text != "process_name" || !e.args_name.present()) {
-      return Status::Ok();
+    if (!e.name.is_string() || e.name.text != "process_name") return Status::Ok();
+    if (e.args_epoch.present()) {
+      if (!e.args_epoch.is_number() || !std::isfinite(e.args_epoch.number)) {
+        return Status::InvalidArgument("args.start_time_since_epoch_in_micros is not a number");
+      }
+      out_->start_epoch_us = e.args_epoch.number;
     }
+    if (!e.args_name.present()) return Status::Ok();
     if (!e.args_name.is_string()) return Status::InvalidArgument("args.name is not a string");
     Process* p = nullptr;
     AUTOTUNE_RETURN_IF_ERROR(ProcessOf(e, &p));

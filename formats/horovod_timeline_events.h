@@ -54,6 +54,9 @@ struct TimelineEvents {
   std::unordered_map<int64_t, Process> processes;  // by pid
   std::vector<double> cycle_starts_us;             // CYCLE_START marks, ascending
   double first_ts_us = -1.0;                       // earliest timestamp, -1 without any
+  // The wall clock (microseconds since the Unix epoch) at the timeline's ts 0, from pid 0's
+  // process_name metadata (start_time_since_epoch_in_micros); -1 where the file has none.
+  double start_epoch_us = -1.0;
   int max_rank_tick = -1;                          // highest rank named by a tick
   int64_t max_rank_tick_event = -1;                // the event that named it
   bool truncated = false;                          // the text ended mid-array

@@ -23,6 +23,9 @@ struct ImportOptions {
   int max_steps = 0;          // steps kept after the warm-up at most; 0 = all
   std::string command;        // RunInfo::command of the imported run
   std::string workload_name;  // the workload's name; empty = the file name's stem
+  // A Horovod timeline's ready log (formats/horovod_ready_log.h): the folder of each rank's
+  // gradient-ready times; empty = none (the times the timeline's cycles bound are taken).
+  std::string ready_log;
 };
 
 // How a DDP trace's ranks' times were put on rank 0's clock (formats/ddp_trace.h).
@@ -45,6 +48,11 @@ struct ImportSummary {
   int collectives_per_step = 0;  // median fused collectives per kept step
   bool truncated = false;        // the file ended mid-write (a killed job)
   RankClocks clocks;  // a DDP trace's: how its ranks' times were put on rank 0's clock
+  // A Horovod timeline's ready log: the tensors it gave every rank's ready times of (0: no
+  // log), and how much earlier than the timeline's reading it put the ranks' ready times,
+  // on average and at most, over the kept steps' tensors and ranks (ms).
+  int ready_logged_tensors = 0;
+  double ready_log_mean_earlier_ms = 0.0, ready_log_max_earlier_ms = 0.0;
 };
 
 // The source_hash of an imported run (RunInfo::source_hash): 16 hex digits of a 64-bit FNV-1a

@@ -29,6 +29,7 @@ namespace {
 struct ImportFlags {
   std::string timeline;
   std::string ddp_trace;
+  std::string ready_log;     // --ready-log, with --horovod-timeline
   std::string autotune_log;  // --horovod-autotune-log
   int64_t run = 0;           // its job's run
   std::string db = "autotune.db";
@@ -131,6 +132,11 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                         {"truncated", summary.truncated},
                         {"rank_clocks", RankClocksName(summary.clocks.kind)},
                         {"clock_offset_error_us", summary.clocks.offset_error_us},
+                        {"ready_times",
+                         summary.ready_logged_tensors > 0 ? "ready log" : "timeline"},
+                        {"ready_logged_tensors", summary.ready_logged_tensors},
+                        {"ready_log_mean_earlier_ms", summary.ready_log_mean_earlier_ms},
+                        {"ready_log_max_earlier_ms", summary.ready_log_max_earlier_ms},
                         {"knobs", KnobsToJson(run.knobs)},
                         {"untraced_step_ms", run.untraced_step_ms},
                         {"traced_step_ms", run.traced_step_ms},
@@ -176,6 +182,15 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                     "common to the ranks): a bucket runs its shortest time over the ranks\n");
         break;
     }
+  }
+  if (summary.ready_logged_tensors > 0) {
+    std::printf("  every rank's ready times of %d of the %d tensors from the ready log: %.1f ms "
+                "earlier than the timeline's cycles read them on average, %.1f ms at most\n",
+                summary.ready_logged_tensors, summary.tensors, summary.ready_log_mean_earlier_ms,
+                summary.ready_log_max_earlier_ms);
+  } else if (run.framework == Framework::kHorovod) {
+    std::printf("  ready times as the timeline's cycles bound them (no cycle runs during a "
+                "collective; --ready-log gives each rank's own)\n");
   }
   const double resolution_ms = ReadinessResolutionMs(run);
   if (resolution_ms > Knobs().cycle_time_ms &&
@@ -250,6 +265,7 @@ int RunImport(const ImportFlags& flags) {
   options.warmup_steps = flags.warmup_steps;
   options.max_steps = flags.max_steps;
   options.workload_name = flags.workload;
+  options.ready_log = flags.ready_log;
   options.command = JoinCommandLine(SelfArgv());
   Status s = flags.knobs.Resolve(&options.knobs);
   if (!s.ok()) return Fail(s);
@@ -320,6 +336,13 @@ void AddImportCommand(CLI::App& root, Action* action) {
   std::vector<CLI::Option*> trace_only;
   trace_only.push_back(app->add_option("--horovod-timeline", flags->timeline,
                                        "The timeline file Horovod wrote on rank 0"));
+  CLI::Option* ready_log = app->add_option(
+      "--ready-log", flags->ready_log,
+      "With --horovod-timeline: the folder of rank<R>.json files in which each rank logged "
+      "its gradient-ready times (python/autotune_torch/horovod_ready.py) in the same run. The "
+      "timeline only bounds them (no cycle runs while a collective does); the log gives them");
+  ready_log->needs("--horovod-timeline");
+  trace_only.push_back(ready_log);
   trace_only.push_back(app->add_option(
       "--ddp-trace", flags->ddp_trace,
       "The folder of rank<R>.json files that autotune's sitecustomize wrote for a DDP job run "

@@ -19,7 +19,9 @@
 #   - TRACED runs (HOROVOD_TIMELINE + HOROVOD_TIMELINE_MARK_CYCLES=1) of --traced settings
 #     only (default "f128_c1 f0_c25 f4_c5"), once each before the production rounds: the
 #     model's inputs (fitting): the timeline and the run's own step log (train.py's line,
-#     --traced-step-log). Files MODEL/fit/SETTING.rR.{json,tl.json}.
+#     --traced-step-log); each rank also logs its gradient-ready times (train.py --ready-log,
+#     the folder MODEL/fit/SETTING.rR.ready), which the import takes as --ready-log only
+#     under --ready-logs. Files MODEL/fit/SETTING.rR.{json,tl.json,ready}.
 # Then, per model (the autotune side; --rescore DIR re-runs only this, with the --autotune
 # binary given, on DIR's stored runs):
 #   - copies the calibration database bench.db to score.db (fresh each time), imports every
@@ -52,6 +54,7 @@
 #                         [--steps N] [--warmup N] [--repeats R] [--rate RATE] [--search]
 #                         [--confirm N] [--autotune BIN] [--bench-figure BIN] [--python PY]
 #                         [--host-cores N] [--untraced-fit [--fit-rounds N]]
+#                         [--ready-logs]
 #        horovod_bench.sh --extrap [--out DIR] [--repeats R] ...
 #        horovod_bench.sh --rescore DIR [--extrap] [--search] [--confirm N] [--autotune BIN]
 #        horovod_bench.sh --horovod-autotune SECONDS|search --out DIR [--models M] ...
@@ -66,6 +69,8 @@
 #   traced run as --step-log: the default's fits the timeline's cost, the others' the
 #   communication thread's spin share (those rounds are then fit data too; score.py also
 #   scores the settings none of whose production runs were fitted, "held out").
+#   --ready-logs: import the traced runs with their ready logs (every rank's own gradient-ready
+#   times; without it, as a user who has only the timeline has them: as its cycles bound them).
 #   --fit-rounds N: with --untraced-fit, its first N production rounds instead (default 1;
 #   several --step-log: the import takes the median of their medians, so one round that came
 #   out slow as a whole does not set the production level; the held-out settings stay held
@@ -118,6 +123,7 @@ fit_rounds=1
 hvd_autotune=""
 confirm_settings=""
 confirm_runs=3
+ready_logs=0
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -142,6 +148,7 @@ while [[ $# -gt 0 ]]; do
     --horovod-autotune) hvd_autotune=$2; shift 2 ;;
     --confirm-settings) confirm_settings=$2; shift 2 ;;
     --confirm-runs) confirm_runs=$2; shift 2 ;;
+    --ready-logs) ready_logs=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "horovod_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -202,12 +209,14 @@ job_command() {
 # Runs `job_command $1 $5 $6` under config $2; traced (timeline to $3.tl.json) unless $4 is
 # "production"; train.py's JSON line to $3.json.
 run_job() {
-  local rc=0 env=()
+  local rc=0 env=() ready=()
   if [[ $4 != production ]]; then
     env=(HOROVOD_TIMELINE="$3.tl.json" HOROVOD_TIMELINE_MARK_CYCLES=1)
+    rm -rf "$3.ready"
+    ready=(--ready-log "$3.ready")
   fi
   env "${env[@]}" "$autotune" apply --config-file "$2" -- $(job_command "$1" "${5:-}" "${6:-}") \
-    > "$3.raw" 2> "$3.err" || rc=$?
+    "${ready[@]}" > "$3.raw" 2> "$3.err" || rc=$?
   if [[ $rc -eq 77 ]]; then cat "$3.err" >&2; exit 77; fi
   if [[ $rc -ne 0 ]]; then
     echo "horovod_bench.sh: the $1 job under $2 ($4) failed (exit $rc):" >&2
@@ -253,6 +262,7 @@ import_timeline() {
   local log
   for log in "${@:6}"; do [[ -n $log ]] && host+=(--step-log "$log"); done
   [[ -e ${1%.tl.json}.json ]] && host+=(--traced-step-log "${1%.tl.json}.json")
+  [[ $ready_logs -eq 1 && -d ${1%.tl.json}.ready ]] && host+=(--ready-log "${1%.tl.json}.ready")
   "$autotune" import --horovod-timeline "$1" --db "$sdb" --nodes "$3" --ranks-per-node "$4" \
     --config-file "$2" --warmup-steps "$warmup" --workload "$5" "${host[@]}" --json |
     "$python" -c "import json,sys; print(json.load(sys.stdin)['run'])"

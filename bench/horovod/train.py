@@ -30,6 +30,7 @@ Models (resnet50 and mlp on 3x32x32 inputs, 1,000 classes):
 """
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -83,6 +84,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--num-groups", type=int, default=0)
+    parser.add_argument("--ready-log", default="",
+                        help="a folder: each rank writes its gradient-ready times there "
+                             "(autotune_torch.horovod_ready; autotune import --ready-log)")
     parser.add_argument("--seconds", type=float, default=0.0,
                         help="time the steps after the warm-up until this many seconds of wall "
                              "clock have passed (--steps is then ignored); 0: run --steps")
@@ -96,6 +100,12 @@ def main():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(),
                                          num_groups=args.num_groups)
+    ready = None
+    if args.ready_log:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                        "python"))
+        from autotune_torch import horovod_ready
+        ready = horovod_ready.Recorder(model.named_parameters(), args.ready_log)
     hvd.broadcast_parameters(model.state_dict(), root_rank=0)
     hvd.broadcast_optimizer_state(optimizer, root_rank=0)
     if kind == "transformer":
@@ -118,6 +128,8 @@ def main():
     while True:
         if args.seconds <= 0 and step >= args.warmup + args.steps:
             break
+        if ready is not None:
+            ready.step()
         start = time.perf_counter()
         if step == args.warmup:
             timed_start = start
@@ -142,6 +154,8 @@ def main():
         step_ms = [max(r[i] for r in per_rank) for i in range(len(times))]
         print(json.dumps({"model": args.model, "ranks": hvd.size(), "step_ms": step_ms,
                           "rank_step_ms": per_rank}), flush=True)
+    if ready is not None:
+        ready.close()
     hvd.shutdown()
     return 0
 

@@ -283,5 +283,117 @@ TEST(HorovodTimelineTest, CutAnywhereImportsTheCompleteStepsOrSaysWhyNot) {
   }
 }
 
+
+// A ready log of kTiny's job: every rank's gradient-ready times, given as
+// timeline[rank][step][tensor] in the timeline's microseconds (its epoch is 1 us), each step
+// starting (on the wall clock) where the import starts it.
+HorovodReadyLog TinyReadyLog(const std::vector<std::vector<std::vector<double>>>& timeline,
+                             const std::vector<std::string>& tensors = {"allreduce.a",
+                                                                        "allreduce.b"}) {
+  const double epoch_us = 1.0;
+  const std::vector<double> step_starts = {50, 425, 1405};  // timeline us
+  HorovodReadyLog log;
+  log.tensors = tensors;
+  for (const auto& steps : timeline) {
+    std::vector<double> starts;
+    std::vector<std::vector<double>> ready;
+    for (size_t k = 0; k < steps.size(); ++k) {
+      starts.push_back(epoch_us + step_starts[k]);
+      std::vector<double> r;
+      for (double t : steps[k]) r.push_back(t - step_starts[k]);
+      ready.push_back(r);
+    }
+    log.step_start_epoch_us.push_back(starts);
+    log.ready_us.push_back(ready);
+  }
+  log.content_hash = "tiny-log";
+  return log;
+}
+
+// Rank 0's and rank 1's a and b, per step; each before its negotiation's end (260/262, 1250,
+// 2240/2260).
+const std::vector<std::vector<std::vector<double>>> kTinyReady = {
+    {{240, 200}, {1150, 1190}, {2200, 2250}},   // rank 0
+    {{205, 250}, {1215, 1220}, {2100, 2100}}};  // rank 1
+
+TEST(HorovodTimelineTest, AReadyLogGivesEveryRanksOwnReadyTimes) {
+  Trace trace;
+  ImportSummary summary;
+  const HorovodReadyLog log = TinyReadyLog(kTinyReady);
+  ASSERT_TRUE(ParseHorovodTimeline(kTiny, Options(1), &trace, &summary, &log).ok());
+  // Step 1 starts at 425. The timeline reads rank 1's a and b at 1230 (the cycle in which their
+  // cached negotiation ended) and rank 0's at 1200 and 1210 (the negotiations' starts).
+  const StepTrace& s1 = trace.steps[0];
+  EXPECT_DOUBLE_EQ(EventOf(s1, 0, 0)->ready_us, 1150 - 425);
+  EXPECT_DOUBLE_EQ(EventOf(s1, 0, 1)->ready_us, 1190 - 425);
+  EXPECT_DOUBLE_EQ(EventOf(s1, 1, 0)->ready_us, 1215 - 425);
+  EXPECT_DOUBLE_EQ(EventOf(s1, 1, 1)->ready_us, 1220 - 425);
+  EXPECT_DOUBLE_EQ(trace.run.workload.tensors[0].ready_ms, (1150 - 425) / 1000.0);
+  EXPECT_DOUBLE_EQ(trace.run.workload.tensors[1].ready_ms, (1190 - 425) / 1000.0);
+  // The collectives are the timeline's still.
+  EXPECT_DOUBLE_EQ(s1.collectives[0].start_us, 1300 - 425);
+  EXPECT_EQ(summary.ready_logged_tensors, 2);
+  // Earlier than the timeline's reading, over steps 1 and 2 (rank 1 of step 2: the cycle at
+  // 2100 already): 50, 20, 15, 10 and four zeros, in us.
+  EXPECT_NEAR(summary.ready_log_mean_earlier_ms, (50 + 20 + 15 + 10) / 8.0 / 1000.0, 1e-12);
+  EXPECT_NEAR(summary.ready_log_max_earlier_ms, 0.050, 1e-12);
+  // Another source: the log is part of what the run was imported from.
+  Trace without;
+  ASSERT_TRUE(ParseHorovodTimeline(kTiny, Options(1), &without, nullptr).ok());
+  EXPECT_NE(trace.run.source_hash, without.run.source_hash);
+  EXPECT_DOUBLE_EQ(EventOf(without.steps[0], 1, 0)->ready_us, 1230 - 425);
+}
+
+TEST(HorovodTimelineTest, AReadyLogOfSomeTensorsLeavesTheOthersToTheTimeline) {
+  Trace trace;
+  ImportSummary summary;
+  const HorovodReadyLog log =
+      TinyReadyLog({{{240}, {1150}, {2200}}, {{205}, {1215}, {2100}}}, {"allreduce.a"});
+  ASSERT_TRUE(ParseHorovodTimeline(kTiny, Options(1), &trace, &summary, &log).ok());
+  EXPECT_EQ(summary.ready_logged_tensors, 1);
+  EXPECT_DOUBLE_EQ(EventOf(trace.steps[0], 1, 0)->ready_us, 1215 - 425);
+  EXPECT_DOUBLE_EQ(EventOf(trace.steps[0], 1, 1)->ready_us, 1230 - 425);
+}
+
+TEST(HorovodTimelineTest, AReadyLogThatDoesNotFitIsRefused) {
+  std::vector<std::vector<std::vector<double>>> late = kTinyReady;
+  late[1][1][0] = 1250 + 2001;  // rank 1's a of step 1, 2.001 ms after its negotiation ended
+  std::vector<std::vector<std::vector<double>>> short_log = kTinyReady;
+  short_log[0].pop_back();
+  ImportOptions o = Options(1);
+  o.ready_log = "ready";
+  const std::vector<std::pair<HorovodReadyLog, std::string>> cases = {
+      {TinyReadyLog(late),
+       "ready: rank 1 logs tensor allreduce.a of step 1 ready 2.0 ms after the timeline's ranks "
+       "had all offered it: the log's clock does not line up with the timeline's (another "
+       "run's log, or ranks on machines whose clocks differ)"},
+      {TinyReadyLog(short_log), "ready: rank 0 logs 2 steps, fewer than the timeline's 3"},
+      {TinyReadyLog({kTinyReady[0]}), "ready: 1 ranks, where the timeline's job has 2"},
+      {TinyReadyLog(kTinyReady, {"allreduce.x", "allreduce.y"}),
+       "ready: names none of the timeline's recurring tensors"},
+  };
+  for (const auto& [log, expected] : cases) {
+    Trace trace;
+    trace.run.command = "untouched";
+    const Status s = ParseHorovodTimeline(kTiny, o, &trace, nullptr, &log);
+    EXPECT_EQ(s.message(), expected);
+    EXPECT_EQ(trace.run.command, "untouched");
+  }
+  // Within 2 ms of the negotiation's end: the clocks of one machine, a hook run before
+  // Horovod's own.
+  late[1][1][0] = 1250 + 1999;
+  Trace trace;
+  const HorovodReadyLog near = TinyReadyLog(late);
+  EXPECT_TRUE(ParseHorovodTimeline(kTiny, o, &trace, nullptr, &near).ok());
+  // A timeline without its wall-clock start cannot take a log.
+  const HorovodReadyLog log = TinyReadyLog(kTinyReady);
+  const Status s = ParseHorovodTimeline(
+      Edit(kTiny, "", R"({"start_time_since_epoch_in_micros": 1})", "{}"), o, &trace, nullptr,
+      &log);
+  EXPECT_EQ(s.message(),
+            "tiny.json: no start_time_since_epoch_in_micros (pid 0's metadata) to put the ready "
+            "log on the timeline's clock");
+}
+
 }  // namespace
 }  // namespace autotune
