@@ -13,24 +13,23 @@ namespace {
 
 using Json = nlohmann::json;
 using json_fields::Integer;
-using json_fields::Number;
 
 // Ranks of a ready log at most (as a DDP trace's).
 constexpr int64_t kMaxReadyLogRanks = 65536;
 
-Status ReadSteps(const Json &steps, size_t tensors, const std::string &path,
-                 std::vector<double> *starts, std::vector<std::vector<double>> *ready) {
+Status ReadSteps(const Json& steps, size_t tensors, const std::string& path,
+                 std::vector<double>* starts, std::vector<std::vector<double>>* ready) {
   if (!steps.is_array()) return Status::InvalidArgument(path + ": \"steps\" must be a list");
   for (size_t k = 0; k < steps.size(); ++k) {
     const std::string at = path + ": step " + std::to_string(k);
     if (!steps[k].is_object()) return Status::InvalidArgument(at + ": not an object");
     // Nanoseconds since the epoch (about 1.8e18): past Integer's 1e15.
-    const Json &start = steps[k].value("start_ns", Json());
+    const Json& start = steps[k].value("start_ns", Json());
     if (!start.is_number_integer() || start.get<int64_t>() < 0) {
       return Status::InvalidArgument(at + ": \"start_ns\" must be a non-negative integer");
     }
     const int64_t start_ns = start.get<int64_t>();
-    const Json &r = steps[k].value("ready_us", Json());
+    const Json& r = steps[k].value("ready_us", Json());
     if (!r.is_array() || r.size() != tensors) {
       return Status::InvalidArgument(at + ": \"ready_us\" must list one time per tensor (" +
                                      std::to_string(tensors) + ")");
@@ -52,7 +51,7 @@ Status ReadSteps(const Json &steps, size_t tensors, const std::string &path,
   return Status::Ok();
 }
 
-Status ReadRank(const std::string &dir, int rank, HorovodReadyLog *out, int64_t *size) {
+Status ReadRank(const std::string& dir, int rank, HorovodReadyLog* out, int64_t* size) {
   const std::string path = dir + "/rank" + std::to_string(rank) + ".json";
   std::string text;
   AUTOTUNE_RETURN_IF_ERROR(ReadInputFile(path, "ready log", kMaxHorovodReadyFileBytes, &text));
@@ -85,12 +84,12 @@ Status ReadRank(const std::string &dir, int rank, HorovodReadyLog *out, int64_t 
                                    ": \"clock\" must be \"CLOCK_REALTIME\" (the clock "
                                    "of the timeline's start_time_since_epoch_in_micros)");
   }
-  const Json &names = j.value("tensors", Json());
+  const Json& names = j.value("tensors", Json());
   std::vector<std::string> tensors;
   if (!names.is_array() || names.empty()) {
     return Status::InvalidArgument(path + ": \"tensors\" must be a non-empty list of names");
   }
-  for (const Json &n : names) {
+  for (const Json& n : names) {
     if (!n.is_string()) return Status::InvalidArgument(path + ": \"tensors\" must be names");
     tensors.push_back(n.get<std::string>());
   }
@@ -112,7 +111,7 @@ Status ReadRank(const std::string &dir, int rank, HorovodReadyLog *out, int64_t 
 
 }  // namespace
 
-Status ReadHorovodReadyLog(const std::string &dir, HorovodReadyLog *out) {
+Status ReadHorovodReadyLog(const std::string& dir, HorovodReadyLog* out) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     return Status::IoError("cannot read ready log " + dir +
@@ -125,7 +124,7 @@ Status ReadHorovodReadyLog(const std::string &dir, HorovodReadyLog *out) {
   try {
     for (int r = 0; r == 0 || r < size; ++r)
       AUTOTUNE_RETURN_IF_ERROR(ReadRank(dir, r, &log, &size));
-  } catch (const Json::exception &e) {  // a value of the wrong type the checks above missed
+  } catch (const Json::exception& e) {  // a value of the wrong type the checks above missed
     return Status::InvalidArgument(dir + ": malformed ready log (" + std::string(e.what()) + ")");
   }
   *out = std::move(log);

@@ -39,6 +39,6 @@ inline constexpr int64_t kMaxHorovodReadyFileBytes = int64_t{256} << 20;
 // what is wrong" for a file that is not a ready log, names another rank or
 // size, another clock, or tensors other than rank 0's, or whose steps are
 // malformed.
-Status ReadHorovodReadyLog(const std::string &dir, HorovodReadyLog *out);
+Status ReadHorovodReadyLog(const std::string& dir, HorovodReadyLog* out);
 
 }  // namespace autotune

@@ -4,7 +4,7 @@
 
 namespace autotune::json_fields {
 
-Status Integer(const nlohmann::json &j, const char *key, const std::string &where, int64_t *out) {
+Status Integer(const nlohmann::json& j, const char* key, const std::string& where, int64_t* out) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number() || !std::isfinite(it->get<double>()) ||
       std::floor(it->get<double>()) != it->get<double>() || std::fabs(it->get<double>()) > 1e15) {
@@ -14,7 +14,7 @@ Status Integer(const nlohmann::json &j, const char *key, const std::string &wher
   return Status::Ok();
 }
 
-Status Number(const nlohmann::json &j, const char *key, const std::string &where, double *out) {
+Status Number(const nlohmann::json& j, const char* key, const std::string& where, double* out) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number() || !std::isfinite(it->get<double>())) {
     return Status::InvalidArgument(where + ": \"" + key + "\" must be a number");

@@ -13,9 +13,9 @@ namespace autotune::json_fields {
 
 // The integer at j[key] (a JSON integer, or a number with no fraction) of at
 // most 1e15 in magnitude, else "WHERE: "KEY" must be an integer".
-Status Integer(const nlohmann::json &j, const char *key, const std::string &where, int64_t *out);
+Status Integer(const nlohmann::json& j, const char* key, const std::string& where, int64_t* out);
 
 // The finite number at j[key], else "WHERE: "KEY" must be a number".
-Status Number(const nlohmann::json &j, const char *key, const std::string &where, double *out);
+Status Number(const nlohmann::json& j, const char* key, const std::string& where, double* out);
 
 }  // namespace autotune::json_fields

@@ -23,11 +23,11 @@ using testing::RunCommand;
 using testing::TempDir;
 using testing::WriteFile;
 
-const char *const kPython = "/usr/bin/python3";
+const char* const kPython = "/usr/bin/python3";
 
 // tests/torch/tiny_model.py's model through 3 steps on "rank" R of 2; between
 // steps the script sleeps 2 ms so that steps are apart on the wall clock.
-CommandResult Record(const fs::path &dir, int rank) {
+CommandResult Record(const fs::path& dir, int rank) {
   const std::string script =
       "import sys, time, torch\n"
       "sys.path[:0] = ['" AUTOTUNE_SOURCE_DIR "/python', '" AUTOTUNE_SOURCE_DIR
@@ -71,7 +71,7 @@ TEST(HorovodReadyLogTest, TheRecordersFilesReadBackInBackwardOrder) {
   for (int r = 0; r < 2; ++r) {
     ASSERT_EQ(log.ready_us[r].size(), 3u);
     for (size_t k = 0; k < 3; ++k) {
-      const std::vector<double> &t = log.ready_us[r][k];
+      const std::vector<double>& t = log.ready_us[r][k];
       EXPECT_LT(t[0], 0.0);  // no gradient
       for (int i = 1; i < 5; ++i) EXPECT_GT(t[i], 0.0) << r << " " << k << " " << i;
       // The backward pass reaches the last layer first.
@@ -87,7 +87,7 @@ TEST(HorovodReadyLogTest, TheRecordersFilesReadBackInBackwardOrder) {
   // Rank 1's file of another size, another clock, its tensors renamed; rank 1
   // missing.
   const std::string one = ReadFile((root / "ready" / "rank1.json").string());
-  const auto with = [&](const std::string &from, const std::string &to) {
+  const auto with = [&](const std::string& from, const std::string& to) {
     std::string text = one;
     const size_t at = text.find(from);
     EXPECT_NE(at, std::string::npos) << from;
