@@ -163,13 +163,15 @@ void FindStepBounds(Import* in) {
 }
 
 // Rank `rank`'s ready time of tensor p in step k from the ready log, in the timeline's
-// microseconds; < 0 where the log has none.
-double LoggedReadyUs(const Import& in, const Process* p, int k, int rank) {
-  if (in.ready == nullptr) return -1.0;
+// microseconds, into *us; false where the log has none.
+bool LoggedReadyUs(const Import& in, const Process* p, int k, int rank, double* us) {
+  if (in.ready == nullptr) return false;
   const auto it = in.ready_index.find(p);
-  if (it == in.ready_index.end()) return -1.0;
+  if (it == in.ready_index.end()) return false;
   const double r = in.ready->ready_us[rank][k][it->second];
-  return r < 0.0 ? -1.0 : in.ready->step_start_epoch_us[rank][k] - in.epoch_us + r;
+  if (r < 0.0) return false;
+  *us = in.ready->step_start_epoch_us[rank][k] - in.epoch_us + r;
+  return true;
 }
 
 // Rank 0's ready time as the timeline reads it: its tick where the negotiation went through
@@ -194,16 +196,20 @@ double TimelineRankReadyUs(const Occurrence& o, int rank, const std::vector<doub
 // A rank's ready time of tensor p in step k: the ready log's where it has one, else the
 // timeline's reading.
 double RankReadyUs(const Import& in, const Process* p, int k, int rank) {
-  const double logged = LoggedReadyUs(in, p, k, rank);
-  return logged >= 0.0 ? logged
-                       : TimelineRankReadyUs(p->occurrences[k], rank, in.events->cycle_starts_us);
+  double logged = 0.0;
+  return LoggedReadyUs(in, p, k, rank, &logged)
+             ? logged
+             : TimelineRankReadyUs(p->occurrences[k], rank, in.events->cycle_starts_us);
 }
 
-// The latest a logged ready time may lie after the timeline's end of the tensor's negotiation
-// (which no rank's offer can follow) before the two clocks are taken not to line up: the
-// recorder's hook runs just before Horovod's own, and the clocks of one machine agree; ranks on
+// How far a logged ready time may lie outside the window the timeline allows it before the two
+// clocks are taken not to line up: after the end of the tensor's negotiation (which no rank's
+// offer can follow), or before its previous step's allreduce began on rank 0 (no rank's
+// allreduce of it, which its next backward pass waits for, ends before rank 0's begins) or, in
+// the first step, before the timeline began. The
+// recorder's hook runs just before Horovod's own and the clocks of one machine agree; ranks on
 // other machines read their own wall clock.
-constexpr double kReadyLogLatenessUs = 2000.0;
+constexpr double kReadyLogSlackUs = 2000.0;
 
 // Puts the ready log on the timeline: which tensors it names, and that it covers the
 // timeline's ranks and steps on a clock that lines up with the timeline's.
@@ -246,17 +252,24 @@ Status AttachReadyLog(const HorovodReadyLog& log, Import* in) {
     const auto logged = in->ready_index.find(p);
     if (logged == in->ready_index.end()) continue;
     for (int k = 0; k < in->steps; ++k) {
+      const double earliest = k > 0 ? p->occurrences[k - 1].op_start_us : 0.0;
       for (int r = 0; r < world; ++r) {
-        const double late = LoggedReadyUs(*in, p, k, r) - p->occurrences[k].negotiate_end_us;
-        if (late > kReadyLogLatenessUs) {
+        double us = 0.0;
+        if (!LoggedReadyUs(*in, p, k, r, &us)) continue;
+        const double late = us - p->occurrences[k].negotiate_end_us;
+        const double early = earliest - us;
+        if (late > kReadyLogSlackUs || early > kReadyLogSlackUs) {
           char ms[32];
-          std::snprintf(ms, sizeof(ms), "%.1f", late / 1000.0);
+          std::snprintf(ms, sizeof(ms), "%.1f", std::max(late, early) / 1000.0);
           return Status::InvalidArgument(
               source + ": rank " + std::to_string(r) + " logs tensor " +
               log.tensors[logged->second] + " of step " + std::to_string(k) + " ready " + ms +
-              " ms after the timeline's ranks had all offered it: the log's clock does not "
-              "line up with the timeline's (another run's log, or ranks on machines whose "
-              "clocks differ)");
+              (late > kReadyLogSlackUs
+                   ? " ms after the timeline's ranks had all offered it"
+                   : k > 0 ? " ms before its previous step's allreduce began"
+                           : " ms before the timeline began") +
+              ": the log's clock does not line up with the timeline's (another run's log, or "
+              "ranks on machines whose clocks differ)");
         }
       }
     }
@@ -273,8 +286,8 @@ void SummarizeReadyLog(const Import& in, int end, ImportSummary* summary) {
   for (const Process* p : in.tensors) {
     for (int k = in.options->warmup_steps; k < end; ++k) {
       for (int r = 0; r < in.topology.world_size(); ++r) {
-        const double logged = LoggedReadyUs(in, p, k, r);
-        if (logged < 0.0) continue;  // not logged: the timeline's reading stands
+        double logged = 0.0;
+        if (!LoggedReadyUs(in, p, k, r, &logged)) continue;  // the timeline's reading stands
         const double earlier =
             TimelineRankReadyUs(p->occurrences[k], r, in.events->cycle_starts_us) - logged;
         sum += earlier;

@@ -71,8 +71,9 @@ namespace autotune {
 // time of each tensor it names is the logged one, put on the timeline's clock through pid 0's
 // start_time_since_epoch_in_micros; refused (one line naming the log) where the log's ranks
 // or steps fall short of the timeline's, it names none of its tensors, or a logged time lies
-// more than 2 ms after the timeline's end of that tensor's negotiation (clocks that do not
-// line up).
+// more than 2 ms outside the window the timeline allows it (after the end of that tensor's
+// negotiation, or before its previous step's op began, or before the timeline began):
+// clocks that do not line up, such as another run's log.
 Status ParseHorovodTimeline(const std::string& text, const ImportOptions& options, Trace* trace,
                             ImportSummary* summary, const HorovodReadyLog* ready = nullptr);
 // The largest timeline read (1 GiB; a folder or a device is refused before reading).

@@ -286,12 +286,13 @@ TEST(HorovodTimelineTest, CutAnywhereImportsTheCompleteStepsOrSaysWhyNot) {
 
 // A ready log of kTiny's job: every rank's gradient-ready times, given as
 // timeline[rank][step][tensor] in the timeline's microseconds (its epoch is 1 us), each step
-// starting (on the wall clock) where the import starts it.
+// starting (on the recorder's wall clock) 10 ms before the timeline's ts 0, so that every
+// logged time is after its step's start, as a recorder writes them.
 HorovodReadyLog TinyReadyLog(const std::vector<std::vector<std::vector<double>>>& timeline,
                              const std::vector<std::string>& tensors = {"allreduce.a",
                                                                         "allreduce.b"}) {
   const double epoch_us = 1.0;
-  const std::vector<double> step_starts = {50, 425, 1405};  // timeline us
+  const std::vector<double> step_starts = {-10000, -10000, -10000};  // timeline us
   HorovodReadyLog log;
   log.tensors = tensors;
   for (const auto& steps : timeline) {
@@ -358,6 +359,10 @@ TEST(HorovodTimelineTest, AReadyLogOfSomeTensorsLeavesTheOthersToTheTimeline) {
 TEST(HorovodTimelineTest, AReadyLogThatDoesNotFitIsRefused) {
   std::vector<std::vector<std::vector<double>>> late = kTinyReady;
   late[1][1][0] = 1250 + 2001;  // rank 1's a of step 1, 2.001 ms after its negotiation ended
+  std::vector<std::vector<std::vector<double>>> early = kTinyReady;
+  early[0][2][1] = 1301 - 2001;  // rank 0's b of step 2, 2.001 ms before step 1's b began
+  std::vector<std::vector<std::vector<double>>> before = kTinyReady;
+  before[1][0][0] = -2001;  // rank 1's a of step 0, before the timeline's ts 0
   std::vector<std::vector<std::vector<double>>> short_log = kTinyReady;
   short_log[0].pop_back();
   ImportOptions o = Options(1);
@@ -367,6 +372,14 @@ TEST(HorovodTimelineTest, AReadyLogThatDoesNotFitIsRefused) {
        "ready: rank 1 logs tensor allreduce.a of step 1 ready 2.0 ms after the timeline's ranks "
        "had all offered it: the log's clock does not line up with the timeline's (another "
        "run's log, or ranks on machines whose clocks differ)"},
+      {TinyReadyLog(early),
+       "ready: rank 0 logs tensor allreduce.b of step 2 ready 2.0 ms before its previous step's "
+       "allreduce began: the log's clock does not line up with the timeline's (another run's "
+       "log, or ranks on machines whose clocks differ)"},
+      {TinyReadyLog(before),
+       "ready: rank 1 logs tensor allreduce.a of step 0 ready 2.0 ms before the timeline began: "
+       "the log's clock does not line up with the timeline's (another run's log, or ranks on "
+       "machines whose clocks differ)"},
       {TinyReadyLog(short_log), "ready: rank 0 logs 2 steps, fewer than the timeline's 3"},
       {TinyReadyLog({kTinyReady[0]}), "ready: 1 ranks, where the timeline's job has 2"},
       {TinyReadyLog(kTinyReady, {"allreduce.x", "allreduce.y"}),
