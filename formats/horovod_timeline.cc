@@ -552,8 +552,11 @@ Status ParseHorovodTimeline(const std::string& text, const ImportOptions& option
   Describe(in, &out, &s);
   if (ready != nullptr) SummarizeReadyLog(in, end, &s);
   AUTOTUNE_RETURN_IF_ERROR(CheckImportedTrace(out, options.source));
-  out.run.source_hash =
-      ImportSourceHash(ready != nullptr ? text + "\n" + ready->content_hash : text, options);
+  out.run.source_hash = ImportSourceHash(text, options);
+  // The log is part of the source (without copying a timeline of up to 1 GiB to hash both).
+  if (ready != nullptr) {
+    out.run.source_hash += ";ready " + ImportSourceHash(ready->content_hash, ImportOptions());
+  }
   *trace = std::move(out);
   if (summary) *summary = s;
   return Status::Ok();
