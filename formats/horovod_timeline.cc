@@ -41,11 +41,10 @@ struct Import {
   std::vector<double> step_start_us;    // per step, in the timeline's microseconds
   std::vector<double> step_end_us;
   Topology topology;
-  // The ready log, where given: each tensor's index in it (tensors it does not name are
-  // absent) and the shift from its wall clock to the timeline's microseconds.
+  // The ready log, where given, and each tensor's index in it (tensors it does not name are
+  // absent).
   const HorovodReadyLog* ready = nullptr;
   std::unordered_map<const Process*, int> ready_index;
-  double epoch_us = 0.0;
   Workload workload;
   BackendKind backend = BackendKind::kMpi;
 };
@@ -170,7 +169,7 @@ bool LoggedReadyUs(const Import& in, const Process* p, int k, int rank, double* 
   if (it == in.ready_index.end()) return false;
   const double r = in.ready->ready_us[rank][k][it->second];
   if (r < 0.0) return false;
-  *us = in.ready->step_start_epoch_us[rank][k] - in.epoch_us + r;
+  *us = in.ready->step_start_epoch_us[rank][k] - in.events->start_epoch_us + r;
   return true;
 }
 
@@ -206,9 +205,8 @@ double RankReadyUs(const Import& in, const Process* p, int k, int rank) {
 // clocks are taken not to line up: after the end of the tensor's negotiation (which no rank's
 // offer can follow), or before its previous step's allreduce began on rank 0 (no rank's
 // allreduce of it, which its next backward pass waits for, ends before rank 0's begins) or, in
-// the first step, before the timeline began. The
-// recorder's hook runs just before Horovod's own and the clocks of one machine agree; ranks on
-// other machines read their own wall clock.
+// the first step, before the timeline began. The recorder's hook runs just before Horovod's
+// own and the clocks of one machine agree; ranks on other machines read their own wall clock.
 constexpr double kReadyLogSlackUs = 2000.0;
 
 // Puts the ready log on the timeline: which tensors it names, and that it covers the
@@ -247,7 +245,6 @@ Status AttachReadyLog(const HorovodReadyLog& log, Import* in) {
     return Status::InvalidArgument(source + ": names none of the timeline's recurring tensors");
   }
   in->ready = &log;
-  in->epoch_us = in->events->start_epoch_us;
   for (const Process* p : in->tensors) {
     const auto logged = in->ready_index.find(p);
     if (logged == in->ready_index.end()) continue;

@@ -132,8 +132,9 @@ void PrintSummary(const ImportFlags& flags, const RunInfo& run, const ImportSumm
                         {"truncated", summary.truncated},
                         {"rank_clocks", RankClocksName(summary.clocks.kind)},
                         {"clock_offset_error_us", summary.clocks.offset_error_us},
-                        {"ready_times",
-                         summary.ready_logged_tensors > 0 ? "ready log" : "timeline"},
+                        {"ready_times", run.framework == Framework::kDdp ? "trace"
+                                        : summary.ready_logged_tensors > 0 ? "ready log"
+                                                                           : "timeline"},
                         {"ready_logged_tensors", summary.ready_logged_tensors},
                         {"ready_log_mean_earlier_ms", summary.ready_log_mean_earlier_ms},
                         {"ready_log_max_earlier_ms", summary.ready_log_max_earlier_ms},

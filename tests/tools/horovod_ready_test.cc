@@ -25,11 +25,10 @@ using testing::WriteFile;
 
 const char* const kPython = "/usr/bin/python3";
 
-// tests/torch/tiny_model.py's model through 3 steps on "rank" R of 2; between
-// steps the script sleeps 2 ms so that steps are apart on the wall clock.
+// tests/torch/tiny_model.py's model through 3 steps on "rank" R of 2.
 CommandResult Record(const fs::path& dir, int rank) {
   const std::string script =
-      "import sys, time, torch\n"
+      "import sys, torch\n"
       "sys.path[:0] = ['" AUTOTUNE_SOURCE_DIR "/python', '" AUTOTUNE_SOURCE_DIR
       "/tests/torch']\n"
       "import tiny_model\n"
@@ -41,8 +40,7 @@ CommandResult Record(const fs::path& dir, int rank) {
       " size=2)\n"
       "for _ in range(3):\n"
       "    ready.step()\n"
-      "    m(torch.randn(2, 3, 4, 4)).sum().backward()\n"
-      "    time.sleep(0.002)\n";
+      "    m(torch.randn(2, 3, 4, 4)).sum().backward()\n";
   return RunCommand({"env", "OMP_NUM_THREADS=1", kPython, "-c", script, (dir / "ready").string(),
                      std::to_string(rank)},
                     dir);
