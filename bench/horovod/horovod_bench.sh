@@ -60,7 +60,7 @@
 #        horovod_bench.sh --horovod-autotune SECONDS|search --out DIR [--models M] ...
 #        horovod_bench.sh --confirm-settings A,B,... [--confirm-runs N] --out DIR [--models M]
 #   --settings: run only these settings of the grid (default all 12; the default f128_c1 is
-#   always run). A second run into the same --out keeps bench.db's calibration and adds the
+#   always run); the sub-MB settings f0.3_c2 and f1_c1 run only when named here. A second run into the same --out keeps bench.db's calibration and adds the
 #   models given.
 #   --host-cores N: the cores of the machine the emulated cluster runs on (default: nproc),
 #   given to every import with --nodes-per-host = the topology's nodes (all its namespaces
@@ -183,10 +183,13 @@ settings=(
   "f4_c1 4 1" "f4_c5 4 5" "f4_c25 4 25"
   "f32_c1 32 1" "f32_c5 32 5" "f32_c25 32 25"
 )
+# Sub-MB buffers, where a live search's picks often land (one or three MLP layers a buffer):
+# run only when --settings names them, so the default grid stays the 12 above.
+extra_settings=("f0.3_c2 0.3 2" "f1_c1 1 1")
 # The knobs of setting $1 ("fusion_mb cycle_ms").
 knobs_of() {
   local row
-  for row in "${settings[@]}"; do
+  for row in "${settings[@]}" "${extra_settings[@]}"; do
     [[ ${row%% *} == "$1" ]] && { echo "${row#* }"; return; }
   done
   echo "horovod_bench.sh: unknown setting $1" >&2; exit 2
@@ -337,7 +340,9 @@ if [[ -n $confirm_settings ]]; then
         *.yaml) config=$want; label=$(basename "$want" .yaml) ;;
         *)
           found=0
-          for row in "${settings[@]}"; do [[ ${row%% *} == "$want" ]] && found=1; done
+          for row in "${settings[@]}" "${extra_settings[@]}"; do
+            [[ ${row%% *} == "$want" ]] && found=1
+          done
           [[ $found -eq 1 ]] ||
             { echo "horovod_bench.sh: --confirm-settings: unknown setting $want" >&2; exit 2; }
           write_config "$want" "$d"
@@ -464,6 +469,10 @@ for row in "${settings[@]}"; do
     grid+=("$name")
   fi
 done
+for row in "${extra_settings[@]}"; do
+  name=${row%% *}
+  [[ " $only_settings " == *" $name "* ]] && grid+=("$name")
+done
 
 if [[ -z $rescore ]]; then
   start=$(date +%s)
@@ -529,7 +538,7 @@ for model in $models; do
   log "$model: traced default imported as run $run (fit inputs, setting run:" \
     "$(tr '\n' ' ' < "$out/$model/fit_runs.tsv"))"
   : > "$out/$model/predicted.tsv"
-  for row in "${settings[@]}"; do
+  for row in "${settings[@]}" "${extra_settings[@]}"; do
     read -r name mb ms <<<"$row"
     [[ -e $out/$model/$name.r1.json ]] || continue
     predict "$out/$model/predicted.tsv" "$name" "$run" --fusion-threshold-mb "$mb" \
