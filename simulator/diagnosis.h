@@ -33,7 +33,9 @@
 // step's 1 - ideal / measured (exposed / step), where the ideal step is the replay with zero
 // negotiation, zero copies and zero collective time (each step ends at compute end + tail):
 // a median of the steps' own shares, so that neither one odd step nor which step happens
-// to sit in the middle decides it.
+// to sit in the middle decides it. Its spread comes with it: the shares' quartiles, and
+// whether they drift from the first half of the steps to the second (then no count of
+// warm-up steps gives a bound that holds for the others; the verdict line says so).
 //
 // The compute end C of a recorded run is the later of the backward's end (backward start +
 // the workload's backward_ms) and the slowest rank's last gradient. An imported run's
@@ -55,6 +57,16 @@ namespace autotune::sim {
 // A gain below this fraction of the step is within the step-to-step noise of real jobs
 // (run-to-run variation of about 5%): tuning is not worth its measurements.
 inline constexpr double kTuningNoiseFraction = 0.05;
+
+// The fewest steps whose trend Diagnose tests (Diagnosis::drifting), and the two-sided 5%
+// normal quantile the test's statistic must pass.
+inline constexpr int kMinDriftSteps = 6;
+inline constexpr double kDriftZ = 1.96;
+
+// The Mann-Kendall trend statistic of values in order: S = the sum over pairs i < j of
+// sign(v[j] - v[i]), its variance n(n-1)(2n+5)/18 less the ties' term, and z = (S -+ 1) /
+// sd (continuity-corrected; 0 when S is 0 or fewer than 3 values). Positive: rising.
+double MannKendallZ(const std::vector<double>& values);
 
 // One step's parts, milliseconds. compute + negotiation + cycle_wait + copy + collective
 // equals step (up to rounding).
@@ -90,6 +102,19 @@ struct Diagnosis {
   std::vector<StepDiagnosis> steps;  // in trace order
   int median_index = 0;              // into steps: the median step
   double max_gain_fraction = 0.0;    // median step: 1 - ideal_step_ms / step_ms
+  // The spread of the steps' own gains (1 - ideal_step_ms / step_ms each): their lower and
+  // upper quartiles (nearest rank, Percentile 25 and 75).
+  double gain_quartile_low = 0.0;
+  double gain_quartile_high = 0.0;
+  // The median gain of the first and of the second half of the steps in trace order (an odd
+  // count's middle step in neither); both max_gain_fraction with fewer than kMinDriftSteps.
+  double gain_first_half = 0.0;
+  double gain_second_half = 0.0;
+  // The steps' gains trend in trace order (MannKendallZ beyond kDriftZ, kMinDriftSteps or
+  // more steps): a job still warming up or changing pace, whose bound moves with how many
+  // leading steps are left out (--warmup-steps); the verdict line says so.
+  double gain_trend_z = 0.0;
+  bool drifting = false;
   DiagnosisVerdict verdict = DiagnosisVerdict::kKeepDefaults;
   std::string verdict_line;  // one line, no newline, for users
 

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
 #include "tests/support/sim_fixtures.h"
 #include "tests/support/synthetic.h"
 
@@ -303,6 +306,61 @@ TEST(DiagnosisTest, SyntheticStepsAddUpAndComputeIsTheWorkloads) {
       EXPECT_EQ(d.verdict, DiagnosisVerdict::kKeepDefaults);
     }
   }
+}
+
+TEST(DiagnosisTest, MannKendallByHand) {
+  // 1..6 rising: all 15 pairs rise, S = 15, variance 6*5*17/18, z = (15 - 1) / sd.
+  EXPECT_NEAR(MannKendallZ({1, 2, 3, 4, 5, 6}), 14.0 / std::sqrt(6.0 * 5 * 17 / 18), 1e-12);
+  EXPECT_NEAR(MannKendallZ({6, 5, 4, 3, 2, 1}), -14.0 / std::sqrt(6.0 * 5 * 17 / 18), 1e-12);
+  // 3, 1, 2: pairs -1, -1, +1: S = -1, continuity-corrected to 0.
+  EXPECT_EQ(MannKendallZ({3, 1, 2}), 0.0);
+  // Three tied pairs: 12 of 15 pairs rise, the ties take 3 * (2*1*9/18) off the variance.
+  EXPECT_NEAR(MannKendallZ({1, 1, 2, 2, 3, 3}), 11.0 / std::sqrt(6.0 * 5 * 17 / 18 - 3.0),
+              1e-12);
+  EXPECT_EQ(MannKendallZ({5, 5, 5, 5}), 0.0);
+  EXPECT_EQ(MannKendallZ({1, 2}), 0.0);
+}
+
+// The hand-made step repeated with these step times: 38 ms of each exposed, the rest compute.
+Trace StepsOfTimes(const std::vector<double>& step_ms) {
+  Trace trace = HandMadeTrace();
+  const StepTrace first = trace.steps[0];
+  trace.steps.clear();
+  for (double ms : step_ms) {
+    trace.steps.push_back(first);
+    trace.steps.back().step = static_cast<int>(trace.steps.size()) - 1;
+    trace.steps.back().step_ms = ms;
+  }
+  return trace;
+}
+
+TEST(DiagnosisTest, TheGainsSpreadAndDrift) {
+  // Slower and slower steps with the same 38 ms exposed: the shares fall in order, all 28
+  // pairs of 8: S = -28, z = -27 / sqrt(8*7*21/18).
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(StepsOfTimes({145, 150, 155, 160, 165, 170, 175, 180}), &d).ok());
+  EXPECT_NEAR(d.gain_trend_z, -27.0 / std::sqrt(8.0 * 7 * 21 / 18), 1e-12);
+  EXPECT_TRUE(d.drifting);
+  EXPECT_NEAR(d.gain_first_half, (38.0 / 150 + 38.0 / 155) / 2, 1e-12);
+  EXPECT_NEAR(d.gain_second_half, (38.0 / 170 + 38.0 / 175) / 2, 1e-12);
+  // Nearest rank of 8: the 2nd and 6th smallest shares.
+  EXPECT_NEAR(d.gain_quartile_low, 38.0 / 175, 1e-12);
+  EXPECT_NEAR(d.gain_quartile_high, 38.0 / 155, 1e-12);
+  EXPECT_NE(d.verdict_line.find("the steps drift"), std::string::npos) << d.verdict_line;
+
+  // The same two paces alternating: S = -10 + 6 = -4; two groups of 4 ties take 2 * 4*3*13/18
+  // off the variance: z = -3 / sqrt(48), no trend.
+  ASSERT_TRUE(Diagnose(StepsOfTimes({145, 160, 145, 160, 145, 160, 145, 160}), &d).ok());
+  EXPECT_NEAR(d.gain_trend_z, -3.0 / std::sqrt(48.0), 1e-12);
+  EXPECT_FALSE(d.drifting);
+  EXPECT_EQ(d.verdict_line.find("the steps drift"), std::string::npos) << d.verdict_line;
+
+  // Fewer than kMinDriftSteps: not tested, the halves are the bound.
+  ASSERT_TRUE(Diagnose(StepsOfTimes({145, 150, 155, 160, 165}), &d).ok());
+  EXPECT_FALSE(d.drifting);
+  EXPECT_EQ(d.gain_trend_z, 0.0);
+  EXPECT_EQ(d.gain_first_half, d.max_gain_fraction);
+  EXPECT_EQ(d.gain_second_half, d.max_gain_fraction);
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 // are known by construction (table and JSON), and bad input (one line, non-zero exit).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "store/store.h"
 #include "tests/support/cli.h"
@@ -90,6 +92,14 @@ TEST_F(DiagnoseCliTest, JsonHasTheConstructedParts) {
   EXPECT_NEAR(j["total_comm_ms"].get<double>(), 35.0, 1e-9);
   EXPECT_NEAR(j["hidden_comm_ms"].get<double>(), 0.0, 1e-9);
   EXPECT_NEAR(j["max_gain_fraction"].get<double>(), 38.0 / 145.0, 1e-12);
+  // One step: its share is both quartiles and both halves; too few steps to test a trend.
+  for (const char* key : {"max_gain_quartiles", "max_gain_halves"}) {
+    ASSERT_EQ(j[key].size(), 2u) << key;
+    EXPECT_NEAR(j[key][0].get<double>(), 38.0 / 145.0, 1e-12) << key;
+    EXPECT_NEAR(j[key][1].get<double>(), 38.0 / 145.0, 1e-12) << key;
+  }
+  EXPECT_EQ(j["max_gain_trend_z"].get<double>(), 0.0);
+  EXPECT_EQ(j["drifting"], false);
   EXPECT_EQ(j["verdict_kind"], "tune");
   EXPECT_NE(j["verdict"].get<std::string>().find("run autotune search"), std::string::npos);
   ASSERT_EQ(j["per_step"].size(), 1u);
@@ -145,7 +155,8 @@ TEST_F(DiagnoseCliTest, BadInputGivesOneLine) {
 }
 
 // The real Horovod timelines (shared fixtures) imported with 1 to 5 warm-up steps: the verdict
-// does not depend on how many leading steps are left out. The MLP's is "tune": on that real
+// does not depend on how many leading steps are left out; the bound's spread and drift are the
+// steps' own. The MLP's is "tune": on that real
 // job a setting other than the default was measured 1.30x faster (3 alternating runs each,
 // shared/fixtures/horovod and bench/horovod).
 TEST(DiagnoseFixturesTest, TheVerdictDoesNotDependOnTheWarmUp) {
@@ -163,6 +174,39 @@ TEST(DiagnoseFixturesTest, TheVerdictDoesNotDependOnTheWarmUp) {
       ASSERT_EQ(r.exit_code, 0) << fixture << " " << r.err;
       const nlohmann::json d = nlohmann::json::parse(r.out);
       verdicts.insert(d["verdict_kind"].get<std::string>());
+      // The spread, from the steps' own parts: each step's share 1 - ideal / step, in order.
+      std::vector<double> shares;
+      for (const nlohmann::json& s : d["per_step"]) {
+        shares.push_back(1.0 - s["ideal_step_ms"].get<double>() / s["step_ms"].get<double>());
+      }
+      const size_t n = shares.size(), half = n / 2;
+      std::vector<double> first(shares.begin(), shares.begin() + half);
+      std::vector<double> second(shares.end() - half, shares.end());
+      auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+      };
+      std::vector<double> sorted = shares;
+      std::sort(sorted.begin(), sorted.end());
+      const std::string at = std::string(fixture) + " --warmup-steps " + std::to_string(warmup);
+      EXPECT_NEAR(d["max_gain_fraction"].get<double>(), median(shares), 1e-12) << at;
+      // Nearest rank: the ceil(n/4)-th and ceil(3n/4)-th smallest.
+      EXPECT_NEAR(d["max_gain_quartiles"][0].get<double>(), sorted[(n + 3) / 4 - 1], 1e-12) << at;
+      EXPECT_NEAR(d["max_gain_quartiles"][1].get<double>(), sorted[(3 * n + 3) / 4 - 1], 1e-12)
+          << at;
+      if (n >= 6) {
+        EXPECT_NEAR(d["max_gain_halves"][0].get<double>(), median(first), 1e-12) << at;
+        EXPECT_NEAR(d["max_gain_halves"][1].get<double>(), median(second), 1e-12) << at;
+      }
+      // The MLP's timeline drifts: with one warm-up step, each of its first six steps exposes a
+      // smaller share than any of its last six.
+      if (std::string(fixture) == "mlp_default" && warmup == 1) {
+        ASSERT_EQ(n, 12u);
+        EXPECT_LT(*std::max_element(first.begin(), first.end()),
+                  *std::min_element(second.begin(), second.end()));
+        EXPECT_EQ(d["drifting"], true) << r.out;
+        EXPECT_NE(d["verdict"].get<std::string>().find("the steps drift"), std::string::npos);
+      }
     }
     EXPECT_EQ(verdicts.size(), 1u) << fixture;
     if (std::string(fixture) == "mlp_default") {
