@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -30,36 +29,46 @@ struct Args {
   int warmup = 5;
 };
 
-void Usage() {
-  std::fprintf(stderr,
-               "usage: allreduce_spread [--sizes B,B,...] [--repetitions N] [--warmup N]\n"
-               "  sizes in bytes, multiples of 4 (float32 sums)\n");
-}
-
-bool ParseArgs(int argc, char** argv, Args* a) {
+// Parses the flags into *a; false with *error naming what is wrong.
+bool ParseArgs(int argc, char** argv, Args* a, std::string* error) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (i + 1 >= argc) return false;
+    if (flag != "--sizes" && flag != "--repetitions" && flag != "--warmup") {
+      *error = flag + ": unknown flag (allreduce_spread [--sizes B,B,...] [--repetitions N] "
+               "[--warmup N])";
+      return false;
+    }
+    if (i + 1 >= argc) {
+      *error = flag + ": needs a value";
+      return false;
+    }
     const char* v = argv[++i];
+    bool valid = true;
     if (flag == "--sizes") {
       a->sizes.clear();
-      for (const char* p = v; *p != '\0';) {
+      for (const char* p = v; valid && *p != '\0';) {
         char* end = nullptr;
         const long long b = std::strtoll(p, &end, 10);
-        if (end == p || b < 4 || b % 4 != 0) return false;
-        a->sizes.push_back(b);
+        valid = end != p && b >= 4 && b % 4 == 0 && (*end == ',' || *end == '\0');
+        if (valid) a->sizes.push_back(b);
         p = *end == ',' ? end + 1 : end;
-        if (*end != ',' && *end != '\0') return false;
       }
-    } else if (flag == "--repetitions") {
-      a->repetitions = std::atoi(v);
-    } else if (flag == "--warmup") {
-      a->warmup = std::atoi(v);
+      valid = valid && !a->sizes.empty();
     } else {
+      char* end = nullptr;
+      const long n = std::strtol(v, &end, 10);
+      const bool repetitions = flag == "--repetitions";
+      valid = end != v && *end == '\0' && n >= (repetitions ? 2 : 0) && n <= 1000000;
+      (repetitions ? a->repetitions : a->warmup) = static_cast<int>(n);
+    }
+    if (!valid) {
+      *error = flag + " " + v +
+               ": not a valid value (--sizes: bytes, multiples of 4, comma-separated; "
+               "--repetitions: 2 to 1e6; --warmup: 0 to 1e6)";
       return false;
     }
   }
-  return !a->sizes.empty() && a->repetitions >= 2 && a->warmup >= 0;
+  return true;
 }
 
 // Times `repetitions` back-to-back allreduces of `bytes` (after `warmup` untimed ones) on every
@@ -96,8 +105,9 @@ int Run(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   Args a;
-  if (!ParseArgs(argc, argv, &a)) {
-    if (rank == 0) Usage();
+  std::string error;
+  if (!ParseArgs(argc, argv, &a, &error)) {
+    if (rank == 0) std::fprintf(stderr, "allreduce_spread: %s\n", error.c_str());
     return 2;
   }
   if (rank == 0) {

@@ -60,8 +60,8 @@
 #        horovod_bench.sh --horovod-autotune SECONDS|search --out DIR [--models M] ...
 #        horovod_bench.sh --confirm-settings A,B,... [--confirm-runs N] --out DIR [--models M]
 #   --settings: run only these settings of the grid (default all 12; the default f128_c1 is
-#   always run); the sub-MB settings f0.3_c2 and f1_c1 run only when named here. A second run into the same --out keeps bench.db's calibration and adds the
-#   models given.
+#   always run); the sub-MB settings f0.3_c2 and f1_c1 run only when named here. A second
+#   run into the same --out keeps bench.db's calibration and adds the models given.
 #   --host-cores N: the cores of the machine the emulated cluster runs on (default: nproc),
 #   given to every import with --nodes-per-host = the topology's nodes (all its namespaces
 #   share this machine), so that the model counts compute slowed by communication (0: off).
