@@ -91,6 +91,10 @@ std::vector<EnvVar> MpiAllreduceAlgorithm(const Knobs& k) {
           {"OMPI_MCA_coll_tuned_allreduce_algorithm",
            set ? std::to_string(k.mpi_allreduce_algorithm) : ""}};
 }
+std::vector<EnvVar> MpiTcpEagerLimit(const Knobs& k) {
+  return {{"OMPI_MCA_btl_tcp_eager_limit",
+           k.mpi_tcp_eager_limit > 0 ? std::to_string(k.mpi_tcp_eager_limit) : ""}};
+}
 
 // The rows, in three groups: Horovod's knobs, DDP's, then the collective libraries' own. Field order is KnobSpec's (designated initializers); unset fields take its defaults.
 std::vector<KnobSpec> HorovodKnobRows() {
@@ -322,6 +326,20 @@ std::vector<KnobSpec> BackendKnobRows() {
        .library = KnobLibrary::kOpenMpi, .environment = MpiAllreduceAlgorithm,
        .environment_help = "with OMPI_MCA_coll_tuned_use_dynamic_rules=1",
        .summary_label = "mpi_ar_alg", .scale = KnobScale::kCategorical},
+      // A message (an allreduce segment: the buffer over the ranks under Open MPI's
+      // Rabenseifner) larger than this, header included, goes by rendezvous: a handshake
+      // before the data, which stalls when ranks share cores (bench/executor, allreduce_spread).
+      {.name = "mpi_tcp_eager_limit", .type = kInteger, .field = &Knobs::mpi_tcp_eager_limit,
+       .unit = "bytes", .min = 0, .max = 16 << 20,
+       .unset_value = "0", .lifetime = kPerLaunch, .scope = KnobBackendScope::kMpi,
+       .flag = "--mpi-tcp-eager-limit",
+       .help = "Open MPI's TCP BTL eager limit in bytes, header included (larger messages "
+               "go by rendezvous); 0 = Open MPI's default (65536).",
+       .flag_group = "Backend knobs",
+       .yaml_section = "autotune_extra.mpi", .yaml_key = "tcp_eager_limit",
+       .library = KnobLibrary::kOpenMpi, .environment = MpiTcpEagerLimit,
+       .environment_help = "bytes: 128 KiB -> 131072",
+       .summary_label = "mpi_eager", .summary_unit = "B", .scale = KnobScale::kLog1p},
   };
 }
 

@@ -29,6 +29,7 @@ struct Knobs {
   int nccl_max_nchannels = 0;          // NCCL_MAX_NCHANNELS
   std::string nccl_cross = "nccl";     // hierarchical cross-node step on GPUs: nccl | mpi
   int mpi_allreduce_algorithm = 0;     // OMPI_MCA_coll_tuned_allreduce_algorithm id
+  int mpi_tcp_eager_limit = 0;         // OMPI_MCA_btl_tcp_eager_limit, bytes
 
   // PyTorch DDP's knobs (arguments of DistributedDataParallel, set by `apply` without edits).
   double ddp_bucket_cap_mb = 25.0;     // bucket_cap_mb: gradient bucket size, MB

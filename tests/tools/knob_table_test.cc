@@ -62,6 +62,9 @@ const std::map<std::string, Expected>& Rows() {
         "4",
         "OMPI_MCA_coll_tuned_use_dynamic_rules=1\nOMPI_MCA_coll_tuned_allreduce_algorithm=4",
         false}},
+      {"mpi_tcp_eager_limit",
+       {{"--mpi-tcp-eager-limit", "131072"}, "131072", "OMPI_MCA_btl_tcp_eager_limit=131072",
+        false}},
   };
   return k;
 }
