@@ -339,7 +339,8 @@ std::vector<KnobSpec> BackendKnobRows() {
        .yaml_section = "autotune_extra.mpi", .yaml_key = "tcp_eager_limit",
        .library = KnobLibrary::kOpenMpi, .environment = MpiTcpEagerLimit,
        .environment_help = "bytes: 128 KiB -> 131072",
-       .summary_label = "mpi_eager", .summary_unit = "B", .scale = KnobScale::kLog1p},
+       .summary_label = "mpi_eager", .summary_unit = "B", .scale = KnobScale::kLog1p,
+       .set_with_others = true},
   };
 }
 

@@ -103,6 +103,9 @@ struct KnobSpec {
   bool needs_hierarchy = false;
   bool needs_allgather = false;
   KnobSearched searched = KnobSearched::kByDefault;  // by default, or only on request
+  // Not a dimension of any search space: a search sets it from the setting of the others
+  // (tuner::WithCompanionKnobs), and samples are matched without it.
+  bool set_with_others = false;
 };
 
 // Every knob, in the order tables, CSV files and the search space show them.

@@ -309,4 +309,66 @@ std::string JobSpaceNote(const KnobShape& shape, const Space& space) {
   return note + ": " + shape.reason;
 }
 
+namespace {
+
+// Open MPI's TCP BTL eager limit when none is set (btl_tcp_eager_limit), bytes, header included.
+constexpr int64_t kOpenMpiTcpEagerLimit = 64 * 1024;
+// Allreduces above this size are left alone: their messages are rendezvous either way, and
+// measured here without a tail (1 and 4 MiB, bench/executor/README.md).
+constexpr int64_t kSmallAllreduceBytes = 1024 * 1024;
+// Room for Open MPI's message header (ob1's match header is tens of bytes).
+constexpr int64_t kHeaderBytes = 1024;
+
+// The largest allreduce (bytes) the setting sends of at most kSmallAllreduceBytes, 0 when
+// its allreduces are larger or not known.
+int64_t LargestSmallAllreduce(const Knobs& knobs, const JobFacts& job) {
+  const int64_t threshold = knobs.threshold_bytes();
+  if (threshold > kSmallAllreduceBytes) return 0;
+  int64_t largest_tensor = 0;
+  for (const TensorSpec& t : job.workload.tensors) {
+    if (t.op != Op::kAllreduce || t.bytes() > kSmallAllreduceBytes) continue;
+    largest_tensor = std::max(largest_tensor, t.bytes());
+  }
+  if (largest_tensor == 0) return 0;  // no small allreduce tensor known
+  return std::max(threshold, largest_tensor);
+}
+
+// The eager limit the rule sets (0: none).
+int64_t CompanionEagerLimit(const Knobs& knobs, const JobFacts& job, BackendKind backend,
+                            Framework framework) {
+  if (backend != BackendKind::kMpi || framework != Framework::kHorovod) return 0;
+  if (!job.topology || job.topology->nodes < 2) return 0;
+  if (knobs.mpi_tcp_eager_limit != 0) return 0;
+  const int64_t largest = LargestSmallAllreduce(knobs, job);
+  if (largest == 0) return 0;
+  const int64_t message = largest / 2 + kHeaderBytes;
+  int64_t limit = kOpenMpiTcpEagerLimit;
+  while (limit < message) limit *= 2;
+  return limit > kOpenMpiTcpEagerLimit ? limit : 0;
+}
+
+}  // namespace
+
+Knobs WithCompanionKnobs(const Knobs& knobs, const JobFacts& job, BackendKind backend,
+                         Framework framework) {
+  Knobs out = knobs;
+  const int64_t limit = CompanionEagerLimit(knobs, job, backend, framework);
+  if (limit > 0) out.mpi_tcp_eager_limit = static_cast<int>(limit);
+  return out;
+}
+
+std::string CompanionNote(const Knobs& knobs, const JobFacts& job, BackendKind backend,
+                          Framework framework) {
+  Knobs bare = knobs;
+  bare.mpi_tcp_eager_limit = 0;
+  const int64_t limit = CompanionEagerLimit(bare, job, backend, framework);
+  if (limit == 0 || limit != knobs.mpi_tcp_eager_limit) return "";
+  const int64_t largest = LargestSmallAllreduce(knobs, job);
+  return std::string(KnobOfField(&Knobs::mpi_tcp_eager_limit).name) + " " +
+         std::to_string(limit) + " with it: its allreduces of up to " +
+         std::to_string(largest) + " bytes send messages of up to " +
+         std::to_string(largest / 2) +
+         " bytes, which Open MPI's TCP default (65536, header included) sends by rendezvous";
+}
+
 }  // namespace autotune::tuner

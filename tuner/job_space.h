@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/backend_kind.h"
 #include "traces/framework.h"
 #include "traces/knobs.h"
 #include "traces/topology.h"
@@ -82,5 +83,25 @@ std::optional<Dimension> ShapedDimension(const Dimension& table, const KnobShape
 // 29.2744] MB: ...", "hierarchical_allreduce held at false: ...". REQUIRES: the knob is a
 // dimension of `space`.
 std::string JobSpaceNote(const KnobShape& shape, const Space& space);
+
+// The knobs a search sets with a setting of the others (the knob table's set_with_others):
+// `knobs` with them filled in for `job` on `backend` under `framework`. One rule today:
+//   mpi_tcp_eager_limit: on Open MPI (kMpi) Horovod jobs of more than one node (their
+//     cross-node messages go over the TCP BTL), when the setting's allreduces are small
+//     (a fusion threshold of at most 1 MiB: its buffers; 0: each allreduce tensor alone, the
+//     largest of at most 1 MiB), the limit that sends the largest message of Open MPI's
+//     allreduce of the largest of them (Rabenseifner's first step: half the buffer, plus the
+//     header) eagerly: the least power of two above it, when that is over Open MPI's own 64
+//     KiB. Such messages otherwise go by rendezvous, a handshake that stalls where ranks share
+//     cores (bench/executor/README.md, allreduce_spread), and the simulator, which prices
+//     collectives at the calibrate's medians, predicts them as if they went eagerly. A value
+//     already set (not 0) is kept, and so is every value of a setting the rule does not touch.
+Knobs WithCompanionKnobs(const Knobs& knobs, const JobFacts& job, BackendKind backend,
+                         Framework framework);
+
+// Why `knobs` (a setting WithCompanionKnobs completed) carries what the rule sets: one line,
+// "" when the rule sets nothing for its other knobs or the value is not the rule's.
+std::string CompanionNote(const Knobs& knobs, const JobFacts& job, BackendKind backend,
+                          Framework framework);
 
 }  // namespace autotune::tuner

@@ -122,10 +122,12 @@ Status KnobSpace(BackendKind backend, const Knobs& base, const std::set<std::str
   return Status::Ok();
 }
 
-KnobSearch::KnobSearch(Space space, Knobs base, SearchOptions options, SampleListener listener)
+KnobSearch::KnobSearch(Space space, Knobs base, SearchOptions options, SampleListener listener,
+                       KnobCompletion complete)
     : loop_(std::move(space), std::move(options)),
       base_(std::move(base)),
-      listener_(std::move(listener)) {}
+      listener_(std::move(listener)),
+      complete_(std::move(complete)) {}
 
 StatusOr<Point> KnobSearch::ToPoint(const Knobs& knobs) const {
   Point point;
@@ -137,7 +139,10 @@ StatusOr<Point> KnobSearch::ToPoint(const Knobs& knobs) const {
 StatusOr<Knobs> KnobSearch::ToKnobs(const Point& point) const {
   Knobs knobs;
   AUTOTUNE_RETURN_IF_ERROR(PointToKnobs(space(), point, base_, &knobs));
-  return knobs;
+  if (!complete_) return knobs;
+  Knobs completed = complete_(knobs);
+  AUTOTUNE_RETURN_IF_ERROR(completed.Validate());
+  return completed;
 }
 
 Status KnobSearch::ObserveMeasured(const Knobs& knobs, double score_bytes_per_s) {

@@ -73,6 +73,9 @@ struct MeasuredSteps {
   int64_t sequence = -1;  // when it ran among the others (larger: later); -1: in list order
 };
 
+// The knobs a search sets with a setting of the others (tuner::WithCompanionKnobs).
+using KnobCompletion = std::function<Knobs(const Knobs& knobs)>;
+
 // The simulator, as the search sees it: the predicted score of a setting, bytes/s.
 using SimulatedScore = std::function<double(const Knobs& knobs)>;
 // Told every sample the search takes in, before it does (for logs).
@@ -82,8 +85,10 @@ using SampleListener =
 class KnobSearch {
  public:
   // space: from KnobSpace; base: the knobs outside it (defaults + constants); options: the
-  // model and the stop rule; listener: optional.
-  KnobSearch(Space space, Knobs base, SearchOptions options, SampleListener listener = nullptr);
+  // model and the stop rule; listener: optional; complete: optional, the knobs outside the
+  // space that go with a point's setting (WithCompanionKnobs), applied by ToKnobs.
+  KnobSearch(Space space, Knobs base, SearchOptions options, SampleListener listener = nullptr,
+             KnobCompletion complete = nullptr);
 
   const Space& space() const { return loop_.space(); }
   const Knobs& base() const { return base_; }
@@ -93,7 +98,8 @@ class KnobSearch {
 
   // The point of `knobs`; fails when a value has no place in the space or a constant moved.
   StatusOr<Point> ToPoint(const Knobs& knobs) const;
-  // The knobs of a point of the space, over base(); fails when the result is invalid.
+  // The knobs of a point of the space, over base(), completed (the constructor's `complete`);
+  // fails when the result is invalid.
   StatusOr<Knobs> ToKnobs(const Point& point) const;
 
   // Takes in a measured sample (ToPoint's failures, then the model's).
@@ -129,6 +135,7 @@ class KnobSearch {
   SearchLoop loop_;
   Knobs base_;
   SampleListener listener_;
+  KnobCompletion complete_;
 };
 
 }  // namespace autotune::tuner

@@ -135,7 +135,8 @@ Status FixKnobAt(Space* space, const std::string& name, const Knobs& knobs) {
 Space KnobSearchSpace(BackendKind backend, Framework framework) {
   Space space;
   for (const KnobSpec& spec : KnobTable()) {
-    if (InScope(spec.scope, backend) && KnobInFramework(spec, framework)) {
+    if (InScope(spec.scope, backend) && KnobInFramework(spec, framework) &&
+        !spec.set_with_others) {
       MustAdd(&space, DimensionOf(spec));
     }
   }

@@ -322,3 +322,111 @@ TEST(ShapedDdpSpaceTest, BucketCapsAreWholeMegabytes) {
 
 }  // namespace
 }  // namespace autotune::tuner
+
+namespace autotune::tuner {
+namespace {
+
+// The eager limit the companion rule writes, worked out by hand: the largest allreduce of at
+// most 1 MiB the setting sends (its fusion buffer, or its largest tensor going alone), half of
+// it (Rabenseifner's first message) plus 1 KiB of header room, rounded up to a power of two
+// above Open MPI's own 65,536; 0 when the rule sets nothing.
+int EagerLimit(double threshold_mb, const JobFacts& job, BackendKind backend = BackendKind::kMpi,
+               Framework framework = Framework::kHorovod) {
+  Knobs knobs;
+  knobs.fusion_threshold_mb = threshold_mb;
+  return WithCompanionKnobs(knobs, job, backend, framework).mpi_tcp_eager_limit;
+}
+
+JobFacts Mlp(Topology topology = Nodes(2, 2)) {
+  JobFacts job;
+  job.workload.name = "mlp";
+  // 256x256 float32 weights (262,144 bytes) and 256-float biases (1,024 bytes).
+  job.workload.tensors = {Tensor("w1", {256, 256}), Tensor("b1", {256}),
+                          Tensor("w2", {256, 256}), Tensor("b2", {256})};
+  job.topology = topology;
+  return job;
+}
+
+TEST(CompanionKnobs, SmallBuffersOnOpenMpiAcrossNodesGetTheEagerLimitThatSendsThemEagerly) {
+  // 0.3 MB = 314,573 bytes: 157,286 + 1,024 = 158,310 -> 262,144.
+  EXPECT_EQ(EagerLimit(0.3, Mlp()), 262144);
+  // No fusion: the 262,144-byte weights alone: 131,072 + 1,024 = 132,096 -> 262,144.
+  EXPECT_EQ(EagerLimit(0.0, Mlp()), 262144);
+  // 1 MB = 1,048,576: 524,288 + 1,024 -> 1,048,576.
+  EXPECT_EQ(EagerLimit(1.0, Mlp()), 1048576);
+  // SevenTensors, no fusion: fc.weight (1,024,000 bytes) is the largest of at most 1 MiB
+  // (embedding, 3,145,728, is larger): 512,000 + 1,024 = 513,024 -> 524,288; a 0.3 MB
+  // buffer does not change it (fc.weight still goes alone).
+  EXPECT_EQ(EagerLimit(0.0, Facts()), 524288);
+  EXPECT_EQ(EagerLimit(0.3, Facts()), 524288);
+}
+
+TEST(CompanionKnobs, LeftAloneWhereTheRuleDoesNotApply) {
+  EXPECT_EQ(EagerLimit(128.0, Mlp()), 0);  // the default: one large buffer
+  EXPECT_EQ(EagerLimit(2.0, Mlp()), 0);    // buffers above 1 MiB
+  // Buffers whose messages fit Open MPI's own limit: 0.05 MB = 52,429 bytes, 26,214 + 1,024.
+  JobFacts small = Mlp();
+  small.workload.tensors = {Tensor("b1", {256}), Tensor("b2", {256}), Tensor("b3", {1000})};
+  EXPECT_EQ(EagerLimit(0.05, small), 0);
+  EXPECT_EQ(EagerLimit(0.3, Mlp(Nodes(1, 4))), 0);  // one node: shared memory, no TCP
+  EXPECT_EQ(EagerLimit(0.3, Mlp(), BackendKind::kNccl), 0);
+  EXPECT_EQ(EagerLimit(0.3, Mlp(), BackendKind::kMpi, Framework::kDdp), 0);
+  JobFacts unknown = Mlp();
+  unknown.topology.reset();
+  EXPECT_EQ(EagerLimit(0.3, unknown), 0);
+  unknown = Mlp();
+  unknown.workload.tensors.clear();
+  EXPECT_EQ(EagerLimit(0.3, unknown), 0);
+  // A limit the user set is kept.
+  Knobs knobs;
+  knobs.fusion_threshold_mb = 0.3;
+  knobs.mpi_tcp_eager_limit = 131072;
+  EXPECT_EQ(WithCompanionKnobs(knobs, Mlp(), BackendKind::kMpi, Framework::kHorovod)
+                .mpi_tcp_eager_limit,
+            131072);
+}
+
+TEST(CompanionKnobs, TheNoteNamesTheLimitAndTheMessagesOnlyWhereTheRuleSetIt) {
+  Knobs knobs;
+  knobs.fusion_threshold_mb = 0.3;
+  const Knobs completed = WithCompanionKnobs(knobs, Mlp(), BackendKind::kMpi, Framework::kHorovod);
+  const std::string note = CompanionNote(completed, Mlp(), BackendKind::kMpi, Framework::kHorovod);
+  EXPECT_NE(note.find("mpi_tcp_eager_limit 262144"), std::string::npos) << note;
+  EXPECT_NE(note.find("314573 bytes"), std::string::npos) << note;
+  EXPECT_EQ(CompanionNote(knobs, Mlp(), BackendKind::kMpi, Framework::kHorovod), "");
+  EXPECT_EQ(CompanionNote(Knobs(), Mlp(), BackendKind::kMpi, Framework::kHorovod), "");
+}
+
+// A search's settings carry the rule's value, and a measured sample that ran with it is the
+// same point of the space as the setting without it: the knob is not a dimension.
+TEST(CompanionKnobs, ASearchWritesThemAndMatchesSamplesWithoutThem) {
+  SpaceScope scope;
+  scope.target = Target::kCpu;
+  scope.job = Mlp();
+  Space space;
+  ASSERT_TRUE(KnobSpace(BackendKind::kMpi, Knobs(), {}, FreeKnobs::kAll, scope, &space).ok());
+  EXPECT_LT(space.IndexOf("mpi_tcp_eager_limit"), 0);
+  const JobFacts job = Mlp();
+  KnobSearch search(space, Knobs(), SearchOptions(), nullptr, [job](const Knobs& k) {
+    return WithCompanionKnobs(k, job, BackendKind::kMpi, Framework::kHorovod);
+  });
+  Knobs small;
+  small.fusion_threshold_mb = 0.3;
+  small.cycle_time_ms = 2.0;
+  StatusOr<Point> bare = search.ToPoint(small);
+  ASSERT_TRUE(bare.ok()) << bare.status().message();
+  Knobs ran = small;
+  ran.mpi_tcp_eager_limit = 262144;
+  StatusOr<Point> with_limit = search.ToPoint(ran);
+  ASSERT_TRUE(with_limit.ok()) << with_limit.status().message();
+  EXPECT_EQ(*bare, *with_limit);
+  StatusOr<Knobs> written = search.ToKnobs(*bare);
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(written->mpi_tcp_eager_limit, 262144);
+  StatusOr<Knobs> default_setting = search.ToKnobs(space.Default());
+  ASSERT_TRUE(default_setting.ok());
+  EXPECT_EQ(default_setting->mpi_tcp_eager_limit, 0);
+}
+
+}  // namespace
+}  // namespace autotune::tuner

@@ -93,7 +93,7 @@ Status ChoiceView(Store& store, const SearchGroup& group, ReportView* view, std:
   SearchSetup setup;  // as `search` sets up its search of the run, with no flag given
   Status s = SetUpSearch(run, SearchRequest(), &setup);
   if (!s.ok()) return no_view(s.message());
-  tuner::KnobSearch search(setup.space, setup.base, setup.options);
+  tuner::KnobSearch search(setup.space, setup.base, setup.options, nullptr, setup.complete);
   StatusOr<int> left_out = ObserveStored(group.measured, &search);
   if (!left_out.ok()) return left_out.status();
   if (search.measured() == 0) return no_view("nothing measured yet.");

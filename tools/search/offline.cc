@@ -111,6 +111,19 @@ Status MakeReport(const SearchFlags& flags, const Inputs& in, int skipped,
   return Status::Ok();
 }
 
+// A note for each setting written whose companion knobs (tuner::WithCompanionKnobs) were set.
+void PrintCompanionNotes(const Inputs& in, const RoundReport& report) {
+  std::vector<std::pair<std::string, Knobs>> written = {{report.out, report.best_knobs}};
+  for (size_t i = 0; i < report.proposal_files.size() && i < report.proposal_knobs.size(); ++i) {
+    written.emplace_back(report.proposal_files[i], report.proposal_knobs[i]);
+  }
+  for (const auto& [file, knobs] : written) {
+    const std::string note = tuner::CompanionNote(knobs, in.setup.scope.job, in.run.backend,
+                                                  in.run.framework);
+    if (!note.empty()) std::cerr << "search: note: " << file << ": " << note << "\n";
+  }
+}
+
 }  // namespace
 
 int RunSearch(const SearchFlags& flags, Round* round) {
@@ -126,7 +139,8 @@ int RunSearch(const SearchFlags& flags, Round* round) {
   SampleLog log;
   status = log.Open(flags.tuning.log_file);
   if (!status.ok()) return Fail(status);
-  tuner::KnobSearch search(in.setup.space, in.setup.base, in.setup.options, LogTo(&log));
+  tuner::KnobSearch search(in.setup.space, in.setup.base, in.setup.options, LogTo(&log),
+                           in.setup.complete);
   // Measured samples of another scale or backend, or whose knobs have no place in the space.
   StatusOr<int> left_out = ObserveStored(in.stored.measured, &search);
   if (!left_out.ok()) return Fail(left_out.status().WithPrefix("measured sample"));
@@ -152,6 +166,7 @@ int RunSearch(const SearchFlags& flags, Round* round) {
   }
   round->proposal_files = report.proposal_files;
   if (!status.ok()) return Fail(status);
+  PrintCompanionNotes(in, report);
   // The best row: the setting written, scored by its measured samples (also when a stored
   // decision was shown, whose setting is this round's written one on the same evidence).
   const tuner::Reported& written = report.conclusion.written();

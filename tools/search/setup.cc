@@ -65,6 +65,13 @@ Status SetUpSearch(const RunInfo& run, const SearchRequest& request, SearchSetup
     }
   }
   setup->options = MakeOptions(request);
+  setup->complete = nullptr;
+  if (request.mode != SearchMode::kOnline) {
+    setup->complete = [job = setup->scope.job, backend = run.backend,
+                       framework = run.framework](const Knobs& knobs) {
+      return tuner::WithCompanionKnobs(knobs, job, backend, framework);
+    };
+  }
   return tuner::KnobSpace(run.backend, setup->base, request.constants, FreeKnobsOf(request),
                           setup->scope, &setup->space, &setup->shape);
 }

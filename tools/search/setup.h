@@ -64,6 +64,9 @@ struct SearchSetup {
   // How the job shaped the space (tuner/job_space.h): what `search` notes, one line a knob.
   tuner::JobSpace shape;
   tuner::SearchOptions options;  // the model and the stop rule of request.mode
+  // The knobs set with each setting (tuner::WithCompanionKnobs for the run's job, backend and
+  // framework); none online (record --autotune: a per-launch knob cannot change in its run).
+  tuner::KnobCompletion complete;
 };
 
 // What of `run` shapes its search space: its workload (the tensors one step reduces), its
