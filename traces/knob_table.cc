@@ -326,9 +326,9 @@ std::vector<KnobSpec> BackendKnobRows() {
        .library = KnobLibrary::kOpenMpi, .environment = MpiAllreduceAlgorithm,
        .environment_help = "with OMPI_MCA_coll_tuned_use_dynamic_rules=1",
        .summary_label = "mpi_ar_alg", .scale = KnobScale::kCategorical},
-      // A message (an allreduce segment: the buffer over the ranks under Open MPI's
-      // Rabenseifner) larger than this, header included, goes by rendezvous: a handshake
-      // before the data, which stalls when ranks share cores (bench/executor, allreduce_spread).
+      // A message larger than this, header included, goes by rendezvous: a handshake before
+      // the data, which stalls when ranks share cores (bench/executor, allreduce_spread). A
+      // search sets it with small buffers (tuner::WithCompanionKnobs), never searches it.
       {.name = "mpi_tcp_eager_limit", .type = kInteger, .field = &Knobs::mpi_tcp_eager_limit,
        .unit = "bytes", .min = 0, .max = 16 << 20,
        .unset_value = "0", .lifetime = kPerLaunch, .scope = KnobBackendScope::kMpi,
@@ -339,8 +339,7 @@ std::vector<KnobSpec> BackendKnobRows() {
        .yaml_section = "autotune_extra.mpi", .yaml_key = "tcp_eager_limit",
        .library = KnobLibrary::kOpenMpi, .environment = MpiTcpEagerLimit,
        .environment_help = "bytes: 128 KiB -> 131072",
-       .summary_label = "mpi_eager", .summary_unit = "B", .scale = KnobScale::kLog1p,
-       .set_with_others = true},
+       .summary_label = "mpi_eager", .summary_unit = "B", .set_with_others = true},
   };
 }
 

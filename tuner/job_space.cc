@@ -368,7 +368,8 @@ std::string CompanionNote(const Knobs& knobs, const JobFacts& job, BackendKind b
          std::to_string(limit) + " with it: its allreduces of up to " +
          std::to_string(largest) + " bytes send messages of up to " +
          std::to_string(largest / 2) +
-         " bytes, which Open MPI's TCP default (65536, header included) sends by rendezvous";
+         " bytes, which Open MPI's TCP default (" + std::to_string(kOpenMpiTcpEagerLimit) +
+         ", header included) sends by rendezvous";
 }
 
 }  // namespace autotune::tuner

@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
+
+#include "tests/support/cli.h"
 
 namespace autotune::executor {
 namespace {
@@ -62,24 +64,21 @@ struct McaParam {
   std::string value = "<none>";
   std::string source = "<none>";
 };
-McaParam OmpiInfo(const std::string& framework_component, const std::string& param) {
+McaParam OmpiInfo(const std::string& framework, const std::string& component,
+                  const std::string& param) {
+  testing::TempDir dir;
+  const testing::CommandResult r = testing::RunCommand(
+      {"ompi_info", "--param", framework, component, "--level", "9", "--parsable"}, dir.path());
   McaParam out;
-  const std::string command =
-      "ompi_info --param " + framework_component + " --level 9 --parsable 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char line[4096];
+  std::istringstream lines(r.out);
   const std::string key = ":param:" + param + ":";
-  while (std::fgets(line, sizeof line, pipe) != nullptr) {
-    std::string text(line);
-    if (!text.empty() && text.back() == '\n') text.pop_back();
-    const size_t at = text.find(key);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find(key);
     if (at == std::string::npos) continue;
-    const std::string rest = text.substr(at + key.size());
+    const std::string rest = line.substr(at + key.size());
     if (rest.rfind("value:", 0) == 0) out.value = rest.substr(6);
     if (rest.rfind("source:", 0) == 0) out.source = rest.substr(7);
   }
-  pclose(pipe);
   return out;
 }
 
@@ -89,16 +88,16 @@ TEST(KnobEnvironment, OpenMpiReadsTheVariablesAsItsOwnParameters) {
   k.mpi_allreduce_algorithm = 4;
   ASSERT_TRUE(ApplyKnobEnvironment(k, KnobLibrary::kOpenMpi).ok());
   EXPECT_EQ(Env("OMPI_MCA_btl_tcp_eager_limit"), "131072");
-  const McaParam eager = OmpiInfo("btl tcp", "btl_tcp_eager_limit");
+  const McaParam eager = OmpiInfo("btl", "tcp", "btl_tcp_eager_limit");
   EXPECT_EQ(eager.value, "131072");
   EXPECT_EQ(eager.source, "environment");
-  const McaParam algorithm = OmpiInfo("coll tuned", "coll_tuned_allreduce_algorithm");
+  const McaParam algorithm = OmpiInfo("coll", "tuned", "coll_tuned_allreduce_algorithm");
   EXPECT_EQ(algorithm.value, "ring");  // Open MPI's id 4
   EXPECT_EQ(algorithm.source, "environment");
   // At the default, the variables are unset and Open MPI is back on its own value.
   ASSERT_TRUE(ApplyKnobEnvironment(Knobs(), KnobLibrary::kOpenMpi).ok());
   EXPECT_EQ(Env("OMPI_MCA_btl_tcp_eager_limit"), "<unset>");
-  EXPECT_EQ(OmpiInfo("btl tcp", "btl_tcp_eager_limit").source, "default");
+  EXPECT_EQ(OmpiInfo("btl", "tcp", "btl_tcp_eager_limit").source, "default");
 }
 
 TEST(KnobEnvironment, OneLibrarysVariablesLeaveTheOthersAlone) {
