@@ -189,6 +189,7 @@ Status RunCalibrate(const CalibrateOptions& options, Calibration* out) {
   c.topology = h.layout.ToTopology();
   c.backend = h.backend->kind();
   c.hardware = h.backend->hardware();
+  if (c.backend == BackendKind::kMpi) c.mpi_tcp_eager_limit = options.knobs.mpi_tcp_eager_limit;
   c.points = std::move(h.points);
   st = Status::Ok();
   if (h.layout.rank == 0) st = store->SaveCalibration(&c);

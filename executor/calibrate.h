@@ -41,7 +41,9 @@ struct CalibrateOptions {
   std::string db_path = "autotune.db";     // SQLite database, created if missing
   BackendKind backend = BackendKind::kMpi;  // mpi, or nccl (CUDA device memory)
   // Per-launch knobs of the nccl backend (nccl_algo, nccl_proto, nccl_max_nchannels,
-  // nccl_cross); the other fields are unused. Default: NCCL's own choices, cross via NCCL.
+  // nccl_cross) and, recorded with an mpi calibration, mpi_tcp_eager_limit (the caller sets
+  // its environment before MPI_Init); the other fields are unused. Default: the libraries'
+  // own choices, cross via NCCL.
   Knobs knobs;
   MPI_Comm world = MPI_COMM_WORLD;
   // The stall check (executor/stall_inspector.h); a shutdown ends the job with

@@ -127,12 +127,14 @@ class CommStream {
  public:
   // Everything passed must outlive the stream; timeline may be null.
   // contention: the step's comm_contention (ReplayOptions; Replayer::ContentionAt).
+  // eager_index: the setting's (ReplaySetting::eager_index).
   CommStream(const NetworkModel& network, const ReplayOptions& options, double contention,
-             int world_size, const StepSchedule& schedule, const PreparedStep& step,
-             StepTrace* timeline)
+             int eager_index, int world_size, const StepSchedule& schedule,
+             const PreparedStep& step, StepTrace* timeline)
       : network_(network),
         options_(options),
         contention_(contention),
+        eager_index_(eager_index),
         world_size_(world_size),
         slots_(std::max(1, schedule.max_in_flight())),
         schedule_(schedule),
@@ -149,14 +151,20 @@ class CommStream {
     const int64_t in_bytes = c.op == Op::kAllgather ? c.bytes / world_size_ : c.bytes;
     const double copy_in_us =
         copies.copy_in ? options_.copy_scale * network_.CopyUs(in_bytes) : 0.0;
-    const double comm_us = options_.comm_scale * network_.CollectiveUs(c.op, algorithm, c.bytes);
+    // The setting's eager limit changes the flat collectives' time (eager_limit.h).
+    const double eager =
+        algorithm == Algorithm::kFlat && eager_index_ >= 0 && options_.eager_limits
+            ? options_.eager_limits->Ratio(eager_index_, c.op, c.bytes)
+            : 1.0;
+    const double comm_us =
+        eager * options_.comm_scale * network_.CollectiveUs(c.op, algorithm, c.bytes);
     const double copy_out_us = copy_out ? options_.copy_scale * network_.CopyUs(c.bytes) : 0.0;
     bytes_ += c.bytes;
     ++collectives_;
     if (slots_ > 1) {
       // The fixed (latency) part of the collective overlaps; the rest shares the link.
       const double fixed_us =
-          options_.comm_scale * FixedPartUs(network_, c.op, algorithm, c.bytes);
+          eager * options_.comm_scale * FixedPartUs(network_, c.op, algorithm, c.bytes);
       jobs_.push_back({earliest_us, copy_in_us + fixed_us, comm_us - fixed_us, copy_out_us});
       // The collective itself is kept for the timeline only.
       pending_.push_back(
@@ -265,6 +273,7 @@ class CommStream {
   const NetworkModel& network_;
   const ReplayOptions& options_;
   const double contention_;
+  const int eager_index_;
   const int world_size_;
   const int slots_;
   const StepSchedule& schedule_;
@@ -408,6 +417,8 @@ ReplaySetting Replayer::MakeSetting(const Knobs& knobs) const {
       .cycle_us = knobs.cycle_time_ms * 1000.0,
       .cache_on = cache_on,
       .all_cached = cache_on && knobs.cache_capacity >= trace_.num_tensors(),
+      .eager_index =
+          options_.eager_limits ? options_.eager_limits->Choose(knobs.mpi_tcp_eager_limit) : -1,
       .schedule = std::move(schedule),
   };
 }
@@ -472,8 +483,8 @@ StepPrediction Replayer::ReplayPrepared(const PreparedStep& step, int index,
   } else {
     schedule_->Reset();
   }
-  CommStream stream(network_, options_, ContentionAt(dilation), world_size_, *schedule_, step,
-                    timeline);
+  CommStream stream(network_, options_, ContentionAt(dilation), setting.eager_index, world_size_,
+                    *schedule_, step, timeline);
   StepPrediction out;
   std::optional<CycleClock> clock;
   switch (schedule_->pacing()) {

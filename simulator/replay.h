@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "simulator/cpu_share.h"
+#include "simulator/eager_limit.h"
 #include "simulator/negotiation_model.h"
 #include "simulator/network_model.h"
 #include "simulator/prepared_trace.h"
@@ -100,6 +101,9 @@ struct ReplayOptions {
   // Every predicted step time times this: the production job's over the traced one's, where
   // the tracing cost is known only as that ratio (an untraced step time given, the cores not).
   double production_scale = 1.0;
+  // What a setting's mpi_tcp_eager_limit does to the flat collectives (eager_limit.h); null or
+  // empty: the knob is held (every setting's collectives at the job's limit).
+  std::shared_ptr<const EagerLimitEffect> eager_limits;
 };
 
 // The prediction for one step.
@@ -126,6 +130,8 @@ struct ReplaySetting {
   double cycle_us = 0.0;
   bool cache_on = false;    // capacity > 0: the bit-vector allreduce runs
   bool all_cached = false;  // capacity >= tensors: in steady state every tensor hits
+  // ReplayOptions::eager_limits' calibrate for knobs.mpi_tcp_eager_limit; -1: the job's own.
+  int eager_index = -1;
   // The run's step schedule for these knobs at the start of a stored step; every step is
   // replayed from this state (the replayer's own copy of it, Reset between steps).
   std::shared_ptr<const StepSchedule> schedule;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "simulator/trace_calibration.h"
+#include "traces/knob_table.h"
 #include "traces/score.h"
 
 namespace autotune::sim {
@@ -359,8 +360,25 @@ std::string Simulation::Describe() const {
                 options_.single_tensor_copy_out ? "yes" : "no",
                 options_.cycle_waits_for_collectives ? "blocking" : "streamed",
                 options_.launch_us, options_.launch_cpu_us, options_.launch_cpu_share);
+  std::string eager;
+  if (options_.eager_limits && !options_.eager_limits->empty()) {
+    eager = std::string("\n") + KnobOfField(&Knobs::mpi_tcp_eager_limit).name + ": " +
+            options_.eager_limits->Describe();
+  }
   return line + DescribeCpuShare() + "\n" + "predicts: " + predicts_ + "\n" +
-         network_.Describe();
+         network_.Describe() + eager;
+}
+
+std::string Simulation::EagerLimitHeld(const Knobs& knobs) const {
+  const int job = trace_.run().knobs.mpi_tcp_eager_limit;
+  const int limit = knobs.mpi_tcp_eager_limit;
+  if (EffectiveTcpEagerLimit(limit) == EffectiveTcpEagerLimit(job)) return "";
+  if (options_.eager_limits && options_.eager_limits->Choose(limit) >= 0) return "";
+  return std::string(KnobOfField(&Knobs::mpi_tcp_eager_limit).name) + " " +
+         std::to_string(limit) + " is held at the job's " + std::to_string(job) +
+         " (0: Open MPI's own): no mpi calibrate of " + topology().key() +
+         " at a limit between them and at the job's (autotune calibrate " +
+         KnobOfField(&Knobs::mpi_tcp_eager_limit).flag + " " + std::to_string(limit) + ")";
 }
 
 std::string Simulation::DescribeCpuShare() const { return sim::DescribeCpuShare(options_.cpu); }

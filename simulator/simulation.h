@@ -73,6 +73,13 @@ class Simulation {
   std::string DescribeCpuShare() const;
   // Sets the compute-slowdown parameters as given (CpuShareParams() turns the model off).
   void set_cpu_share(const CpuShareParams& cpu) { options_.cpu = cpu; }
+  // What a setting's mpi_tcp_eager_limit does (eager_limit.h); null: the knob is held.
+  void set_eager_limits(std::shared_ptr<const EagerLimitEffect> eager) {
+    options_.eager_limits = std::move(eager);
+  }
+  // "" when knobs' mpi_tcp_eager_limit is predicted (the job's own, or a calibrate between the
+  // job's and it); else one line saying that this setting's limit is held at the job's.
+  std::string EagerLimitHeld(const Knobs& knobs) const;
 
   // Fits the communication thread's spin share (CpuShareParams::sigma) so that this
   // simulation, predicting its own topology, best predicts the step times of other runs of

@@ -7,6 +7,9 @@
 #include <vector>
 #include <utility>
 
+#include "simulator/eager_limit.h"
+#include "traces/knob_table.h"
+
 namespace autotune::sim {
 namespace {
 
@@ -111,6 +114,37 @@ Status TargetNetwork(Store& store, const RunInfo& run, const Topology& to, Netwo
   return Status::Ok();
 }
 
+// What the knob mpi_tcp_eager_limit does on `to` (eager_limit.h) for an Open MPI job: from
+// the store's mpi calibrates of `to` at the job's limit and at others, newest first; null
+// where there is no calibrate at the job's limit or none at another.
+Status LoadEagerLimits(Store& store, const RunInfo& run, const Topology& to,
+                       std::shared_ptr<const EagerLimitEffect>* out) {
+  out->reset();
+  if (CollectiveLibrary(run) != BackendKind::kMpi) return Status::Ok();
+  const int job_limit = run.knobs.mpi_tcp_eager_limit;
+  Calibration base;
+  const Status found = store.FindCalibration(to, BackendKind::kMpi, &base, job_limit);
+  if (found.code() == Status::Code::kNotFound) return Status::Ok();
+  AUTOTUNE_RETURN_IF_ERROR(found);
+  std::vector<Calibration> listed;
+  AUTOTUNE_RETURN_IF_ERROR(store.ListCalibrations(&listed));
+  std::vector<Calibration> others;
+  for (auto it = listed.rbegin(); it != listed.rend(); ++it) {
+    if (!it->topology.SameShape(to) || it->backend != BackendKind::kMpi ||
+        EffectiveTcpEagerLimit(it->mpi_tcp_eager_limit) == EffectiveTcpEagerLimit(job_limit)) {
+      continue;
+    }
+    Calibration c;
+    AUTOTUNE_RETURN_IF_ERROR(store.GetCalibration(it->id, &c));
+    others.push_back(std::move(c));
+  }
+  if (others.empty()) return Status::Ok();
+  auto effect = std::make_shared<EagerLimitEffect>();
+  AUTOTUNE_RETURN_IF_ERROR(EagerLimitEffect::Fit(job_limit, base, others, effect.get()));
+  *out = std::move(effect);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Calibration TargetAtJobLevel(const Calibration& target, const NetworkModel& job,
@@ -143,7 +177,16 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
   const BackendKind library = CollectiveLibrary(run);
   const bool ddp_on_cpu = library != run.backend;
   Calibration measured;
-  Status found = store.FindCalibration(run.topology, library, &measured);
+  // An Open MPI job run at an eager limit of its own takes a calibrate at that limit where the
+  // store has one (LoadEagerLimits carries it over to the job's settings otherwise).
+  Status found = Status::NotFound("");
+  if (library == BackendKind::kMpi && run.knobs.mpi_tcp_eager_limit > 0) {
+    found = store.FindCalibration(run.topology, library, &measured,
+                                  run.knobs.mpi_tcp_eager_limit);
+  }
+  if (found.code() == Status::Code::kNotFound) {
+    found = store.FindCalibration(run.topology, library, &measured);
+  }
   bool calibrate_of_other_library = false;
   if (ddp_on_cpu && found.code() == Status::Code::kNotFound) {
     found = store.FindCalibration(run.topology, run.backend, &measured);
@@ -279,6 +322,13 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
   AUTOTUNE_RETURN_IF_ERROR(Simulation::Build(trace, loaded.network.calibration, to,
                                              target_network ? &*target_network : nullptr,
                                              &*loaded.simulation));
+  std::shared_ptr<const EagerLimitEffect> eager;
+  AUTOTUNE_RETURN_IF_ERROR(LoadEagerLimits(store, run, to, &eager));
+  if (eager) {
+    loaded.network.source += std::string("; ") + KnobOfField(&Knobs::mpi_tcp_eager_limit).name +
+                             " " + eager->Describe();
+    loaded.simulation->set_eager_limits(std::move(eager));
+  }
   // The other imported runs of the job, at other settings, fit the communication thread's
   // spin share, on the recorded topology.
   if (!others.empty() && loaded.simulation->options().cpu.enabled()) {

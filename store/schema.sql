@@ -9,7 +9,7 @@
 -- never a median or mean of per-step ratios (traces/score.h), measured or simulated alike.
 -- The build embeds this file; the store creates it in one transaction on a new database.
 
--- Identity and version. application = 'autotune'; schema_version = 6, also kept as the file
+-- Identity and version. application = 'autotune'; schema_version = 8, also kept as the file
 -- header's PRAGMA user_version, which every open checks first.
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
@@ -144,7 +144,9 @@ CREATE TABLE calibrations (
   nodes          INTEGER NOT NULL,
   ranks_per_node INTEGER NOT NULL,
   hosts_json     TEXT NOT NULL,
-  hardware       TEXT NOT NULL
+  hardware       TEXT NOT NULL,
+  -- Open MPI's TCP eager limit it ran under (bytes; 0 = Open MPI's own); schema 8
+  tcp_eager_limit INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE calibration_points (

@@ -27,7 +27,7 @@ namespace autotune {
 
 class Transaction;
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // A scored point in knob space, measured (a complete measured or imported run) or simulated
 // (a replay).
@@ -161,8 +161,11 @@ class Store {
 
   // --- calibrations -----------------------------------------------------------------
   Status SaveCalibration(Calibration* calibration);  // sets id and created_at
-  // The newest calibration for the topology's shape and backend; NotFound if none.
-  Status FindCalibration(const Topology& topology, BackendKind backend, Calibration* out);
+  // The newest calibration for the topology's shape and backend made at Open MPI's TCP eager
+  // limit mpi_tcp_eager_limit (0: Open MPI's own; Calibration::mpi_tcp_eager_limit);
+  // NotFound if none.
+  Status FindCalibration(const Topology& topology, BackendKind backend, Calibration* out,
+                         int mpi_tcp_eager_limit = 0);
   Status GetCalibration(int64_t id, Calibration* out);
   Status ListCalibrations(std::vector<Calibration>* out);  // points left empty
 

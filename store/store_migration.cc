@@ -6,8 +6,10 @@
 // source_hash (''); PRAGMA user_version is set too. Version 5 -> 6: the decisions and
 // decision_runs tables (created from the embedded schema, where they come last); runs is not
 // rebuilt. Version 6 -> 7: runs gained traced_step_ms (0), its last column, by ADD COLUMN (a
-// database older than 5 is rebuilt with it already). Every migration is one transaction: all
-// of it or nothing. SQLite cannot alter a CHECK, so the runs table is rebuilt the way SQLite's
+// database older than 5 is rebuilt with it already). Version 7 -> 8: calibrations gained
+// tcp_eager_limit (the knob mpi_tcp_eager_limit; 0: Open MPI's own, which every older
+// calibrate ran under unless its shell exported another). Every migration is one transaction:
+// all of it or nothing. SQLite cannot alter a CHECK, so the runs table is rebuilt the way SQLite's
 // documentation prescribes ("Making Other Kinds Of Table Schema Changes", lang_altertable.html):
 // foreign keys off outside the transaction, then in one transaction create the new table, copy
 // the rows by column name (ids kept), drop the old table, rename the new one, check the foreign
@@ -45,6 +47,15 @@ StatusOr<std::string> RunsTableSql(const std::string& name) {
   }
   return "CREATE TABLE " + name + " (" +
          schema.substr(begin + head.size(), end + 3 - begin - head.size());
+}
+
+// Whether `table` has `column` (a file made under the current schema already has every
+// column a migration adds).
+bool HasColumn(sqlite3* db, const std::string& table, const std::string& column) {
+  Statement q(db, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?");
+  q.Bind(1, table).Bind(2, column);
+  Status s;
+  return q.Step(&s) && q.Int(0) > 0;
 }
 
 bool ForeignKeysOn(sqlite3* db) {
@@ -121,6 +132,10 @@ Status Migrate(sqlite3* db, const std::string& path, int from_version, bool chec
     AUTOTUNE_RETURN_IF_ERROR(ExecSql(
         db, path, "ALTER TABLE runs ADD COLUMN traced_step_ms REAL NOT NULL DEFAULT 0"));
   }
+  if (from_version < 8 && !HasColumn(db, "calibrations", "tcp_eager_limit")) {
+    AUTOTUNE_RETURN_IF_ERROR(ExecSql(
+        db, path, "ALTER TABLE calibrations ADD COLUMN tcp_eager_limit INTEGER NOT NULL DEFAULT 0"));
+  }
   Statement version(db, "UPDATE meta SET value = ? WHERE key = 'schema_version'");
   AUTOTUNE_RETURN_IF_ERROR(version.Bind(1, std::to_string(kSchemaVersion)).Run().WithPrefix(path));
   AUTOTUNE_RETURN_IF_ERROR(SetUserVersion(db, path));
@@ -152,9 +167,16 @@ Status ShowOlderSchemaAsCurrent(sqlite3* db, const std::string& path, int versio
   if (version < 5) {
     added += ", 0 AS host_cores, 1 AS nodes_per_host, 0.0 AS untraced_step_ms, '' AS source_hash";
   }
-  added += ", 0.0 AS traced_step_ms";  // every version before 7
-  AUTOTUNE_RETURN_IF_ERROR(
-      ExecSql(db, path, "CREATE TEMP VIEW runs AS SELECT *" + added + " FROM main.runs"));
+  if (version < 7) added += ", 0.0 AS traced_step_ms";
+  if (!added.empty()) {
+    AUTOTUNE_RETURN_IF_ERROR(
+        ExecSql(db, path, "CREATE TEMP VIEW runs AS SELECT *" + added + " FROM main.runs"));
+  }
+  if (!HasColumn(db, "calibrations", "tcp_eager_limit")) {  // every version before 8
+    AUTOTUNE_RETURN_IF_ERROR(ExecSql(
+        db, path,
+        "CREATE TEMP VIEW calibrations AS SELECT *, 0 AS tcp_eager_limit FROM main.calibrations"));
+  }
   if (version < 6) {  // no decisions yet: the tables, empty, in the temporary schema
     StatusOr<std::string> tables = DecisionTablesSql("CREATE TEMP TABLE ", "CREATE INDEX temp.");
     if (!tables.ok()) return tables.status().WithPrefix(path);

@@ -6,13 +6,14 @@
 #include "store/sqlite_statement.h"
 #include "store/store.h"
 #include "store/store_rows.h"
+#include "traces/knob_table.h"
 
 namespace autotune {
 namespace {
 
 constexpr const char* kCalibrationColumns =
-    "SELECT id, created_at, backend, nodes, ranks_per_node, hosts_json, hardware "
-    "FROM calibrations";
+    "SELECT id, created_at, backend, nodes, ranks_per_node, hosts_json, hardware, "
+    "tcp_eager_limit FROM calibrations";
 
 Status ReadCalibrationRow(const Statement& q, const std::string& path, Calibration* c) {
   c->id = q.Int(0);
@@ -31,6 +32,11 @@ Status ReadCalibrationRow(const Statement& q, const std::string& path, Calibrati
       c->topology.hosts.push_back(h.is_string() ? h.get<std::string>() : "");
   }
   c->hardware = q.Text(6);
+  c->mpi_tcp_eager_limit = static_cast<int>(q.Int(7));
+  if (c->mpi_tcp_eager_limit < 0) {
+    return Status::Corruption(path + ": calibration " + std::to_string(c->id) + ": " +
+                              KnobOfField(&Knobs::mpi_tcp_eager_limit).name + " below 0");
+  }
   return Status::Ok();
 }
 
@@ -128,13 +134,14 @@ Status Store::SaveCalibration(Calibration* c) {
   Transaction tx(db_);
   AUTOTUNE_RETURN_IF_ERROR(tx.status().WithPrefix(path_));
   Statement insert(db_, R"sql(INSERT INTO calibrations (created_at, backend, nodes,
-      ranks_per_node, hosts_json, hardware)
-      VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?))sql");
+      ranks_per_node, hosts_json, hardware, tcp_eager_limit)
+      VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?))sql");
   insert.Bind(1, std::string(BackendName(c->backend)))
       .Bind(2, c->topology.nodes)
       .Bind(3, c->topology.ranks_per_node)
       .Bind(4, nlohmann::json(c->topology.hosts).dump())
-      .Bind(5, c->hardware);
+      .Bind(5, c->hardware)
+      .Bind(6, c->mpi_tcp_eager_limit);
   AUTOTUNE_RETURN_IF_ERROR(insert.Run().WithPrefix(path_));
   c->id = sqlite3_last_insert_rowid(db_);
   Statement point(db_, R"sql(INSERT INTO calibration_points (calibration_id, op, scope, ranks,
@@ -200,17 +207,27 @@ Status Store::GetCalibration(int64_t id, Calibration* out) {
   return Status::Ok();
 }
 
-Status Store::FindCalibration(const Topology& topology, BackendKind backend, Calibration* out) {
+Status Store::FindCalibration(const Topology& topology, BackendKind backend, Calibration* out,
+                              int mpi_tcp_eager_limit) {
   const std::string backend_name = BackendName(backend);
   Statement q(db_, (std::string(kCalibrationColumns) +
-                    " WHERE nodes = ? AND ranks_per_node = ? AND backend = ? ORDER BY id DESC")
+                    " WHERE nodes = ? AND ranks_per_node = ? AND backend = ? AND "
+                    "tcp_eager_limit = ? ORDER BY id DESC")
                        .c_str());
-  q.Bind(1, topology.nodes).Bind(2, topology.ranks_per_node).Bind(3, backend_name);
+  q.Bind(1, topology.nodes)
+      .Bind(2, topology.ranks_per_node)
+      .Bind(3, backend_name)
+      .Bind(4, mpi_tcp_eager_limit);
   Status s;
   if (!q.Step(&s)) {
     AUTOTUNE_RETURN_IF_ERROR(s.WithPrefix(path_));
+    std::string at;
+    if (mpi_tcp_eager_limit > 0) {
+      at = std::string(" at ") + KnobOfField(&Knobs::mpi_tcp_eager_limit).name + " " +
+           std::to_string(mpi_tcp_eager_limit);
+    }
     return Status::NotFound("no " + backend_name + " calibration for topology " + topology.key() +
-                            " in " + path_);
+                            at + " in " + path_);
   }
   return GetCalibration(q.Int(0), out);
 }

@@ -10,6 +10,7 @@
 
 #include "executor/backend_choice.h"
 #include "executor/calibrate.h"
+#include "executor/knob_environment.h"
 #include "executor/mpi_runtime.h"
 #include "store/store.h"
 #include "tools/command.h"
@@ -20,6 +21,7 @@
 #include "tools/progress.h"
 #include "tools/stall_flags.h"
 #include "tools/torch_python.h"
+#include "traces/knob_table.h"
 
 namespace autotune::cli {
 namespace {
@@ -79,11 +81,32 @@ GlooCalibrateOptions GlooOptions(const CalibrateFlags& flags) {
   return g;
 }
 
+const KnobSpec& EagerLimitKnob() { return KnobOfField(&Knobs::mpi_tcp_eager_limit); }
+
+// --mpi-tcp-eager-limit is Open MPI's: refused with the other backends.
+Status CheckEagerLimit(const CalibrateFlags& flags) {
+  if (flags.calibrate.knobs.mpi_tcp_eager_limit == 0 ||
+      (!IsGloo(flags) && flags.calibrate.backend == BackendKind::kMpi)) {
+    return Status::Ok();
+  }
+  return Status::InvalidArgument(std::string(EagerLimitKnob().flag) +
+                                 ": an Open MPI knob; --backend " + flags.backend +
+                                 " does not use it");
+}
+
+// The limit's environment, as `record` sets it before MPI_Init: the calibration is labelled
+// with what Open MPI read (0 unsets a limit the shell exported).
+Status ApplyEagerLimit(const CalibrateFlags& flags) {
+  if (IsGloo(flags)) return Status::Ok();
+  return executor::ApplyEnvironment(EagerLimitKnob().environment(flags.calibrate.knobs));
+}
+
 // Everything that can be checked without MPI: sizes, repetitions, backend (for nccl: a
 // CUDA device here), database.
 Status ValidateBeforeLaunch(CalibrateFlags& flags) {
   AUTOTUNE_RETURN_IF_ERROR(flags.stall.Resolve(nullptr, &flags.calibrate.stall));
   AUTOTUNE_RETURN_IF_ERROR(ParseCalibrateBackend(flags));
+  AUTOTUNE_RETURN_IF_ERROR(CheckEagerLimit(flags));
   AUTOTUNE_RETURN_IF_ERROR(executor::ValidateCalibrateOptions(flags.calibrate));
   if (IsGloo(flags)) AUTOTUNE_RETURN_IF_ERROR(PythonPathWithSite().status());
   std::unique_ptr<Store> store;  // refuses foreign, newer or unwritable databases untouched
@@ -97,6 +120,12 @@ int RunCalibrateCommand(CalibrateFlags& flags) {
     const Status valid = ValidateBeforeLaunch(flags);
     if (!valid.ok()) return Fail(valid);
     return RelaunchUnderMpirun(flags.np, {"calibrate", flags.calibrate.db_path});
+  }
+  {
+    Status env = ParseCalibrateBackend(flags);
+    if (env.ok()) env = CheckEagerLimit(flags);
+    if (env.ok()) env = ApplyEagerLimit(flags);
+    if (!env.ok()) return Fail(env);
   }
   executor::MpiSession mpi(nullptr, nullptr);
   if (!mpi.status().ok()) return Fail(mpi.status());
@@ -130,12 +159,18 @@ int RunCalibrateCommand(CalibrateFlags& flags) {
     nlohmann::json j = {{"calibration", c.id},
                         {"topology", c.topology.key()},
                         {"backend", BackendName(c.backend)},
+                        {EagerLimitKnob().name, c.mpi_tcp_eager_limit},
                         {"points", PointsToJson(c)}};
     std::cout << j.dump() << std::endl;
     return 0;
   }
-  std::printf("calibration %lld: %s %s, %zu points, %lld..%lld bytes, %d repetitions each\n",
+  std::printf("calibration %lld: %s %s%s, %zu points, %lld..%lld bytes, %d repetitions each\n",
               static_cast<long long>(c.id), c.topology.key().c_str(), BackendName(c.backend),
+              c.mpi_tcp_eager_limit > 0
+                  ? (std::string(" at ") + EagerLimitKnob().name + " " +
+                     std::to_string(c.mpi_tcp_eager_limit))
+                        .c_str()
+                  : "",
               c.points.size(), static_cast<long long>(flags.calibrate.min_bytes),
               static_cast<long long>(flags.calibrate.max_bytes), flags.calibrate.repetitions);
   for (Scope scope : {Scope::kWorld, Scope::kIntra, Scope::kCross, Scope::kHierarchical}) {
@@ -176,6 +211,14 @@ void AddCalibrateCommand(CLI::App& root, Action* action) {
                   "timed by python/autotune_torch/gloo_calibrate.py on every rank; MASTER_ADDR "
                   "and MASTER_PORT as for the DDP job, else 127.0.0.1 on one node and a free "
                   "port).")
+      ->capture_default_str();
+  const KnobSpec& eager = EagerLimitKnob();
+  app->add_option(eager.flag, o.knobs.mpi_tcp_eager_limit,
+                  std::string(eager.help) +
+                      " The calibration is stored at this limit: `simulate` and `search` "
+                      "predict a setting at a limit from a calibrate at it (with --backend mpi "
+                      "only; the environment set, or unset at 0, before MPI_Init)")
+      ->check(CLI::Range(static_cast<int>(eager.min), static_cast<int>(eager.max)))
       ->capture_default_str();
   flags->stall.Add(app);
   app->add_option("--db", o.db_path, "SQLite database file, created if missing.")

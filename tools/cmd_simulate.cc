@@ -216,6 +216,11 @@ void PrintHuman(const SimulateOptions& o, const Plan& plan, const std::vector<in
       sim.topology().world_size(), plan.network_source.c_str(), sim.predicts().c_str(),
       sim.DescribeCpuShare().c_str());
   if (!sim.assumption().empty()) std::printf("assumes: %s\n", sim.assumption().c_str());
+  std::set<std::string> held;
+  for (const Knobs& k : plan.settings) {
+    const std::string note = sim.EagerLimitHeld(k);
+    if (!note.empty() && held.insert(note).second) std::printf("holds: %s\n", note.c_str());
+  }
   if (o.explain) std::printf("%s", sim.Describe().c_str());
   std::vector<size_t> order(plan.results.size());
   std::iota(order.begin(), order.end(), 0);
@@ -283,6 +288,8 @@ void PrintJson(const Plan& plan, const std::vector<int64_t>& run_ids,
                         {"step_ms", r.step_ms},
                         {"sample", sample_ids[i]},
                         {"run", run_ids[i]}});
+    const std::string held = plan.simulation.EagerLimitHeld(r.knobs);
+    if (!held.empty()) settings.back()["holds"] = held;
   }
   const sim::SettingResult& first = plan.results[0];
   nlohmann::json out = {{"source_run", plan.run.id},
@@ -350,8 +357,14 @@ int RunSimulate(const SimulateOptions& o, const std::string& command) {
 }
 
 // Here a knob not given keeps the traced run's value; the backend's own knobs are not
-// modeled and stay as recorded.
+// modeled and stay as recorded, but for Open MPI's eager limit where calibrates at the limits
+// exist (simulator/eager_limit.h).
 std::string TracedRunDefault(const KnobSpec& spec) {
+  if (spec.field == KnobField(&Knobs::mpi_tcp_eager_limit)) {
+    return "Default: the traced run's value (modeled from mpi calibrates of the topology at "
+           "the run's limit and at this one, `calibrate --mpi-tcp-eager-limit`; else held as "
+           "recorded, and the output says so)";
+  }
   return std::string("Default: the traced run's value") +
          (std::string(spec.flag_group) == "Knobs" ? "" : " (not modeled: kept as recorded)");
 }

@@ -35,6 +35,10 @@ struct Calibration {
   Topology topology;
   BackendKind backend = BackendKind::kMpi;
   std::string hardware;
+  // Open MPI's TCP eager limit the collectives ran under (the knob mpi_tcp_eager_limit,
+  // bytes; 0 = Open MPI's own). A calibrate at another limit than a job's tells the simulator
+  // what that knob does to the job's collectives (simulator/eager_limit.h).
+  int mpi_tcp_eager_limit = 0;
   std::vector<CalibrationPoint> points;
 };
 

@@ -119,6 +119,14 @@ bool KnobSearchedOnRequest(const KnobSpec& spec);
 // True when the knob exists for runs of `framework` (its row's framework scope).
 bool KnobInFramework(const KnobSpec& spec, Framework framework);
 
+// Open MPI's TCP BTL eager limit when none is set (btl_tcp_eager_limit; the knob
+// mpi_tcp_eager_limit at 0), bytes, header included.
+inline constexpr int64_t kOpenMpiTcpEagerLimit = 64 * 1024;
+// The limit a value of the knob mpi_tcp_eager_limit puts in effect (0: Open MPI's own).
+inline int64_t EffectiveTcpEagerLimit(int64_t knob) {
+  return knob > 0 ? knob : kOpenMpiTcpEagerLimit;
+}
+
 // The row whose value lives in `field` (e.g. &Knobs::nccl_algo): code that needs a knob's
 // name or facts reaches its row through the field, never through a spelled-out name.
 // REQUIRES: field is the field of a row (every Knobs field is).

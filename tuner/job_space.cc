@@ -311,8 +311,6 @@ std::string JobSpaceNote(const KnobShape& shape, const Space& space) {
 
 namespace {
 
-// Open MPI's TCP BTL eager limit when none is set (btl_tcp_eager_limit), bytes, header included.
-constexpr int64_t kOpenMpiTcpEagerLimit = 64 * 1024;
 // Allreduces above this size are left alone: their messages are rendezvous either way, and
 // measured here without a tail (1 and 4 MiB, bench/executor/README.md).
 constexpr int64_t kSmallAllreduceBytes = 1024 * 1024;

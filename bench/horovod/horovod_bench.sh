@@ -183,10 +183,15 @@ settings=(
   "f4_c1 4 1" "f4_c5 4 5" "f4_c25 4 25"
   "f32_c1 32 1" "f32_c5 32 5" "f32_c25 32 25"
 )
-# Sub-MB buffers, where a live search's picks often land (one or three MLP layers a buffer):
-# run only when --settings names them, so the default grid stays the 12 above.
-extra_settings=("f0.3_c2 0.3 2" "f1_c1 1 1")
-# The knobs of setting $1 ("fusion_mb cycle_ms").
+# Sub-MB buffers, where a live search's picks often land (one or three MLP layers a buffer),
+# and settings with Open MPI's TCP eager limit at 512 KiB (a fourth field: what a search
+# writes with the MLP's small buffers, tuner::WithCompanionKnobs; bench/horovod/README.md):
+# run only when --settings names them, so the default grid stays the 12 above. Every eager
+# limit named is calibrated too (`calibrate --mpi-tcp-eager-limit`, into bench.db), so that
+# the model predicts what the limit does (simulator/eager_limit.h).
+extra_settings=("f0.3_c2 0.3 2" "f1_c1 1 1" "f128_c1_e512k 128 1 524288"
+                "f0.3_c2_e512k 0.3 2 524288" "f0_c25_e512k 0 25 524288")
+# The knobs of setting $1 ("fusion_mb cycle_ms [eager_limit]").
 knobs_of() {
   local row
   for row in "${settings[@]}" "${extra_settings[@]}"; do
@@ -197,9 +202,11 @@ knobs_of() {
 
 # Writes the config file of setting $1 into folder $2.
 write_config() {
-  local mb ms
-  read -r mb ms <<<"$(knobs_of "$1")"
+  local mb ms eager
+  read -r mb ms eager <<<"$(knobs_of "$1")"
   printf 'params:\n  fusion_threshold_mb: %s\n  cycle_time_ms: %s\n' "$mb" "$ms" > "$2/$1.yaml"
+  [[ -z $eager ]] ||
+    printf 'autotune_extra:\n  mpi:\n    tcp_eager_limit: %s\n' "$eager" >> "$2/$1.yaml"
 }
 
 # The job's command line for model $1 on $2 nodes x $3 ranks (what --launcher gets too); $4,
@@ -229,23 +236,37 @@ run_job() {
   grep '^{' "$3.raw" | tail -1 > "$3.json"
 }
 
-# Calibrates $1 nodes x $2 ranks into bench.db unless it holds a calibration of that
-# topology already (a second invocation into the same --out adds models).
+# Calibrates $1 nodes x $2 ranks into bench.db (at Open MPI's TCP eager limit $3 when given
+# and not 0) unless it holds a calibration of that topology and limit already (a second
+# invocation into the same --out adds models). The first calibrate starts bench.db afresh.
 calibrate() {
-  local have=0
+  local have=0 any=0 eager=${3:-0} flag=() suffix=""
   if [[ -s $db ]]; then
-    have=$("$python" -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
+    read -r any have < <("$python" -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
 t=c.execute(\"SELECT count(*) FROM sqlite_master WHERE name = 'calibrations'\").fetchone()[0]
-print(t and c.execute('SELECT count(*) FROM calibrations WHERE nodes = ? AND ranks_per_node = ?',
-      (int(sys.argv[2]), int(sys.argv[3]))).fetchone()[0])" "$db" "$1" "$2")
+cols=[r[1] for r in c.execute('PRAGMA table_info(calibrations)')] if t else []
+q='SELECT count(*) FROM calibrations WHERE nodes = ? AND ranks_per_node = ?'
+a=t and c.execute(q, (int(sys.argv[2]), int(sys.argv[3]))).fetchone()[0]
+e=int(sys.argv[4])
+h=a if 'tcp_eager_limit' not in cols else t and c.execute(
+    q + ' AND tcp_eager_limit = ?', (int(sys.argv[2]), int(sys.argv[3]), e)).fetchone()[0]
+print(a, 0 if e and 'tcp_eager_limit' not in cols else h)" "$db" "$1" "$2" "$eager")
   fi
-  if [[ $have != 0 ]]; then log "bench.db holds a calibration of $1x$2 already: kept"; return; fi
-  rm -f "$db" "$db-wal" "$db-shm"
-  log "calibrating $1x$2 at $rate into $db"
+  if [[ $eager != 0 ]]; then
+    flag=(--mpi-tcp-eager-limit "$eager")
+    suffix=" (eager limit $eager)"
+  fi
+  if [[ $have != 0 ]]; then
+    log "bench.db holds a calibration of $1x$2$suffix already: kept"
+    return
+  fi
+  [[ $any != 0 ]] || rm -f "$db" "$db-wal" "$db-shm"
+  log "calibrating $1x$2$suffix at $rate into $db"
   "$root/tools/cluster.sh" --nodes "$1" --ranks-per-node "$2" --rate "$rate" -- \
-    "$autotune" calibrate --db "$db" --repetitions 10 --max-bytes $((16 << 20)) \
-    > "$out/calibrate.log" 2>&1 ||
-    { echo "horovod_bench.sh: calibrate failed:" >&2; tail -5 "$out/calibrate.log" >&2; exit 1; }
+    "$autotune" calibrate --db "$db" --repetitions 10 --max-bytes $((16 << 20)) "${flag[@]}" \
+    > "$out/calibrate${eager/#0/}.log" 2>&1 ||
+    { echo "horovod_bench.sh: calibrate failed:" >&2; tail -5 "$out/calibrate${eager/#0/}.log" >&2
+      exit 1; }
 }
 
 # Copies bench.db to score.db (a consistent copy, WAL included).
@@ -477,6 +498,11 @@ done
 if [[ -z $rescore ]]; then
   start=$(date +%s)
   calibrate 2 2
+  # Each eager limit the settings name, calibrated at it too.
+  for name in "${grid[@]}"; do
+    read -r _ _ eager <<<"$(knobs_of "$name")"
+    [[ -z $eager ]] || calibrate 2 2 "$eager"
+  done
   for model in $models; do
     mkdir -p "$out/$model/fit"
     for name in "${grid[@]}"; do write_config "$name" "$out/$model"; done
@@ -539,10 +565,10 @@ for model in $models; do
     "$(tr '\n' ' ' < "$out/$model/fit_runs.tsv"))"
   : > "$out/$model/predicted.tsv"
   for row in "${settings[@]}" "${extra_settings[@]}"; do
-    read -r name mb ms <<<"$row"
+    read -r name mb ms eager <<<"$row"
     [[ -e $out/$model/$name.r1.json ]] || continue
     predict "$out/$model/predicted.tsv" "$name" "$run" --fusion-threshold-mb "$mb" \
-      --cycle-time-ms "$ms"
+      --cycle-time-ms "$ms" --mpi-tcp-eager-limit "${eager:-0}"
   done
   "$autotune" diagnose --db "$sdb" --run "$run" --json > "$out/$model/diagnose.json"
   search_run=""

@@ -244,6 +244,7 @@ TEST_F(StoreAtomicTest, Version4DatabaseGainsTheSourceHashColumn) {
       "ranks_per_node, hosts_json, backend, hardware, steps_planned, warmup_steps, complete, "
       "steps_recorded, score_bytes_per_s, step_ms_median, step_ms_p95, source_run, end_reason, "
       "framework FROM runs; DROP TABLE runs; ALTER TABLE runs_v4 RENAME TO runs; "
+      "ALTER TABLE calibrations DROP COLUMN tcp_eager_limit; "
       "PRAGMA user_version = 0; UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   {
     std::unique_ptr<Store> reader;

@@ -144,6 +144,7 @@ TEST_F(StoreDecisionsTest, Version5DatabaseGainsTheDecisionTables) {
   Exec(
       "DROP TABLE decision_runs; DROP TABLE decisions; PRAGMA user_version = 5; "
       "ALTER TABLE runs DROP COLUMN traced_step_ms; "
+      "ALTER TABLE calibrations DROP COLUMN tcp_eager_limit; "
       "UPDATE meta SET value = '5' WHERE key = 'schema_version'");
   {
     std::unique_ptr<Store> reader;

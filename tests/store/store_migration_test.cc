@@ -2,7 +2,8 @@
 // read-only and migrated by a read-write open, its rows and ids kept; and imported runs are
 // stored and become measured samples like recorded ones. Version 2 -> 3 (runs.end_reason):
 // the same, the reason read as '' until migrated. Version 6 -> 7 (runs.traced_step_ms): read
-// as 0 until migrated, then stored.
+// as 0 until migrated, then stored. Version 7 -> 8 (calibrations.tcp_eager_limit): an old
+// calibrate reads as made at Open MPI's own limit, before and after the migration.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -113,6 +114,7 @@ class StoreMigrationTest : public ::testing::Test {
     Exec(db,
          "UPDATE runs SET id = 3 WHERE id = 1; UPDATE runs SET id = 7, source_run = 3 "
          "WHERE id = 2; UPDATE tensors SET run_id = CASE run_id WHEN 1 THEN 3 ELSE 7 END;");
+    Exec(db, "ALTER TABLE calibrations DROP COLUMN tcp_eager_limit;");
     Exec(db, "UPDATE meta SET value = '1' WHERE key = 'schema_version'; COMMIT;");
     sqlite3_close(db);
   }
@@ -203,6 +205,7 @@ TEST_F(StoreMigrationTest, Version2IsReadAsItIsAndMigratedToHoldEndReasons) {
   // Version 2's runs: version 3's without end_reason.
   Exec(db, std::string("BEGIN; CREATE TABLE runs_v2 AS SELECT ") + kRunsV2Columns +
                " FROM runs; DROP TABLE runs; ALTER TABLE runs_v2 RENAME TO runs;");
+  Exec(db, "ALTER TABLE calibrations DROP COLUMN tcp_eager_limit;");
   Exec(db, "UPDATE meta SET value = '2' WHERE key = 'schema_version'; COMMIT;");
   sqlite3_close(db);
 
@@ -254,6 +257,7 @@ TEST_F(StoreMigrationTest, Version6GainsTheTracedStepTime) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
   Exec(db, "ALTER TABLE runs DROP COLUMN traced_step_ms; PRAGMA user_version = 6; "
+           "ALTER TABLE calibrations DROP COLUMN tcp_eager_limit; "
            "UPDATE meta SET value = '6' WHERE key = 'schema_version'");
   sqlite3_close(db);
   // Run 1 as version 6 stored it, its traced step time read as not known.
@@ -285,6 +289,71 @@ TEST_F(StoreMigrationTest, Version6GainsTheTracedStepTime) {
   store.reset();
   EXPECT_EQ(Query("SELECT value FROM meta WHERE key = 'schema_version'"),
             std::to_string(kSchemaVersion));
+  EXPECT_EQ(Query("PRAGMA user_version"), std::to_string(kSchemaVersion));
+  EXPECT_EQ(Query("PRAGMA integrity_check"), "ok");
+}
+
+// What version 7 wrote: calibrations without tcp_eager_limit. Read-only an old calibrate
+// is one at Open MPI's own limit (0) and the file is left as it is; a read-write open adds the
+// column, and a calibrate at another limit is found by its limit only.
+TEST_F(StoreMigrationTest, Version7CalibrationsGainTheEagerLimit) {
+  Calibration old;
+  old.topology.nodes = 2;
+  old.topology.ranks_per_node = 2;
+  old.hardware = "cpu";
+  old.points.push_back({.op = Op::kAllreduce, .scope = Scope::kWorld, .ranks = 4,
+                        .bytes = 262144, .repetitions = 3, .median_us = 3370.0,
+                        .min_us = 3000.0, .max_us = 9000.0});
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
+    ASSERT_TRUE(store->SaveCalibration(&old).ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  Exec(db, "ALTER TABLE calibrations DROP COLUMN tcp_eager_limit; PRAGMA user_version = 7; "
+           "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
+  sqlite3_close(db);
+  auto expect_old = [&](Store* store) {
+    Calibration found;
+    ASSERT_TRUE(store->FindCalibration(old.topology, BackendKind::kMpi, &found).ok());
+    EXPECT_EQ(found.id, old.id);
+    EXPECT_EQ(found.mpi_tcp_eager_limit, 0);
+    ASSERT_EQ(found.points.size(), 1u);
+    EXPECT_EQ(found.points[0].median_us, 3370.0);
+    EXPECT_EQ(store->FindCalibration(old.topology, BackendKind::kMpi, &found, 131072).code(),
+              Status::Code::kNotFound);
+  };
+  {
+    std::unique_ptr<Store> reader;
+    ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadOnly, &reader).ok());
+    expect_old(reader.get());
+    std::vector<Calibration> listed;
+    ASSERT_TRUE(reader->ListCalibrations(&listed).ok());
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].mpi_tcp_eager_limit, 0);
+  }
+  EXPECT_EQ(Query("SELECT value FROM meta WHERE key = 'schema_version'"), "7");
+  EXPECT_EQ(Query("SELECT count(*) FROM pragma_table_info('calibrations') WHERE name = "
+                  "'tcp_eager_limit'"),
+            "0");
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(path_, Store::Mode::kReadWrite, &store).ok());
+  expect_old(store.get());
+  Calibration eager = old;
+  eager.mpi_tcp_eager_limit = 131072;
+  eager.points[0].median_us = 2200.0;
+  ASSERT_TRUE(store->SaveCalibration(&eager).ok());
+  EXPECT_GT(eager.id, old.id);
+  Calibration found;
+  ASSERT_TRUE(store->FindCalibration(old.topology, BackendKind::kMpi, &found, 131072).ok());
+  EXPECT_EQ(found.id, eager.id);
+  EXPECT_EQ(found.mpi_tcp_eager_limit, 131072);
+  EXPECT_EQ(found.points[0].median_us, 2200.0);
+  // The newer calibrate at another limit does not stand in for the job's default one.
+  ASSERT_TRUE(store->FindCalibration(old.topology, BackendKind::kMpi, &found).ok());
+  EXPECT_EQ(found.id, old.id);
+  store.reset();
   EXPECT_EQ(Query("PRAGMA user_version"), std::to_string(kSchemaVersion));
   EXPECT_EQ(Query("PRAGMA integrity_check"), "ok");
 }

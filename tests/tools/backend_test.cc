@@ -98,5 +98,33 @@ TEST_F(BackendCliTest, UnknownBackendIsRefusedBeforeLaunch) {
                 "--backend MPI: unknown backend (mpi | nccl | gloo)");
 }
 
+// calibrate --mpi-tcp-eager-limit: the calibration is stored at the limit given, and a shell's
+// exported limit does not mislabel one made without the flag (autotune sets or unsets the
+// variable before MPI_Init, as record does); another backend refuses the flag in one line.
+TEST_F(BackendCliTest, CalibrateStoresTheEagerLimitItRanUnder) {
+  std::vector<std::string> argv = Command("calibrate", "mpi");
+  argv.insert(argv.begin(), {"env", "OMPI_MCA_btl_tcp_eager_limit=99999"});
+  std::vector<std::string> with_flag = argv;
+  with_flag.insert(with_flag.end(), {"--mpi-tcp-eager-limit", "131072"});
+  CommandResult r = RunCommand(with_flag, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("at mpi_tcp_eager_limit 131072"), std::string::npos) << r.out;
+  r = RunCommand(argv, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(QueryText(db_, "SELECT group_concat(tcp_eager_limit) FROM (SELECT "
+                           "tcp_eager_limit FROM calibrations ORDER BY id)"),
+            "131072,0");
+
+  const std::string before = ReadFile(db_);
+  std::vector<std::string> gloo = Command("calibrate", "gloo");
+  gloo.insert(gloo.end(), {"--mpi-tcp-eager-limit", "131072"});
+  r = RunCommand(gloo, dir_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.err,
+            "autotune: error: --mpi-tcp-eager-limit: an Open MPI knob; --backend gloo does not "
+            "use it\n");
+  EXPECT_TRUE(ReadFile(db_) == before) << "database changed";
+}
+
 }  // namespace
 }  // namespace autotune

@@ -1,0 +1,106 @@
+#include "simulator/eager_limit.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "traces/knob_table.h"
+
+namespace autotune::sim {
+
+Status EagerLimitEffect::Fit(int job_limit, const Calibration& base,
+                             const std::vector<Calibration>& others, EagerLimitEffect* out) {
+  EagerLimitEffect e;
+  e.job_limit_ = job_limit;
+  AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(base, &e.base_));
+  const int64_t job_effective = EffectiveTcpEagerLimit(job_limit);
+  for (const Calibration& c : others) {
+    if (!c.topology.SameShape(base.topology) || c.backend != base.backend) {
+      return Status::InvalidArgument(
+          "calibration " + std::to_string(c.id) + " (" + c.topology.key() + ", " +
+          BackendName(c.backend) + ") is not of calibration " + std::to_string(base.id) +
+          "'s topology and backend (" + base.topology.key() + ", " + BackendName(base.backend) +
+          "): no eager-limit ratio between them");
+    }
+    const int64_t effective = EffectiveTcpEagerLimit(c.mpi_tcp_eager_limit);
+    if (effective == job_effective) continue;
+    const bool known = std::any_of(e.limits_.begin(), e.limits_.end(), [&](const AtLimit& a) {
+      return EffectiveTcpEagerLimit(a.limit) == effective;
+    });
+    if (known) continue;  // the caller lists the newest first
+    AtLimit a;
+    a.limit = c.mpi_tcp_eager_limit;
+    AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(c, &a.model));
+    e.limits_.push_back(std::move(a));
+  }
+  std::sort(e.limits_.begin(), e.limits_.end(), [](const AtLimit& a, const AtLimit& b) {
+    return EffectiveTcpEagerLimit(a.limit) < EffectiveTcpEagerLimit(b.limit);
+  });
+  *out = std::move(e);
+  return Status::Ok();
+}
+
+int EagerLimitEffect::Choose(int setting_limit) const {
+  const int64_t job = EffectiveTcpEagerLimit(job_limit_);
+  const int64_t want = EffectiveTcpEagerLimit(setting_limit);
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(limits_.size()); ++i) {
+    const int64_t at = EffectiveTcpEagerLimit(limits_[i].limit);
+    const bool between = want > job ? (at > job && at <= want) : (at < job && at >= want);
+    if (!between) continue;
+    // Ascending: above the job's limit the last one between is nearest the setting, below it
+    // the first.
+    if (want > job || best < 0) best = i;
+  }
+  return best;
+}
+
+double EagerLimitEffect::Ratio(int index, Op op, int64_t fusion_bytes) const {
+  if (index < 0) return 1.0;
+  const AtLimit& a = limits_[index];
+  const int64_t job = EffectiveTcpEagerLimit(job_limit_);
+  const int64_t at = EffectiveTcpEagerLimit(a.limit);
+  const int64_t lower = std::min(job, at), higher = std::max(job, at);
+  const int64_t world = std::max(1, base_.topology().world_size());
+  if (2 * fusion_bytes <= lower || fusion_bytes / world > 2 * higher) return 1.0;
+  const double from = base_.FlatUs(op, fusion_bytes);
+  const double to = a.model.FlatUs(op, fusion_bytes);
+  return from > 0.0 && to > 0.0 ? to / from : 1.0;
+}
+
+std::string EagerLimitEffect::Describe() const {
+  std::string text;
+  for (int i = 0; i < static_cast<int>(limits_.size()); ++i) {
+    // The allreduce at the powers of two where the ratio can differ from 1.
+    double low = 1.0, high = 1.0;
+    int64_t low_at = 0;
+    bool any = false;
+    for (int64_t bytes = 1024; bytes <= (int64_t{1} << 30); bytes *= 2) {
+      const double r = Ratio(i, Op::kAllreduce, bytes);
+      if (r == 1.0) continue;
+      if (!any || r < low) {
+        low = r;
+        low_at = bytes;
+      }
+      high = any ? std::max(high, r) : r;
+      any = true;
+    }
+    char line[320];
+    std::snprintf(line, sizeof(line),
+                  "%s%d by calibration %lld against %lld at the job's %d (0: Open MPI's own): "
+                  "the flat allreduce ",
+                  text.empty() ? "" : "; ", limits_[i].limit,
+                  static_cast<long long>(calibration_id(i)),
+                  static_cast<long long>(base_calibration_id()), job_limit_);
+    text += line;
+    if (any) {
+      std::snprintf(line, sizeof(line), "%.2f-%.2fx, least at %lld bytes", low, high,
+                    static_cast<long long>(low_at));
+      text += line;
+    } else {
+      text += "unchanged at every size";
+    }
+  }
+  return text;
+}
+
+}  // namespace autotune::sim

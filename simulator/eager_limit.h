@@ -1,0 +1,67 @@
+// What Open MPI's TCP eager limit (the knob mpi_tcp_eager_limit) does to a job's flat
+// collectives, from calibrates of the job's topology made at several limits.
+//
+// A message larger than the limit (header included) goes by rendezvous: a handshake before
+// the data, which stalls where ranks share cores (bench/executor/README.md). Which of a
+// collective's messages cross the limit depends on Open MPI's algorithm for its size, so the
+// effect is not derived: it is measured. A setting's flat collective of S bytes takes the
+// job's own model times calibrate(limit)(S) / calibrate(job's limit)(S), the two calibrates'
+// fitted flat times on the same topology. Where no message of the collective can lie between
+// the two limits, the ratio is 1 exactly (calibrate noise is not carried into predictions): a
+// collective of S bytes over p ranks sends messages of at most S and of about S / p and more
+// (ring, Rabenseifner; recursive doubling sends S), so only S above half the lower limit and
+// S / p up to twice the higher one are taken to change (the margins: the message header, and
+// pieces of a segmented algorithm). A setting whose limit has no calibrate takes the
+// calibrated limit between the job's and its own that is nearest its own (which sends no
+// more and no fewer messages eagerly than the setting would: the change is not overstated),
+// and the job's own collectives where none is.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "simulator/network_model.h"
+#include "traces/calibration.h"
+#include "traces/status.h"
+
+namespace autotune::sim {
+
+class EagerLimitEffect {
+ public:
+  EagerLimitEffect() = default;
+
+  // job_limit: the job's mpi_tcp_eager_limit (0: Open MPI's own). base: an mpi calibrate of
+  // the job's topology at that limit; others: calibrates of the same topology and backend at
+  // other limits (any at job_limit's effective value are ignored). InvalidArgument when one is
+  // of another topology or backend, or a calibration cannot be fitted.
+  static Status Fit(int job_limit, const Calibration& base, const std::vector<Calibration>& others,
+                    EagerLimitEffect* out);
+
+  bool empty() const { return limits_.empty(); }
+  int job_limit() const { return job_limit_; }
+  // The calibrate standing for a setting's limit: an index for Ratio, or -1 (the job's own
+  // collectives: its limit, or none calibrated between the job's and the setting's).
+  int Choose(int setting_limit) const;
+  // The flat collective's time at `index`'s limit over the job's limit's, fusion_bytes as
+  // NetworkModel::FlatUs counts them; 1 for index -1.
+  double Ratio(int index, Op op, int64_t fusion_bytes) const;
+  int limit(int index) const { return limits_[index].limit; }
+  int64_t calibration_id(int index) const { return limits_[index].model.calibration_id(); }
+  int64_t base_calibration_id() const { return base_.calibration_id(); }
+
+  // One line: the limits calibrated, by which calibrations, and the allreduce's ratio at
+  // each at the sizes where it can differ.
+  std::string Describe() const;
+
+ private:
+  struct AtLimit {
+    int limit = 0;  // the knob's value (> 0)
+    NetworkModel model;
+  };
+  int job_limit_ = 0;
+  NetworkModel base_;
+  std::vector<AtLimit> limits_;  // ascending effective limit
+};
+
+}  // namespace autotune::sim

@@ -1,0 +1,141 @@
+// What a setting's mpi_tcp_eager_limit does to a replay (simulator/eager_limit.h): the job's
+// collectives scaled by the ratio of two calibrates of its topology, one at the setting's
+// limit and one at the job's, only at the sizes where some message can lie between the two
+// limits; a limit with no calibrate between is held.
+#include "simulator/eager_limit.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "simulator/simulation.h"
+#include "tests/support/sim_fixtures.h"
+#include "tests/support/synthetic.h"
+
+namespace autotune::sim {
+namespace {
+
+using testing::MakeSimulation;
+using testing::MakeTrace;
+using testing::MakeWorkload;
+using testing::PlainKnobs;
+using testing::Topo;
+
+// A calibrate of 2x1 off a uniform network of `latency_us` per step and `bytes_per_us`.
+Calibration CalibrateAt(double latency_us, double bytes_per_us, int limit, int64_t id) {
+  NetworkParams params = NetworkParams::Uniform(latency_us, bytes_per_us);
+  params.copy = {0.0, 1e12};
+  Calibration c = SynthesizeCalibration(NetworkModel::FromParams(params, Topo(2, 1)), id);
+  c.mpi_tcp_eager_limit = limit;
+  return c;
+}
+
+// The job at Open MPI's own limit (5 us, 200 B/us); a calibrate at 1 MiB whose every
+// collective takes half as long (2.5 us, 400 B/us), and one at 256 KiB 0.8 as long.
+EagerLimitEffect TwoLimits() {
+  EagerLimitEffect e;
+  const Status s = EagerLimitEffect::Fit(
+      0, CalibrateAt(5.0, 200.0, 0, 1),
+      {CalibrateAt(2.5, 400.0, 1 << 20, 2), CalibrateAt(4.0, 250.0, 256 << 10, 3)}, &e);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return e;
+}
+
+TEST(EagerLimitTest, ChoosesTheCalibratedLimitNearestTheSettingOnTheJobsSide) {
+  const EagerLimitEffect e = TwoLimits();
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(e.Choose(0), -1);      // the job's own
+  EXPECT_EQ(e.Choose(65536), -1);  // Open MPI's own, spelled out
+  EXPECT_EQ(e.Choose(131072), -1);  // above the job's, below every calibrate
+  EXPECT_EQ(e.Choose(32768), -1);   // below the job's: none calibrated there
+  const int at_256k = e.Choose(256 << 10);
+  const int at_1m = e.Choose(1 << 20);
+  ASSERT_GE(at_256k, 0);
+  ASSERT_GE(at_1m, 0);
+  EXPECT_EQ(e.limit(at_256k), 256 << 10);
+  EXPECT_EQ(e.limit(at_1m), 1 << 20);
+  EXPECT_EQ(e.Choose(512 << 10), at_256k);  // not the larger limit it does not reach
+  EXPECT_EQ(e.Choose(4 << 20), at_1m);
+  EXPECT_EQ(e.calibration_id(at_1m), 2);
+  EXPECT_EQ(e.base_calibration_id(), 1);
+}
+
+TEST(EagerLimitTest, BelowTheJobsLimitTakesTheNearestCalibrateAtOrAboveTheSetting) {
+  // The job ran at 1 MiB; calibrates at Open MPI's own (twice as slow) and at 1 MiB.
+  EagerLimitEffect e;
+  ASSERT_TRUE(EagerLimitEffect::Fit(1 << 20, CalibrateAt(2.5, 400.0, 1 << 20, 1),
+                                    {CalibrateAt(5.0, 200.0, 0, 2)}, &e)
+                  .ok());
+  EXPECT_EQ(e.Choose(1 << 20), -1);
+  EXPECT_EQ(e.Choose(131072), -1);  // between 64 KiB and 1 MiB: no calibrate
+  const int own = e.Choose(0);
+  ASSERT_GE(own, 0);
+  EXPECT_EQ(e.limit(own), 0);
+  EXPECT_NEAR(e.Ratio(own, Op::kAllreduce, 1000000), 2.0, 1e-9);
+}
+
+TEST(EagerLimitTest, RatioIsTheCalibratesRatioWhereAMessageCanCrossAndOneElsewhere) {
+  const EagerLimitEffect e = TwoLimits();
+  const int at_1m = e.Choose(1 << 20);
+  // Uniform networks: at every size the 1 MiB calibrate is exactly half the job's.
+  EXPECT_NEAR(e.Ratio(at_1m, Op::kAllreduce, 1000000), 0.5, 1e-9);
+  EXPECT_NEAR(e.Ratio(at_1m, Op::kAllgather, 1000000), 0.5, 1e-9);
+  EXPECT_NEAR(e.Ratio(at_1m, Op::kAllreduce, 40000), 0.5, 1e-9);  // above 64 KiB / 2
+  // At most 32 KiB: every message is eager under both limits.
+  EXPECT_EQ(e.Ratio(at_1m, Op::kAllreduce, 32768), 1.0);
+  EXPECT_EQ(e.Ratio(at_1m, Op::kAllreduce, 4096), 1.0);
+  // Over 2 ranks, pieces of more than twice 1 MiB: rendezvous under both.
+  EXPECT_EQ(e.Ratio(at_1m, Op::kAllreduce, int64_t{5} << 20), 1.0);
+  EXPECT_NEAR(e.Ratio(at_1m, Op::kAllreduce, int64_t{4} << 20), 0.5, 1e-9);
+  EXPECT_EQ(e.Ratio(-1, Op::kAllreduce, 1000000), 1.0);
+  const std::string line = e.Describe();
+  EXPECT_NE(line.find("262144 by calibration 3 against 1 at the job's 0"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("the flat allreduce 0.80-0.80x"), std::string::npos) << line;
+  EXPECT_NE(line.find("1048576 by calibration 2 against 1 at the job's 0"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("the flat allreduce 0.50-0.50x"), std::string::npos) << line;
+}
+
+TEST(EagerLimitTest, RefusesACalibrateOfAnotherTopology) {
+  NetworkParams params = NetworkParams::Uniform(5.0, 200.0);
+  Calibration other = SynthesizeCalibration(NetworkModel::FromParams(params, Topo(4, 1)), 9);
+  other.mpi_tcp_eager_limit = 131072;
+  EagerLimitEffect e;
+  const Status s = EagerLimitEffect::Fit(0, CalibrateAt(5.0, 200.0, 0, 1), {other}, &e);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("calibration 9"), std::string::npos) << s.message();
+}
+
+// One tensor of 1e6 bytes ready 2.3 ms into the backward pass on 2 ranks, a 1 ms cycle: it
+// waits for the 3 ms cycle, then 10 us latency + 5000 us transfer, then the 1 ms tail
+// (simulation_score_test.cc's case). At a limit whose calibrate is half the job's, the
+// collective takes half: 3000 + 2505 + 1000 us.
+TEST(EagerLimitTest, ASettingsLimitScalesItsCollectivesInTheReplay) {
+  Knobs job = PlainKnobs(0.0, 1.0);
+  const Trace trace =
+      MakeTrace(MakeWorkload({1000000}, {2.3}, 0.0, 2.5, 1.0), Topo(2, 1), job, 9000.0, 10.0);
+  NetworkParams params = NetworkParams::Uniform(5.0, 200.0);
+  params.copy = {0.0, 1e12};
+  Simulation sim = MakeSimulation(trace, NetworkModel::FromParams(params, Topo(2, 1)));
+  sim.set_eager_limits(std::make_shared<const EagerLimitEffect>(TwoLimits()));
+
+  EXPECT_NEAR(sim.Evaluate(job).step_ms_median * 1000.0, 3000.0 + 5010.0 + 1000.0, 1e-3);
+  Knobs eager = job;
+  eager.mpi_tcp_eager_limit = 1 << 20;
+  EXPECT_NEAR(sim.Evaluate(eager).step_ms_median * 1000.0, 3000.0 + 2505.0 + 1000.0, 1e-3);
+  EXPECT_EQ(sim.EagerLimitHeld(eager), "");
+  // 256 KiB: its calibrate is 0.8 as long (4 us x 2 + 1e6 / 250 B/us).
+  eager.mpi_tcp_eager_limit = 256 << 10;
+  EXPECT_NEAR(sim.Evaluate(eager).step_ms_median * 1000.0, 3000.0 + 4008.0 + 1000.0, 1e-3);
+  // No calibrate between Open MPI's own and 128 KiB: held at the job's, and said so.
+  eager.mpi_tcp_eager_limit = 131072;
+  EXPECT_NEAR(sim.Evaluate(eager).step_ms_median * 1000.0, 3000.0 + 5010.0 + 1000.0, 1e-3);
+  const std::string held = sim.EagerLimitHeld(eager);
+  EXPECT_NE(held.find("mpi_tcp_eager_limit 131072 is held"), std::string::npos) << held;
+  EXPECT_NE(held.find("--mpi-tcp-eager-limit 131072"), std::string::npos) << held;
+}
+
+}  // namespace
+}  // namespace autotune::sim
