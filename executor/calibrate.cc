@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <numeric>
 
 #include "executor/backend.h"
 #include "executor/backend_choice.h"
@@ -81,6 +82,7 @@ struct Harness {
     p.median_us = Median(times);
     p.min_us = *std::min_element(times.begin(), times.end());
     p.max_us = *std::max_element(times.begin(), times.end());
+    p.mean_us = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
     points.push_back(p);
     return Status::Ok();
   }

@@ -1,17 +1,38 @@
 #include "simulator/eager_limit.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "traces/knob_table.h"
 
 namespace autotune::sim {
+namespace {
+
+int OpIndex(Op op) { return op == Op::kAllgather ? 1 : 0; }
+
+// A world point's time: its mean where `means`, else its median.
+double PointUs(const CalibrationPoint& p, bool means) { return means ? p.mean_us : p.median_us; }
+
+// Whether every world collective point of both calibrates has a mean.
+bool BothHaveMeans(const Calibration& a, const Calibration& b) {
+  for (const Calibration* c : {&a, &b}) {
+    for (const CalibrationPoint& p : c->points) {
+      if (p.scope == Scope::kWorld && !(p.mean_us > 0.0)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 Status EagerLimitEffect::Fit(int job_limit, const Calibration& base,
                              const std::vector<Calibration>& others, EagerLimitEffect* out) {
   EagerLimitEffect e;
   e.job_limit_ = job_limit;
-  AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(base, &e.base_));
+  e.world_size_ = std::max(1, base.topology.world_size());
+  e.base_calibration_id_ = base.id;
   const int64_t job_effective = EffectiveTcpEagerLimit(job_limit);
   for (const Calibration& c : others) {
     if (!c.topology.SameShape(base.topology) || c.backend != base.backend) {
@@ -29,7 +50,28 @@ Status EagerLimitEffect::Fit(int job_limit, const Calibration& base,
     if (known) continue;  // the caller lists the newest first
     AtLimit a;
     a.limit = c.mpi_tcp_eager_limit;
-    AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(c, &a.model));
+    a.calibration_id = c.id;
+    a.means = BothHaveMeans(base, c);
+    for (Op op : {Op::kAllreduce, Op::kAllgather}) {
+      std::map<int64_t, double> from;
+      for (const CalibrationPoint& p : base.points) {
+        if (p.scope == Scope::kWorld && p.op == op) from[p.bytes] = PointUs(p, a.means);
+      }
+      RatioCurve& curve = a.curves[OpIndex(op)];
+      for (const CalibrationPoint& p : c.points) {
+        if (p.scope != Scope::kWorld || p.op != op) continue;
+        const auto at = from.find(p.bytes);
+        const double to = PointUs(p, a.means);
+        if (at == from.end() || !(at->second > 0.0) || !(to > 0.0)) continue;
+        curve.emplace_back(std::log(static_cast<double>(p.bytes)), to / at->second);
+      }
+      std::sort(curve.begin(), curve.end());
+    }
+    if (a.curves[0].empty() && a.curves[1].empty()) {
+      return Status::InvalidArgument("calibrations " + std::to_string(base.id) + " and " +
+                                     std::to_string(c.id) +
+                                     " measured no world collective at the same size");
+    }
     e.limits_.push_back(std::move(a));
   }
   std::sort(e.limits_.begin(), e.limits_.end(), [](const AtLimit& a, const AtLimit& b) {
@@ -60,11 +102,19 @@ double EagerLimitEffect::Ratio(int index, Op op, int64_t fusion_bytes) const {
   const int64_t job = EffectiveTcpEagerLimit(job_limit_);
   const int64_t at = EffectiveTcpEagerLimit(a.limit);
   const int64_t lower = std::min(job, at), higher = std::max(job, at);
-  const int64_t world = std::max(1, base_.topology().world_size());
-  if (2 * fusion_bytes <= lower || fusion_bytes / world > 2 * higher) return 1.0;
-  const double from = base_.FlatUs(op, fusion_bytes);
-  const double to = a.model.FlatUs(op, fusion_bytes);
-  return from > 0.0 && to > 0.0 ? to / from : 1.0;
+  if (2 * fusion_bytes <= lower || fusion_bytes / world_size_ > 2 * higher) return 1.0;
+  const RatioCurve& curve = a.curves[OpIndex(op)];
+  if (curve.empty()) return 1.0;
+  // The calibration's message bytes per rank (allgather: each rank's part of the output).
+  const double message =
+      static_cast<double>(op == Op::kAllgather ? fusion_bytes / world_size_ : fusion_bytes);
+  const double x = std::log(std::max(1.0, message));
+  if (x <= curve.front().first) return curve.front().second;
+  if (x >= curve.back().first) return curve.back().second;
+  const auto hi = std::lower_bound(curve.begin(), curve.end(), std::make_pair(x, 0.0));
+  const auto lo = hi - 1;
+  const double w = (x - lo->first) / (hi->first - lo->first);
+  return lo->second + w * (hi->second - lo->second);
 }
 
 std::string EagerLimitEffect::Describe() const {
@@ -86,11 +136,12 @@ std::string EagerLimitEffect::Describe() const {
     }
     char line[320];
     std::snprintf(line, sizeof(line),
-                  "%s%d by calibration %lld against %lld at the job's %d (0: Open MPI's own): "
-                  "the flat allreduce ",
+                  "%s%d by calibration %lld against %lld at the job's %d (0: Open MPI's own), "
+                  "their %s: the flat allreduce ",
                   text.empty() ? "" : "; ", limits_[i].limit,
                   static_cast<long long>(calibration_id(i)),
-                  static_cast<long long>(base_calibration_id()), job_limit_);
+                  static_cast<long long>(base_calibration_id()), job_limit_,
+                  limits_[i].means ? "means" : "medians");
     text += line;
     if (any) {
       std::snprintf(line, sizeof(line), "%.2f-%.2fx, least at %lld bytes", low, high,

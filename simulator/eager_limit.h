@@ -6,7 +6,12 @@
 // collective's messages cross the limit depends on Open MPI's algorithm for its size, so the
 // effect is not derived: it is measured. A setting's flat collective of S bytes takes the
 // job's own model times calibrate(limit)(S) / calibrate(job's limit)(S), the two calibrates'
-// fitted flat times on the same topology. Where no message of the collective can lie between
+// world points at S (interpolated in log bytes between the sizes both measured). A point's
+// time is its mean where both calibrates measured one, else its median: the stall is a tail
+// (on the emulated cluster 256 KiB allreduces had the same median at both limits and a mean
+// far above it at Open MPI's own), and a job running the collective a hundred times a step
+// pays the mean. The fitted network model is not used here: its spike rule would take out
+// exactly that tail. Where no message of the collective can lie between
 // the two limits, the ratio is 1 exactly (calibrate noise is not carried into predictions): a
 // collective of S bytes over p ranks sends messages of at most S and of about S / p and more
 // (ring, Rabenseifner; recursive doubling sends S), so only S above half the lower limit and
@@ -19,9 +24,9 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "simulator/network_model.h"
 #include "traces/calibration.h"
 #include "traces/status.h"
 
@@ -34,7 +39,7 @@ class EagerLimitEffect {
   // job_limit: the job's mpi_tcp_eager_limit (0: Open MPI's own). base: an mpi calibrate of
   // the job's topology at that limit; others: calibrates of the same topology and backend at
   // other limits (any at job_limit's effective value are ignored). InvalidArgument when one is
-  // of another topology or backend, or a calibration cannot be fitted.
+  // of another topology or backend, or when no size was measured by both.
   static Status Fit(int job_limit, const Calibration& base, const std::vector<Calibration>& others,
                     EagerLimitEffect* out);
 
@@ -44,23 +49,28 @@ class EagerLimitEffect {
   // collectives: its limit, or none calibrated between the job's and the setting's).
   int Choose(int setting_limit) const;
   // The flat collective's time at `index`'s limit over the job's limit's, fusion_bytes as
-  // NetworkModel::FlatUs counts them; 1 for index -1.
+  // NetworkModel::FlatUs counts them (allgather: the gathered output); 1 for index -1.
   double Ratio(int index, Op op, int64_t fusion_bytes) const;
   int limit(int index) const { return limits_[index].limit; }
-  int64_t calibration_id(int index) const { return limits_[index].model.calibration_id(); }
-  int64_t base_calibration_id() const { return base_.calibration_id(); }
+  int64_t calibration_id(int index) const { return limits_[index].calibration_id; }
+  int64_t base_calibration_id() const { return base_calibration_id_; }
 
   // One line: the limits calibrated, by which calibrations, and the allreduce's ratio at
   // each at the sizes where it can differ.
   std::string Describe() const;
 
  private:
+  // log(message bytes per rank) and the ratio there, ascending, per op (allreduce, allgather).
+  using RatioCurve = std::vector<std::pair<double, double>>;
   struct AtLimit {
-    int limit = 0;  // the knob's value (> 0)
-    NetworkModel model;
+    int limit = 0;  // the knob's value
+    int64_t calibration_id = 0;
+    RatioCurve curves[2];
+    bool means = false;  // every ratio from means
   };
   int job_limit_ = 0;
-  NetworkModel base_;
+  int world_size_ = 1;
+  int64_t base_calibration_id_ = 0;
   std::vector<AtLimit> limits_;  // ascending effective limit
 };
 

@@ -158,7 +158,8 @@ CREATE TABLE calibration_points (
   repetitions    INTEGER NOT NULL,
   median_us      REAL NOT NULL,
   min_us         REAL NOT NULL,
-  max_us         REAL NOT NULL
+  max_us         REAL NOT NULL,
+  mean_us        REAL NOT NULL DEFAULT 0      -- 0: not measured; schema 8
 );
 CREATE INDEX calibration_points_by_id ON calibration_points (calibration_id);
 

@@ -8,7 +8,8 @@
 // rebuilt. Version 6 -> 7: runs gained traced_step_ms (0), its last column, by ADD COLUMN (a
 // database older than 5 is rebuilt with it already). Version 7 -> 8: calibrations gained
 // tcp_eager_limit (the knob mpi_tcp_eager_limit; 0: Open MPI's own, which every older
-// calibrate ran under unless its shell exported another). Every migration is one transaction:
+// calibrate ran under unless its shell exported another), and calibration_points mean_us (0:
+// not measured). Every migration is one transaction:
 // all of it or nothing. SQLite cannot alter a CHECK, so the runs table is rebuilt the way SQLite's
 // documentation prescribes ("Making Other Kinds Of Table Schema Changes", lang_altertable.html):
 // foreign keys off outside the transaction, then in one transaction create the new table, copy
@@ -136,6 +137,10 @@ Status Migrate(sqlite3* db, const std::string& path, int from_version, bool chec
     AUTOTUNE_RETURN_IF_ERROR(ExecSql(
         db, path, "ALTER TABLE calibrations ADD COLUMN tcp_eager_limit INTEGER NOT NULL DEFAULT 0"));
   }
+  if (from_version < 8 && !HasColumn(db, "calibration_points", "mean_us")) {
+    AUTOTUNE_RETURN_IF_ERROR(ExecSql(
+        db, path, "ALTER TABLE calibration_points ADD COLUMN mean_us REAL NOT NULL DEFAULT 0"));
+  }
   Statement version(db, "UPDATE meta SET value = ? WHERE key = 'schema_version'");
   AUTOTUNE_RETURN_IF_ERROR(version.Bind(1, std::to_string(kSchemaVersion)).Run().WithPrefix(path));
   AUTOTUNE_RETURN_IF_ERROR(SetUserVersion(db, path));
@@ -176,6 +181,11 @@ Status ShowOlderSchemaAsCurrent(sqlite3* db, const std::string& path, int versio
     AUTOTUNE_RETURN_IF_ERROR(ExecSql(
         db, path,
         "CREATE TEMP VIEW calibrations AS SELECT *, 0 AS tcp_eager_limit FROM main.calibrations"));
+  }
+  if (!HasColumn(db, "calibration_points", "mean_us")) {
+    AUTOTUNE_RETURN_IF_ERROR(ExecSql(db, path,
+                                     "CREATE TEMP VIEW calibration_points AS SELECT *, 0.0 AS "
+                                     "mean_us FROM main.calibration_points"));
   }
   if (version < 6) {  // no decisions yet: the tables, empty, in the temporary schema
     StatusOr<std::string> tables = DecisionTablesSql("CREATE TEMP TABLE ", "CREATE INDEX temp.");

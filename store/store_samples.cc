@@ -145,7 +145,8 @@ Status Store::SaveCalibration(Calibration* c) {
   AUTOTUNE_RETURN_IF_ERROR(insert.Run().WithPrefix(path_));
   c->id = sqlite3_last_insert_rowid(db_);
   Statement point(db_, R"sql(INSERT INTO calibration_points (calibration_id, op, scope, ranks,
-      bytes, repetitions, median_us, min_us, max_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+      bytes, repetitions, median_us, min_us, max_us, mean_us)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   for (const CalibrationPoint& p : c->points) {
     point.Bind(1, c->id)
         .Bind(2, std::string(OpName(p.op)))
@@ -155,7 +156,8 @@ Status Store::SaveCalibration(Calibration* c) {
         .Bind(6, p.repetitions)
         .Bind(7, p.median_us)
         .Bind(8, p.min_us)
-        .Bind(9, p.max_us);
+        .Bind(9, p.max_us)
+        .Bind(10, p.mean_us);
     AUTOTUNE_RETURN_IF_ERROR(point.Run().WithPrefix(path_));
   }
   AUTOTUNE_RETURN_IF_ERROR(tx.Commit().WithPrefix(path_));
@@ -178,8 +180,8 @@ Status Store::GetCalibration(int64_t id, Calibration* out) {
     }
     AUTOTUNE_RETURN_IF_ERROR(ReadCalibrationRow(q, path_, &c));
   }
-  Statement q(db_, R"sql(SELECT op, scope, ranks, bytes, repetitions, median_us, min_us, max_us
-      FROM calibration_points WHERE calibration_id = ? ORDER BY op, scope, bytes)sql");
+  Statement q(db_, R"sql(SELECT op, scope, ranks, bytes, repetitions, median_us, min_us, max_us,
+      mean_us FROM calibration_points WHERE calibration_id = ? ORDER BY op, scope, bytes)sql");
   q.Bind(1, id);
   Status s;
   while (q.Step(&s)) {
@@ -196,9 +198,10 @@ Status Store::GetCalibration(int64_t id, Calibration* out) {
     p.median_us = q.Double(5);
     p.min_us = q.Double(6);
     p.max_us = q.Double(7);
-    if (p.bytes <= 0 || !(p.median_us > 0)) {
+    p.mean_us = q.Double(8);
+    if (p.bytes <= 0 || !(p.median_us > 0) || !(p.mean_us >= 0)) {
       return Status::Corruption(path_ + ": calibration " + std::to_string(id) +
-                                ": a point has bytes <= 0 or median_us <= 0");
+                                ": a point has bytes <= 0, median_us <= 0 or mean_us < 0");
     }
     c.points.push_back(p);
   }

@@ -44,7 +44,8 @@ nlohmann::json PointsToJson(const Calibration& c) {
                       {"bytes", p.bytes},
                       {"median_us", p.median_us},
                       {"min_us", p.min_us},
-                      {"max_us", p.max_us}});
+                      {"max_us", p.max_us},
+                      {"mean_us", p.mean_us}});
   }
   return points;
 }

@@ -27,6 +27,10 @@ struct CalibrationPoint {
   double median_us = 0.0;
   double min_us = 0.0;
   double max_us = 0.0;
+  // The mean of the repetitions (what a job that runs the collective many times pays: a
+  // size whose times have a tail, as Open MPI's TCP rendezvous gives, averages above its
+  // median); 0 = not measured (a calibrate of schema 7 and older, gloo's, the fusion copy).
+  double mean_us = 0.0;
 };
 
 struct Calibration {

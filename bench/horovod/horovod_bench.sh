@@ -173,6 +173,7 @@ mkdir -p "$out"
 [[ -n $rescore ]] || printf 'steps=%s\nwarmup=%s\nrate=%s\n' "$steps" "$warmup" "$rate" \
   > "$out/bench.conf"
 db="$out/bench.db"      # the calibration (and the live search's runs); never rescored
+calibrate_reps=10       # calibrate's --repetitions (30 with an eager-limit setting)
 sdb="$out/score.db"     # bench.db + this scoring's imports; made afresh by every scoring
 log() { echo "# $(date -u +%T) $*" >&2; }
 
@@ -187,8 +188,9 @@ settings=(
 # and settings with Open MPI's TCP eager limit at 512 KiB (a fourth field: what a search
 # writes with the MLP's small buffers, tuner::WithCompanionKnobs; bench/horovod/README.md):
 # run only when --settings names them, so the default grid stays the 12 above. Every eager
-# limit named is calibrated too (`calibrate --mpi-tcp-eager-limit`, into bench.db), so that
-# the model predicts what the limit does (simulator/eager_limit.h).
+# limit named is calibrated too (`calibrate --mpi-tcp-eager-limit`, into bench.db, every
+# calibrate then at 30 repetitions a size), so that the model predicts what the limit does
+# (simulator/eager_limit.h).
 extra_settings=("f0.3_c2 0.3 2" "f1_c1 1 1" "f128_c1_e512k 128 1 524288"
                 "f0.3_c2_e512k 0.3 2 524288" "f0_c25_e512k 0 25 524288")
 # The knobs of setting $1 ("fusion_mb cycle_ms [eager_limit]").
@@ -263,7 +265,8 @@ print(a, 0 if e and 'tcp_eager_limit' not in cols else h)" "$db" "$1" "$2" "$eag
   [[ $any != 0 ]] || rm -f "$db" "$db-wal" "$db-shm"
   log "calibrating $1x$2$suffix at $rate into $db"
   "$root/tools/cluster.sh" --nodes "$1" --ranks-per-node "$2" --rate "$rate" -- \
-    "$autotune" calibrate --db "$db" --repetitions 10 --max-bytes $((16 << 20)) "${flag[@]}" \
+    "$autotune" calibrate --db "$db" --repetitions "$calibrate_reps" --max-bytes $((16 << 20)) \
+    "${flag[@]}" \
     > "$out/calibrate${eager/#0/}.log" 2>&1 ||
     { echo "horovod_bench.sh: calibrate failed:" >&2; tail -5 "$out/calibrate${eager/#0/}.log" >&2
       exit 1; }
@@ -497,6 +500,12 @@ done
 
 if [[ -z $rescore ]]; then
   start=$(date +%s)
+  # With an eager limit among the settings, 30 repetitions a size: the model takes the limit's
+  # effect from the calibrates' means (the rendezvous is a tail), which 10 leave noisy.
+  for name in "${grid[@]}"; do
+    read -r _ _ eager <<<"$(knobs_of "$name")"
+    [[ -z $eager ]] || calibrate_reps=30
+  done
   calibrate 2 2
   # Each eager limit the settings name, calibrated at it too.
   for name in "${grid[@]}"; do

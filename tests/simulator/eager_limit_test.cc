@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "simulator/simulation.h"
@@ -96,6 +98,50 @@ TEST(EagerLimitTest, RatioIsTheCalibratesRatioWhereAMessageCanCrossAndOneElsewhe
   EXPECT_NE(line.find("1048576 by calibration 2 against 1 at the job's 0"), std::string::npos)
       << line;
   EXPECT_NE(line.find("the flat allreduce 0.50-0.50x"), std::string::npos) << line;
+}
+
+// A calibrate of 2x2 with world allreduce points (bytes, median, mean; mean 0: not measured).
+Calibration Points(int64_t id, int limit,
+                   const std::vector<std::tuple<int64_t, double, double>>& points) {
+  Calibration c;
+  c.id = id;
+  c.topology = Topo(2, 2);
+  c.mpi_tcp_eager_limit = limit;
+  for (const auto& [bytes, median, mean] : points) {
+    c.points.push_back({.op = Op::kAllreduce, .scope = Scope::kWorld, .ranks = 4, .bytes = bytes,
+                        .repetitions = 10, .median_us = median, .min_us = median,
+                        .max_us = 4 * mean, .mean_us = mean});
+  }
+  return c;
+}
+
+// The rendezvous is a tail: the same median at both limits, a mean far above it at Open MPI's
+// own. Where both calibrates measured means, the ratio is of the means (interpolated in log
+// bytes between the sizes, the nearest size's beyond them); where one did not, of the medians.
+TEST(EagerLimitTest, TheTailCountsWhereBothCalibratesMeasuredMeans) {
+  const Calibration base = Points(1, 0, {{131072, 800.0, 1000.0}, {262144, 2100.0, 3000.0},
+                                         {524288, 4400.0, 4400.0}});
+  const Calibration eager = Points(2, 524288, {{131072, 800.0, 800.0}, {262144, 2100.0, 2100.0},
+                                               {524288, 4400.0, 4400.0}});
+  EagerLimitEffect e;
+  ASSERT_TRUE(EagerLimitEffect::Fit(0, base, {eager}, &e).ok());
+  const int i = e.Choose(524288);
+  ASSERT_GE(i, 0);
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 262144), 0.7, 1e-12);
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 131072), 0.8, 1e-12);
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 185364), 0.75, 1e-5);  // sqrt(2) x 128 KiB: halfway
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 2000000), 1.0, 1e-12);   // beyond: 512 KiB's
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 40000), 0.8, 1e-12);     // before: 128 KiB's
+  EXPECT_NE(e.Describe().find("their means"), std::string::npos) << e.Describe();
+
+  // One calibrate without means (made before schema 8): the medians, equal at every size.
+  Calibration old = base;
+  for (CalibrationPoint& p : old.points) p.mean_us = 0.0;
+  ASSERT_TRUE(EagerLimitEffect::Fit(0, old, {eager}, &e).ok());
+  EXPECT_EQ(e.Ratio(e.Choose(524288), Op::kAllreduce, 262144), 1.0);
+  EXPECT_NE(e.Describe().find("their medians: the flat allreduce unchanged at every size"),
+            std::string::npos)
+      << e.Describe();
 }
 
 TEST(EagerLimitTest, RefusesACalibrateOfAnotherTopology) {

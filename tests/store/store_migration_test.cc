@@ -293,7 +293,7 @@ TEST_F(StoreMigrationTest, Version6GainsTheTracedStepTime) {
   EXPECT_EQ(Query("PRAGMA integrity_check"), "ok");
 }
 
-// What version 7 wrote: calibrations without tcp_eager_limit. Read-only an old calibrate
+// What version 7 wrote: calibrations without tcp_eager_limit, points without mean_us. Read-only an old calibrate
 // is one at Open MPI's own limit (0) and the file is left as it is; a read-write open adds the
 // column, and a calibrate at another limit is found by its limit only.
 TEST_F(StoreMigrationTest, Version7CalibrationsGainTheEagerLimit) {
@@ -312,6 +312,7 @@ TEST_F(StoreMigrationTest, Version7CalibrationsGainTheEagerLimit) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
   Exec(db, "ALTER TABLE calibrations DROP COLUMN tcp_eager_limit; PRAGMA user_version = 7; "
+           "ALTER TABLE calibration_points DROP COLUMN mean_us; "
            "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
   sqlite3_close(db);
   auto expect_old = [&](Store* store) {
@@ -321,6 +322,7 @@ TEST_F(StoreMigrationTest, Version7CalibrationsGainTheEagerLimit) {
     EXPECT_EQ(found.mpi_tcp_eager_limit, 0);
     ASSERT_EQ(found.points.size(), 1u);
     EXPECT_EQ(found.points[0].median_us, 3370.0);
+    EXPECT_EQ(found.points[0].mean_us, 0.0);  // not measured then
     EXPECT_EQ(store->FindCalibration(old.topology, BackendKind::kMpi, &found, 131072).code(),
               Status::Code::kNotFound);
   };
@@ -343,6 +345,7 @@ TEST_F(StoreMigrationTest, Version7CalibrationsGainTheEagerLimit) {
   Calibration eager = old;
   eager.mpi_tcp_eager_limit = 131072;
   eager.points[0].median_us = 2200.0;
+  eager.points[0].mean_us = 2250.5;
   ASSERT_TRUE(store->SaveCalibration(&eager).ok());
   EXPECT_GT(eager.id, old.id);
   Calibration found;
@@ -350,6 +353,7 @@ TEST_F(StoreMigrationTest, Version7CalibrationsGainTheEagerLimit) {
   EXPECT_EQ(found.id, eager.id);
   EXPECT_EQ(found.mpi_tcp_eager_limit, 131072);
   EXPECT_EQ(found.points[0].median_us, 2200.0);
+  EXPECT_EQ(found.points[0].mean_us, 2250.5);
   // The newer calibrate at another limit does not stand in for the job's default one.
   ASSERT_TRUE(store->FindCalibration(old.topology, BackendKind::kMpi, &found).ok());
   EXPECT_EQ(found.id, old.id);
