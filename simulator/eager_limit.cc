@@ -12,6 +12,24 @@ namespace {
 
 int OpIndex(Op op) { return op == Op::kAllgather ? 1 : 0; }
 
+// The job's own tail counts where it ran this many collectives of a size or more.
+constexpr int kMinTailCollectives = 10;
+
+// The size bin of CollectiveTailsFromTraces (a factor of sqrt(2)).
+int SizeBin(double bytes) { return static_cast<int>(std::floor(2.0 * std::log2(bytes))); }
+
+// The curve at log bytes x, linear between its points, its nearest end's value beyond them; 1
+// when empty.
+double Interpolate(const std::vector<std::pair<double, double>>& curve, double x) {
+  if (curve.empty()) return 1.0;
+  if (x <= curve.front().first) return curve.front().second;
+  if (x >= curve.back().first) return curve.back().second;
+  const auto hi = std::lower_bound(curve.begin(), curve.end(), std::make_pair(x, 0.0));
+  const auto lo = hi - 1;
+  const double w = (x - lo->first) / (hi->first - lo->first);
+  return lo->second + w * (hi->second - lo->second);
+}
+
 // A world point's time: its mean where `means`, else its median.
 double PointUs(const CalibrationPoint& p, bool means) { return means ? p.mean_us : p.median_us; }
 
@@ -57,15 +75,23 @@ Status EagerLimitEffect::Fit(int job_limit, const Calibration& base,
       for (const CalibrationPoint& p : base.points) {
         if (p.scope == Scope::kWorld && p.op == op) from[p.bytes] = PointUs(p, a.means);
       }
+      std::map<int64_t, double> from_median;
+      for (const CalibrationPoint& p : base.points) {
+        if (p.scope == Scope::kWorld && p.op == op) from_median[p.bytes] = p.median_us;
+      }
       RatioCurve& curve = a.curves[OpIndex(op)];
+      RatioCurve& untailed = a.untailed[OpIndex(op)];
       for (const CalibrationPoint& p : c.points) {
         if (p.scope != Scope::kWorld || p.op != op) continue;
         const auto at = from.find(p.bytes);
         const double to = PointUs(p, a.means);
         if (at == from.end() || !(at->second > 0.0) || !(to > 0.0)) continue;
-        curve.emplace_back(std::log(static_cast<double>(p.bytes)), to / at->second);
+        const double x = std::log(static_cast<double>(p.bytes));
+        curve.emplace_back(x, to / at->second);
+        untailed.emplace_back(x, to / from_median[p.bytes]);
       }
       std::sort(curve.begin(), curve.end());
+      std::sort(untailed.begin(), untailed.end());
     }
     if (a.curves[0].empty() && a.curves[1].empty()) {
       return Status::InvalidArgument("calibrations " + std::to_string(base.id) + " and " +
@@ -96,6 +122,15 @@ int EagerLimitEffect::Choose(int setting_limit) const {
   return best;
 }
 
+void EagerLimitEffect::SetJobTails(const std::vector<CollectiveTail>& tails) {
+  for (auto& t : tails_) t.clear();
+  for (const CollectiveTail& t : tails) {
+    if (t.count < kMinTailCollectives || !(t.mean_us > 0.0) || !(t.median_us > 0.0)) continue;
+    tails_[OpIndex(t.op)].emplace_back(SizeBin(static_cast<double>(t.bytes)),
+                                       t.median_us / t.mean_us);
+  }
+}
+
 double EagerLimitEffect::Ratio(int index, Op op, int64_t fusion_bytes) const {
   if (index < 0) return 1.0;
   const AtLimit& a = limits_[index];
@@ -103,18 +138,19 @@ double EagerLimitEffect::Ratio(int index, Op op, int64_t fusion_bytes) const {
   const int64_t at = EffectiveTcpEagerLimit(a.limit);
   const int64_t lower = std::min(job, at), higher = std::max(job, at);
   if (2 * fusion_bytes <= lower || fusion_bytes / world_size_ > 2 * higher) return 1.0;
-  const RatioCurve& curve = a.curves[OpIndex(op)];
-  if (curve.empty()) return 1.0;
   // The calibration's message bytes per rank (allgather: each rank's part of the output).
   const double message =
-      static_cast<double>(op == Op::kAllgather ? fusion_bytes / world_size_ : fusion_bytes);
-  const double x = std::log(std::max(1.0, message));
-  if (x <= curve.front().first) return curve.front().second;
-  if (x >= curve.back().first) return curve.back().second;
-  const auto hi = std::lower_bound(curve.begin(), curve.end(), std::make_pair(x, 0.0));
-  const auto lo = hi - 1;
-  const double w = (x - lo->first) / (hi->first - lo->first);
-  return lo->second + w * (hi->second - lo->second);
+      std::max(1.0, static_cast<double>(op == Op::kAllgather ? fusion_bytes / world_size_
+                                                              : fusion_bytes));
+  if (at > job) {  // the stall taken out: the job's own tail where it shows this size
+    const int bin = SizeBin(message);
+    for (const auto& [tail_bin, median_over_mean] : tails_[OpIndex(op)]) {
+      if (tail_bin == bin) {
+        return median_over_mean * Interpolate(a.untailed[OpIndex(op)], std::log(message));
+      }
+    }
+  }
+  return Interpolate(a.curves[OpIndex(op)], std::log(message));
 }
 
 std::string EagerLimitEffect::Describe() const {

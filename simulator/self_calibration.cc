@@ -82,19 +82,53 @@ void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives)
   *collectives += static_cast<int>(used.size());
 }
 
+// The bins of every trace of the first one's shape; *runs lists the runs binned.
+std::map<BinKey, Bin> BinTraces(std::span<const Trace* const> traces, int* collectives,
+                                std::string* runs) {
+  std::map<BinKey, Bin> bins;
+  const RunInfo& first = traces.front()->run;
+  for (const Trace* trace : traces) {
+    if (!SameJobShape(first, trace->run)) continue;
+    AddTrace(*trace, &bins, collectives);
+    *runs += (runs->empty() ? "" : ", ") + std::to_string(trace->run.id);
+  }
+  return bins;
+}
+
+double Mean(const std::vector<double>& v) {
+  double sum = 0.0;
+  for (double t : v) sum += t;
+  return sum / static_cast<double>(v.size());
+}
+
 }  // namespace
+
+std::vector<CollectiveTail> CollectiveTailsFromTraces(std::span<const Trace* const> traces) {
+  std::vector<CollectiveTail> out;
+  if (traces.empty()) return out;
+  int collectives = 0;
+  std::string runs;
+  const std::map<BinKey, Bin> bins = BinTraces(traces, &collectives, &runs);
+  if (collectives < kMinSelfCalibrationCollectives) return out;
+  for (const auto& [key, bin] : bins) {
+    if (static_cast<Scope>(std::get<1>(key)) != Scope::kWorld || bin.times_us.empty()) continue;
+    CollectiveTail t;
+    t.op = static_cast<Op>(std::get<0>(key));
+    t.bytes = std::max<int64_t>(1, std::llround(Median(bin.bytes)));
+    t.count = static_cast<int>(bin.times_us.size());
+    t.median_us = Median(bin.times_us);
+    t.mean_us = Mean(bin.times_us);
+    out.push_back(t);
+  }
+  return out;
+}
 
 StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces) {
   if (traces.empty()) return Status::NotFound("no trace to calibrate from");
   const RunInfo& first = traces.front()->run;
-  std::map<BinKey, Bin> bins;
   int collectives = 0;
   std::string runs;
-  for (const Trace* trace : traces) {
-    if (!SameJobShape(first, trace->run)) continue;
-    AddTrace(*trace, &bins, &collectives);
-    runs += (runs.empty() ? "" : ", ") + std::to_string(trace->run.id);
-  }
+  std::map<BinKey, Bin> bins = BinTraces(traces, &collectives, &runs);
   if (collectives < kMinSelfCalibrationCollectives) {
     return Status::NotFound("run " + runs + " shows " + std::to_string(collectives) +
                             " timed collectives, too few to calibrate from (needs " +
@@ -118,9 +152,7 @@ StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces
     // The mean, stored where a calibrate stores its median: a step pays the sum of its many
     // collectives, whose expectation is the mean; in a loaded job their times are skewed
     // (scheduling hiccups of milliseconds), and a median would miss what the hiccups add.
-    double sum = 0.0;
-    for (double t : bin.times_us) sum += t;
-    p.median_us = sum / static_cast<double>(bin.times_us.size());
+    p.median_us = Mean(bin.times_us);
     c.points.push_back(p);
   }
   return c;

@@ -35,6 +35,19 @@ inline constexpr int kMinSelfCalibrationCollectives = 3;
 // the first trace's topology, backend and hardware, and `hardware` prefixed with the source.
 StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces);
 
+// The tail of a job's own flat collectives per op and size bin (the bins of
+// CalibrationFromTraces, the same collectives): the median of their times and the mean. A
+// bin's mean above its median is what hiccups and stalls add, such as Open MPI's TCP
+// rendezvous (simulator/eager_limit.h). Empty where the traces show too few collectives.
+struct CollectiveTail {
+  Op op = Op::kAllreduce;
+  int64_t bytes = 0;  // the bin's median message bytes per rank, as a calibration counts them
+  int count = 0;
+  double median_us = 0.0;
+  double mean_us = 0.0;
+};
+std::vector<CollectiveTail> CollectiveTailsFromTraces(std::span<const Trace* const> traces);
+
 // A measured calibration (autotune calibrate) with the self-calibration's points in place of
 // its own where both measured the same curve (op, scope, communicator size) at sizes within
 // the self-calibration's range: the job's own times where it has them, the calibration's

@@ -115,9 +115,11 @@ Status TargetNetwork(Store& store, const RunInfo& run, const Topology& to, Netwo
 }
 
 // What the knob mpi_tcp_eager_limit does on `to` (eager_limit.h) for an Open MPI job: from
-// the store's mpi calibrates of `to` at the job's limit and at others, newest first; null
-// where there is no calibrate at the job's limit or none at another.
+// the store's mpi calibrates of `to` at the job's limit and at others, newest first, and on
+// the recorded topology an imported job's own collective tails from `traces` (its imported
+// runs); null where there is no calibrate at the job's limit or none at another.
 Status LoadEagerLimits(Store& store, const RunInfo& run, const Topology& to,
+                       std::span<const Trace* const> traces,
                        std::shared_ptr<const EagerLimitEffect>* out) {
   out->reset();
   if (CollectiveLibrary(run) != BackendKind::kMpi) return Status::Ok();
@@ -141,6 +143,9 @@ Status LoadEagerLimits(Store& store, const RunInfo& run, const Topology& to,
   if (others.empty()) return Status::Ok();
   auto effect = std::make_shared<EagerLimitEffect>();
   AUTOTUNE_RETURN_IF_ERROR(EagerLimitEffect::Fit(job_limit, base, others, effect.get()));
+  if (run.kind == RunKind::kImported && to.SameShape(run.topology)) {
+    effect->SetJobTails(CollectiveTailsFromTraces(traces));
+  }
   *out = std::move(effect);
   return Status::Ok();
 }
@@ -323,7 +328,9 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
                                              target_network ? &*target_network : nullptr,
                                              &*loaded.simulation));
   std::shared_ptr<const EagerLimitEffect> eager;
-  AUTOTUNE_RETURN_IF_ERROR(LoadEagerLimits(store, run, to, &eager));
+  std::vector<const Trace*> traces = {&trace};
+  for (const Trace& t : others) traces.push_back(&t);
+  AUTOTUNE_RETURN_IF_ERROR(LoadEagerLimits(store, run, to, traces, &eager));
   if (eager) {
     loaded.network.source += std::string("; ") + KnobOfField(&Knobs::mpi_tcp_eager_limit).name +
                              " " + eager->Describe();

@@ -144,6 +144,35 @@ TEST(EagerLimitTest, TheTailCountsWhereBothCalibratesMeasuredMeans) {
       << e.Describe();
 }
 
+// Where the job's own collectives show a size (10 or more), a higher limit takes out the
+// job's own tail: its median over its mean, times the higher limit's calibrate mean over the
+// job's limit's calibrate median. Fewer than 10 of a size, or a lower limit (a stall added,
+// not removed), take the calibrates' ratio.
+TEST(EagerLimitTest, AHigherLimitTakesOutTheJobsOwnTailWhereItShowsTheSize) {
+  const Calibration base = Points(1, 0, {{131072, 800.0, 1000.0}, {262144, 2000.0, 3000.0},
+                                         {524288, 4400.0, 4400.0}});
+  const Calibration eager = Points(2, 524288, {{131072, 800.0, 800.0}, {262144, 2000.0, 2100.0},
+                                               {524288, 4400.0, 4400.0}});
+  EagerLimitEffect e;
+  ASSERT_TRUE(EagerLimitEffect::Fit(0, base, {eager}, &e).ok());
+  const int i = e.Choose(524288);
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 262144), 0.7, 1e-12);  // 2100 / 3000, no tails yet
+  // The job's 256 KiB allreduces: median 1500, mean 2000 (lighter than the calibrate's tail).
+  e.SetJobTails({{.op = Op::kAllreduce, .bytes = 262144, .count = 40, .median_us = 1500.0,
+                  .mean_us = 2000.0},
+                 {.op = Op::kAllreduce, .bytes = 131072, .count = 9, .median_us = 500.0,
+                  .mean_us = 1000.0}});
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 262144), 0.75 * (2100.0 / 2000.0), 1e-12);
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 131072), 0.8, 1e-12);  // 9 collectives: not enough
+
+  // The job at 512 KiB, a setting at Open MPI's own: the calibrates' ratio, tails or not.
+  EagerLimitEffect down;
+  ASSERT_TRUE(EagerLimitEffect::Fit(524288, eager, {base}, &down).ok());
+  down.SetJobTails({{.op = Op::kAllreduce, .bytes = 262144, .count = 40, .median_us = 1500.0,
+                     .mean_us = 2000.0}});
+  EXPECT_NEAR(down.Ratio(down.Choose(0), Op::kAllreduce, 262144), 3000.0 / 2100.0, 1e-12);
+}
+
 TEST(EagerLimitTest, RefusesACalibrateOfAnotherTopology) {
   NetworkParams params = NetworkParams::Uniform(5.0, 200.0);
   Calibration other = SynthesizeCalibration(NetworkModel::FromParams(params, Topo(4, 1)), 9);

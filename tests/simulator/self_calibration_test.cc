@@ -111,6 +111,29 @@ TEST(SelfCalibrationTest, TracesOfOneJobArePooledAndEachBinTakesTheMean) {
   EXPECT_NE(self->hardware.find("run 7, 8"), std::string::npos) << self->hardware;
 }
 
+// The tail of a size: its median and mean over the same collectives the points take. Three
+// steps of 1 MiB at 1, 1 and 4 units (a stall in the last): median 1 unit, mean 2.
+TEST(SelfCalibrationTest, ATailIsTheMedianAndMeanOfTheSameCollectives) {
+  Trace trace = TraceWithCollectives({1 << 20, 64 << 10}, 3);
+  CollectiveRecord& stalled = trace.steps[2].collectives[0];
+  stalled.comm_end_us = stalled.copy_in_end_us + 4.0 * KnownUs(1 << 20);
+  const Trace* traces[] = {&trace};
+  const std::vector<CollectiveTail> tails = CollectiveTailsFromTraces(traces);
+  ASSERT_EQ(tails.size(), 2u);
+  const CollectiveTail& big = tails[0].bytes == (1 << 20) ? tails[0] : tails[1];
+  const CollectiveTail& small = tails[0].bytes == (1 << 20) ? tails[1] : tails[0];
+  EXPECT_EQ(big.op, Op::kAllreduce);
+  EXPECT_EQ(big.count, 3);
+  EXPECT_NEAR(big.median_us, KnownUs(1 << 20), 1e-9);
+  EXPECT_NEAR(big.mean_us, 2.0 * KnownUs(1 << 20), 1e-9);
+  EXPECT_EQ(small.bytes, 64 << 10);
+  EXPECT_NEAR(small.median_us, small.mean_us, 1e-9);
+  // The calibration's point of that size is the mean, as before.
+  for (const CalibrationPoint& p : WorldPoints(trace)) {
+    if (p.bytes == (1 << 20)) EXPECT_NEAR(p.median_us, big.mean_us, 1e-9);
+  }
+}
+
 TEST(SelfCalibrationTest, CollectivesBesideTheComputeStayOutWhereEnoughRanAlone) {
   // Per step, a 64 KiB collective beside the compute at 3x its known time (the compute's
   // cores slow it), then 1 MiB ones after the compute ends, at their known time.
