@@ -96,7 +96,9 @@ class KnobSearch {
   int simulated() const { return loop_.simulated(); }
   double rho() const { return loop_.search().rho(); }
 
-  // The point of `knobs`; fails when a value has no place in the space or a constant moved.
+  // The point of `knobs`; fails when a value has no place in the space or a constant moved,
+  // or when a knob written with the others (the constructor's `complete`) has another value
+  // than the search writes at that point: a run at it is not a run of that setting.
   StatusOr<Point> ToPoint(const Knobs& knobs) const;
   // The knobs of a point of the space, over base(), completed (the constructor's `complete`);
   // fails when the result is invalid.

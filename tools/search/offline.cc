@@ -120,7 +120,11 @@ void PrintCompanionNotes(const Inputs& in, const RoundReport& report) {
   for (const auto& [file, knobs] : written) {
     const std::string note = tuner::CompanionNote(knobs, in.setup.scope.job, in.run.backend,
                                                   in.run.framework);
-    if (!note.empty()) std::cerr << "search: note: " << file << ": " << note << "\n";
+    if (note.empty()) continue;
+    // Whether the predictions saw what the limit does (a calibrate at it) or held it.
+    const std::string held = in.simulation ? in.simulation->EagerLimitHeld(knobs) : "";
+    std::cerr << "search: note: " << file << ": " << note
+              << (held.empty() ? "" : "; the predictions: " + held) << "\n";
   }
 }
 
