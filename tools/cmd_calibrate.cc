@@ -218,7 +218,8 @@ void AddCalibrateCommand(CLI::App& root, Action* action) {
                   std::string(eager.help) +
                       " The calibration is stored at this limit: `simulate` and `search` "
                       "predict a setting at a limit from a calibrate at it (with --backend mpi "
-                      "only; the environment set, or unset at 0, before MPI_Init)")
+                      "only; the environment set, or unset at 0, before MPI_Init). Their means "
+                      "are compared: give such a pair --repetitions 30.")
       ->check(CLI::Range(static_cast<int>(eager.min), static_cast<int>(eager.max)))
       ->capture_default_str();
   flags->stall.Add(app);
