@@ -93,11 +93,8 @@ Status EagerLimitEffect::Fit(int job_limit, const Calibration& base,
       std::sort(curve.begin(), curve.end());
       std::sort(untailed.begin(), untailed.end());
     }
-    if (a.curves[0].empty() && a.curves[1].empty()) {
-      return Status::InvalidArgument("calibrations " + std::to_string(base.id) + " and " +
-                                     std::to_string(c.id) +
-                                     " measured no world collective at the same size");
-    }
+    // A calibrate of no size the job's limit's measured says nothing of it: not used.
+    if (a.curves[0].empty() && a.curves[1].empty()) continue;
     e.limits_.push_back(std::move(a));
   }
   std::sort(e.limits_.begin(), e.limits_.end(), [](const AtLimit& a, const AtLimit& b) {

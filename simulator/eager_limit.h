@@ -46,8 +46,8 @@ class EagerLimitEffect {
 
   // job_limit: the job's mpi_tcp_eager_limit (0: Open MPI's own). base: an mpi calibrate of
   // the job's topology at that limit; others: calibrates of the same topology and backend at
-  // other limits (any at job_limit's effective value are ignored). InvalidArgument when one is
-  // of another topology or backend, or when no size was measured by both.
+  // other limits (any at job_limit's effective value, or sharing no size with base, are
+  // ignored). InvalidArgument when one is of another topology or backend.
   static Status Fit(int job_limit, const Calibration& base, const std::vector<Calibration>& others,
                     EagerLimitEffect* out);
 

@@ -143,6 +143,7 @@ Status LoadEagerLimits(Store& store, const RunInfo& run, const Topology& to,
   if (others.empty()) return Status::Ok();
   auto effect = std::make_shared<EagerLimitEffect>();
   AUTOTUNE_RETURN_IF_ERROR(EagerLimitEffect::Fit(job_limit, base, others, effect.get()));
+  if (effect->empty()) return Status::Ok();
   if (run.kind == RunKind::kImported && to.SameShape(run.topology)) {
     effect->SetJobTails(CollectiveTailsFromTraces(traces));
   }

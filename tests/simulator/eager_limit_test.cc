@@ -173,6 +173,17 @@ TEST(EagerLimitTest, AHigherLimitTakesOutTheJobsOwnTailWhereItShowsTheSize) {
   EXPECT_NEAR(down.Ratio(down.Choose(0), Op::kAllreduce, 262144), 3000.0 / 2100.0, 1e-12);
 }
 
+// A calibrate at another limit that measured none of the base's sizes is not used: the limit
+// is held, and a prediction is still made.
+TEST(EagerLimitTest, ACalibrateOfOtherSizesIsLeftOut) {
+  const Calibration base = Points(1, 0, {{262144, 2000.0, 3000.0}});
+  const Calibration other = Points(2, 524288, {{300000, 2000.0, 2100.0}});
+  EagerLimitEffect e;
+  ASSERT_TRUE(EagerLimitEffect::Fit(0, base, {other}, &e).ok());
+  EXPECT_TRUE(e.empty());
+  EXPECT_EQ(e.Choose(524288), -1);
+}
+
 TEST(EagerLimitTest, RefusesACalibrateOfAnotherTopology) {
   NetworkParams params = NetworkParams::Uniform(5.0, 200.0);
   Calibration other = SynthesizeCalibration(NetworkModel::FromParams(params, Topo(4, 1)), 9);

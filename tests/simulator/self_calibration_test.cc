@@ -130,7 +130,9 @@ TEST(SelfCalibrationTest, ATailIsTheMedianAndMeanOfTheSameCollectives) {
   EXPECT_NEAR(small.median_us, small.mean_us, 1e-9);
   // The calibration's point of that size is the mean, as before.
   for (const CalibrationPoint& p : WorldPoints(trace)) {
-    if (p.bytes == (1 << 20)) EXPECT_NEAR(p.median_us, big.mean_us, 1e-9);
+    if (p.bytes == (1 << 20)) {
+      EXPECT_NEAR(p.median_us, big.mean_us, 1e-9);
+    }
   }
 }
 
