@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
-#include <numeric>
 
 #include "executor/backend.h"
 #include "executor/backend_choice.h"
@@ -82,7 +81,7 @@ struct Harness {
     p.median_us = Median(times);
     p.min_us = *std::min_element(times.begin(), times.end());
     p.max_us = *std::max_element(times.begin(), times.end());
-    p.mean_us = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
+    p.mean_us = Mean(times);
     points.push_back(p);
     return Status::Ok();
   }

@@ -15,9 +15,6 @@ int OpIndex(Op op) { return op == Op::kAllgather ? 1 : 0; }
 // The job's own tail counts where it ran this many collectives of a size or more.
 constexpr int kMinTailCollectives = 10;
 
-// The size bin of CollectiveTailsFromTraces (a factor of sqrt(2)).
-int SizeBin(double bytes) { return static_cast<int>(std::floor(2.0 * std::log2(bytes))); }
-
 // The curve at log bytes x, linear between its points, its nearest end's value beyond them; 1
 // when empty.
 double Interpolate(const std::vector<std::pair<double, double>>& curve, double x) {
@@ -71,13 +68,9 @@ Status EagerLimitEffect::Fit(int job_limit, const Calibration& base,
     a.calibration_id = c.id;
     a.means = BothHaveMeans(base, c);
     for (Op op : {Op::kAllreduce, Op::kAllgather}) {
-      std::map<int64_t, double> from;
+      std::map<int64_t, const CalibrationPoint*> from;  // the base's world points by size
       for (const CalibrationPoint& p : base.points) {
-        if (p.scope == Scope::kWorld && p.op == op) from[p.bytes] = PointUs(p, a.means);
-      }
-      std::map<int64_t, double> from_median;
-      for (const CalibrationPoint& p : base.points) {
-        if (p.scope == Scope::kWorld && p.op == op) from_median[p.bytes] = p.median_us;
+        if (p.scope == Scope::kWorld && p.op == op) from[p.bytes] = &p;
       }
       RatioCurve& curve = a.curves[OpIndex(op)];
       RatioCurve& untailed = a.untailed[OpIndex(op)];
@@ -85,10 +78,12 @@ Status EagerLimitEffect::Fit(int job_limit, const Calibration& base,
         if (p.scope != Scope::kWorld || p.op != op) continue;
         const auto at = from.find(p.bytes);
         const double to = PointUs(p, a.means);
-        if (at == from.end() || !(at->second > 0.0) || !(to > 0.0)) continue;
+        if (at == from.end() || !(to > 0.0)) continue;
+        const double base_us = PointUs(*at->second, a.means);
+        if (!(base_us > 0.0)) continue;
         const double x = std::log(static_cast<double>(p.bytes));
-        curve.emplace_back(x, to / at->second);
-        untailed.emplace_back(x, to / from_median[p.bytes]);
+        curve.emplace_back(x, to / base_us);
+        untailed.emplace_back(x, to / at->second->median_us);
       }
       std::sort(curve.begin(), curve.end());
       std::sort(untailed.begin(), untailed.end());
@@ -123,8 +118,7 @@ void EagerLimitEffect::SetJobTails(const std::vector<CollectiveTail>& tails) {
   for (auto& t : tails_) t.clear();
   for (const CollectiveTail& t : tails) {
     if (t.count < kMinTailCollectives || !(t.mean_us > 0.0) || !(t.median_us > 0.0)) continue;
-    tails_[OpIndex(t.op)].emplace_back(SizeBin(static_cast<double>(t.bytes)),
-                                       t.median_us / t.mean_us);
+    tails_[OpIndex(t.op)].emplace_back(t.bin, t.median_us / t.mean_us);
   }
 }
 
@@ -140,7 +134,7 @@ double EagerLimitEffect::Ratio(int index, Op op, int64_t fusion_bytes) const {
       std::max(1.0, static_cast<double>(op == Op::kAllgather ? fusion_bytes / world_size_
                                                               : fusion_bytes));
   if (at > job) {  // the stall taken out: the job's own tail where it shows this size
-    const int bin = SizeBin(message);
+    const int bin = SelfCalibrationBin(message);
     for (const auto& [tail_bin, median_over_mean] : tails_[OpIndex(op)]) {
       if (tail_bin == bin) {
         return median_over_mean * Interpolate(a.untailed[OpIndex(op)], std::log(message));

@@ -18,15 +18,17 @@
 // collectives there take their own median instead of their mean, times the calibrate at the
 // setting's limit (its mean) over the one at the job's (its median): the job's own tail,
 // which a loaded job's collectives show lighter than a calibrate's, is what the limit
-// removes (on the real MLP's 256 KiB allreduces 1.43x their median, the calibrate's 1.81x). Where no message of the collective can lie between
-// the two limits, the ratio is 1 exactly (calibrate noise is not carried into predictions): a
-// collective of S bytes over p ranks sends messages of at most S and of about S / p and more
-// (ring, Rabenseifner; recursive doubling sends S), so only S above half the lower limit and
-// S / p up to twice the higher one are taken to change (the margins: the message header, and
-// pieces of a segmented algorithm). A setting whose limit has no calibrate takes the
-// calibrated limit between the job's and its own that is nearest its own (which sends no
-// more and no fewer messages eagerly than the setting would: the change is not overstated),
-// and the job's own collectives where none is.
+// removes (on the real MLP's 256 KiB allreduces 1.43x their median, the calibrate's 1.81x).
+//
+// Where no message of the collective can lie between the two limits, the ratio is 1 exactly
+// (calibrate noise is not carried into predictions): a collective of S bytes over p ranks
+// sends messages of at most S and of about S / p and more (ring, Rabenseifner; recursive
+// doubling sends S), so only S above half the lower limit and S / p up to twice the higher
+// one are taken to change (the margins: the message header, and pieces of a segmented
+// algorithm). A setting whose limit has no calibrate takes the calibrated limit between the
+// job's and its own that is nearest its own (which sends no more and no fewer messages
+// eagerly than the setting would: the change is not overstated), and the job's own
+// collectives where none is.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +57,6 @@ class EagerLimitEffect {
   void SetJobTails(const std::vector<CollectiveTail>& tails);
 
   bool empty() const { return limits_.empty(); }
-  int job_limit() const { return job_limit_; }
   // The calibrate standing for a setting's limit: an index for Ratio, or -1 (the job's own
   // collectives: its limit, or none calibrated between the job's and the setting's).
   int Choose(int setting_limit) const;

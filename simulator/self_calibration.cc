@@ -21,10 +21,6 @@ struct Bin {
   std::vector<double> bytes;
 };
 
-int SizeBin(int64_t bytes) {
-  return static_cast<int>(std::floor(2.0 * std::log2(static_cast<double>(bytes))));
-}
-
 bool SameJobShape(const RunInfo& a, const RunInfo& b) {
   return a.topology.SameShape(b.topology) && a.backend == b.backend && a.framework == b.framework;
 }
@@ -54,18 +50,18 @@ void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives)
       [&](const CollectiveRecord& c, double comm_us, ComputePhase phase) {
         // The calibration counts an allgather by the bytes each rank sends.
         const int64_t message = c.op == Op::kAllgather ? c.bytes / std::max(1, world) : c.bytes;
+        const int bin = message > 0 ? SelfCalibrationBin(static_cast<double>(message)) : 0;
         if (message > 0 && std::isfinite(comm_us) && comm_us > 0.0) {
           const Scope scope =
               c.algorithm == Algorithm::kHierarchical ? Scope::kHierarchical : Scope::kWorld;
-          const Point p{{static_cast<int>(c.op), static_cast<int>(scope), SizeBin(message)},
+          const Point p{{static_cast<int>(c.op), static_cast<int>(scope), bin},
                         static_cast<double>(message), comm_us};
           all.push_back(p);
           if (phase == ComputePhase::kAlone) alone.push_back(p);
         }
         const double copy_us = c.copy_in_end_us - c.start_us;
         if (message >= kMinCopyBytes && std::isfinite(copy_us) && copy_us > 0.0) {
-          copies.push_back({{static_cast<int>(Op::kAllreduce), static_cast<int>(Scope::kCopy),
-                             SizeBin(message)},
+          copies.push_back({{static_cast<int>(Op::kAllreduce), static_cast<int>(Scope::kCopy), bin},
                             static_cast<double>(message), copy_us});
         }
       });
@@ -95,13 +91,11 @@ std::map<BinKey, Bin> BinTraces(std::span<const Trace* const> traces, int* colle
   return bins;
 }
 
-double Mean(const std::vector<double>& v) {
-  double sum = 0.0;
-  for (double t : v) sum += t;
-  return sum / static_cast<double>(v.size());
-}
-
 }  // namespace
+
+int SelfCalibrationBin(double bytes) {
+  return static_cast<int>(std::floor(2.0 * std::log2(bytes)));
+}
 
 std::vector<CollectiveTail> CollectiveTailsFromTraces(std::span<const Trace* const> traces) {
   std::vector<CollectiveTail> out;
@@ -115,6 +109,7 @@ std::vector<CollectiveTail> CollectiveTailsFromTraces(std::span<const Trace* con
     CollectiveTail t;
     t.op = static_cast<Op>(std::get<0>(key));
     t.bytes = std::max<int64_t>(1, std::llround(Median(bin.bytes)));
+    t.bin = std::get<2>(key);
     t.count = static_cast<int>(bin.times_us.size());
     t.median_us = Median(bin.times_us);
     t.mean_us = Mean(bin.times_us);

@@ -35,6 +35,10 @@ inline constexpr int kMinSelfCalibrationCollectives = 3;
 // the first trace's topology, backend and hardware, and `hardware` prefixed with the source.
 StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces);
 
+// The size bin of a message of `bytes` per rank (as a calibration counts them): bins span a
+// factor of sqrt(2).
+int SelfCalibrationBin(double bytes);
+
 // The tail of a job's own flat collectives per op and size bin (the bins of
 // CalibrationFromTraces, the same collectives): the median of their times and the mean. A
 // bin's mean above its median is what hiccups and stalls add, such as Open MPI's TCP
@@ -42,6 +46,7 @@ StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces
 struct CollectiveTail {
   Op op = Op::kAllreduce;
   int64_t bytes = 0;  // the bin's median message bytes per rank, as a calibration counts them
+  int bin = 0;        // SelfCalibrationBin of the bin's messages
   int count = 0;
   double median_us = 0.0;
   double mean_us = 0.0;

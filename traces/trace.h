@@ -132,6 +132,8 @@ struct Trace {
 
 // Median and p95 (nearest rank) of values; 0 for an empty list.
 double Median(std::vector<double> values);
+// The arithmetic mean of values; 0 for an empty list.
+double Mean(const std::vector<double>& values);
 double Percentile(std::vector<double> values, double p);
 
 }  // namespace autotune

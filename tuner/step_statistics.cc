@@ -2,14 +2,10 @@
 
 #include <cmath>
 
+#include "traces/trace.h"
+
 namespace autotune::tuner {
 namespace {
-
-double Mean(const std::vector<double>& v) {
-  double sum = 0.0;
-  for (double x : v) sum += x;
-  return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
-}
 
 // Sum of squared deviations from the mean.
 double SumSquares(const std::vector<double>& v, double mean) {

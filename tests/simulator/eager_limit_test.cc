@@ -144,6 +144,16 @@ TEST(EagerLimitTest, TheTailCountsWhereBothCalibratesMeasuredMeans) {
       << e.Describe();
 }
 
+// The job's own allreduces of `bytes`: `count` of them, their median and mean.
+CollectiveTail AllreduceTail(int64_t bytes, int count, double median_us, double mean_us) {
+  return {.op = Op::kAllreduce,
+          .bytes = bytes,
+          .bin = SelfCalibrationBin(static_cast<double>(bytes)),
+          .count = count,
+          .median_us = median_us,
+          .mean_us = mean_us};
+}
+
 // Where the job's own collectives show a size (10 or more), a higher limit takes out the
 // job's own tail: its median over its mean, times the higher limit's calibrate mean over the
 // job's limit's calibrate median. Fewer than 10 of a size, or a lower limit (a stall added,
@@ -158,18 +168,15 @@ TEST(EagerLimitTest, AHigherLimitTakesOutTheJobsOwnTailWhereItShowsTheSize) {
   const int i = e.Choose(524288);
   EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 262144), 0.7, 1e-12);  // 2100 / 3000, no tails yet
   // The job's 256 KiB allreduces: median 1500, mean 2000 (lighter than the calibrate's tail).
-  e.SetJobTails({{.op = Op::kAllreduce, .bytes = 262144, .count = 40, .median_us = 1500.0,
-                  .mean_us = 2000.0},
-                 {.op = Op::kAllreduce, .bytes = 131072, .count = 9, .median_us = 500.0,
-                  .mean_us = 1000.0}});
+  e.SetJobTails(
+      {AllreduceTail(262144, 40, 1500.0, 2000.0), AllreduceTail(131072, 9, 500.0, 1000.0)});
   EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 262144), 0.75 * (2100.0 / 2000.0), 1e-12);
   EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 131072), 0.8, 1e-12);  // 9 collectives: not enough
 
   // The job at 512 KiB, a setting at Open MPI's own: the calibrates' ratio, tails or not.
   EagerLimitEffect down;
   ASSERT_TRUE(EagerLimitEffect::Fit(524288, eager, {base}, &down).ok());
-  down.SetJobTails({{.op = Op::kAllreduce, .bytes = 262144, .count = 40, .median_us = 1500.0,
-                     .mean_us = 2000.0}});
+  down.SetJobTails({AllreduceTail(262144, 40, 1500.0, 2000.0)});
   EXPECT_NEAR(down.Ratio(down.Choose(0), Op::kAllreduce, 262144), 3000.0 / 2100.0, 1e-12);
 }
 
