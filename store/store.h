@@ -62,7 +62,9 @@ struct DecisionRun {
   bool candidate = false;    // true: a run of the candidate; false: of the default
   int steps = 0;
   double median_step_ms = 0.0;
-  bool outlier = false;      // left out of the speedup: an outlier among its repeats
+  // Left out of the speedup: an outlier among its repeats, or of two runs that disagree the
+  // one set aside by the decision rule's cautious reading (tuner/run_comparison.h, rule 2).
+  bool outlier = false;
 };
 
 // A search's decision as stored (schema.sql, table decisions): what it chose and why.

@@ -28,6 +28,7 @@ struct Side {
   std::vector<double> log_median;
   std::vector<bool> outlier;
   bool ask_remeasure = false;
+  bool disagreeing = false;  // two runs that disagree (rule 2): ask_remeasure unless set aside
 };
 
 // Rule 2: marks outliers among three or more runs; two runs that disagree ask for a third.
@@ -35,8 +36,9 @@ void FindOutliers(Side* side) {
   const size_t n = side->log_median.size();
   side->outlier.assign(n, false);
   if (n == 2) {
-    side->ask_remeasure = std::fabs(side->log_median[0] - side->log_median[1]) >
-                          std::log1p(kDisagreeingRuns);
+    side->disagreeing = std::fabs(side->log_median[0] - side->log_median[1]) >
+                        std::log1p(kDisagreeingRuns);
+    side->ask_remeasure = side->disagreeing;
     return;
   }
   if (n < 3) return;
@@ -159,6 +161,63 @@ std::vector<double> MeanDefaultWeights(const std::vector<int64_t>& candidate_seq
   return weight;
 }
 
+using KeptRuns = std::vector<std::pair<int64_t, size_t>>;  // (sequence, index), as Kept's
+
+// Rule 4 over the given kept runs of each side, at the given run-to-run noise.
+SpeedupInterval Interval(const Side& def, const KeptRuns& def_kept, const Side& cand,
+                         const KeptRuns& cand_kept, const RunToRunNoise& noise,
+                         double confidence) {
+  // A run's log-median varies by the run-to-run noise, or by its own within-run noise where
+  // that is larger (a run far noisier inside than the repeats were).
+  auto run_variance = [&noise](const RealRun& run) {
+    const double se = MedianLogStandardError(run.step_ms);
+    return std::max(noise.cv * noise.cv, se * se);
+  };
+  // The mean log ratio sum_k (sum_j w_kj d_j - c_k) / m, whose variance is
+  // sum_j a_j^2 var(d_j) + sum_k var(c_k) / m^2 with a_j = sum_k w_kj / m.
+  const double m = static_cast<double>(cand_kept.size());
+  std::vector<int64_t> cand_sequences;
+  for (const auto& kept : cand_kept) cand_sequences.push_back(kept.first);
+  const std::vector<double> weight = MeanDefaultWeights(cand_sequences, def_kept);  // a_j
+  double log_ratio = 0.0;
+  double variance = 0.0;
+  for (size_t j = 0; j < def_kept.size(); ++j) {
+    log_ratio += weight[j] * def.log_median[def_kept[j].second];
+  }
+  for (const auto& [sequence, i] : cand_kept) {
+    log_ratio -= cand.log_median[i] / m;
+    variance += run_variance(*cand.runs[i]) / (m * m);
+  }
+  for (size_t j = 0; j < def_kept.size(); ++j) {
+    variance += weight[j] * weight[j] * run_variance(*def.runs[def_kept[j].second]);
+  }
+  // Student's t at the run-to-run noise's degrees of freedom; with none measured anywhere,
+  // the steps alone (the normal's quantile; never decides: run_to_run_known is false).
+  const double tail = (1.0 - confidence) / 2.0;
+  const double quantile =
+      noise.cv > 0.0
+          ? boost::math::quantile(boost::math::complement(
+                boost::math::students_t(std::max(noise.degrees, 1.0)), tail))
+          : boost::math::quantile(boost::math::complement(boost::math::normal(), tail));
+  const double half_width = quantile * std::sqrt(variance);
+  SpeedupInterval interval;
+  interval.confidence = confidence;
+  interval.speedup = std::exp(log_ratio);
+  interval.low = std::exp(log_ratio - half_width);
+  interval.high = std::exp(log_ratio + half_width);
+  return interval;
+}
+
+// Of a disagreeing pair's two kept runs, the one that does not favour the candidate: the
+// default's faster run (faster = true) or the candidate's slower one.
+KeptRuns CautiousOfPair(const Side& side, const KeptRuns& kept, bool faster) {
+  const auto pick = std::min_element(kept.begin(), kept.end(), [&](const auto& a, const auto& b) {
+    const double la = side.log_median[a.second], lb = side.log_median[b.second];
+    return faster ? la < lb : la > lb;
+  });
+  return {*pick};
+}
+
 }  // namespace
 
 double RatioVarianceFactor(const std::vector<RunRole>& roles_in_sequence) {
@@ -220,31 +279,7 @@ RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidat
     pooled.Add(KeptLogs(cand));
     noise = pooled.noise();
   }
-  // A run's log-median varies by the run-to-run noise, or by its own within-run noise where
-  // that is larger (a run far noisier inside than the repeats were).
-  auto run_variance = [&noise](const RealRun& run) {
-    const double se = MedianLogStandardError(run.step_ms);
-    return std::max(noise.cv * noise.cv, se * se);
-  };
-  // Rule 4: the mean log ratio sum_k (sum_j w_kj d_j - c_k) / m, whose variance is
-  // sum_j a_j^2 var(d_j) + sum_k var(c_k) / m^2 with a_j = sum_k w_kj / m.
-  const double m = static_cast<double>(cand_kept.size());
-  std::vector<int64_t> cand_sequences;
-  for (const auto& kept : cand_kept) cand_sequences.push_back(kept.first);
-  const std::vector<double> weight = MeanDefaultWeights(cand_sequences, def_kept);  // a_j
-  double log_ratio = 0.0;
-  double variance = 0.0;
-  for (size_t j = 0; j < def_kept.size(); ++j) {
-    log_ratio += weight[j] * def.log_median[def_kept[j].second];
-  }
-  for (const auto& [sequence, i] : cand_kept) {
-    log_ratio -= cand.log_median[i] / m;
-    variance += run_variance(*cand.runs[i]) / (m * m);
-  }
-  for (size_t j = 0; j < def_kept.size(); ++j) {
-    variance += weight[j] * weight[j] * run_variance(*def.runs[def_kept[j].second]);
-  }
-  out.speedup.speedup = std::exp(log_ratio);
+  out.speedup = Interval(def, def_kept, cand, cand_kept, noise, options.confidence);
   // The default is the level every candidate run is compared with: one run of it can be off
   // by a whole run's noise and no repeat of the candidate shows that (bench/horovod, resnet50:
   // 1.095x [1.026, 1.153] from one default run and two candidate runs 1% apart was 0.948x in
@@ -254,17 +289,31 @@ RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidat
   // that agreed by chance, 1.095x [0.900, 1.331] over 5 alternating runs). So a verdict needs
   // two kept runs of each; `across_cv` (other settings' repeats) still sets the noise.
   out.run_to_run_known = def_kept.size() >= 2 && cand_kept.size() >= 2;
-  // Student's t at the run-to-run noise's degrees of freedom; with none measured anywhere,
-  // the steps alone (the normal's quantile; never decides: run_to_run_known is false).
-  const double tail = (1.0 - options.confidence) / 2.0;
-  const double quantile =
-      noise.cv > 0.0
-          ? boost::math::quantile(boost::math::complement(
-                boost::math::students_t(std::max(noise.degrees, 1.0)), tail))
-          : boost::math::quantile(boost::math::complement(boost::math::normal(), tail));
-  const double half_width = quantile * std::sqrt(variance);
-  out.speedup.low = std::exp(log_ratio - half_width);
-  out.speedup.high = std::exp(log_ratio + half_width);
+  // Rule 2's cautious reading of two runs that disagree (see run_comparison.h).
+  if (def.disagreeing || cand.disagreeing) {
+    const KeptRuns def_cautious = def.disagreeing ? CautiousOfPair(def, def_kept, true) : def_kept;
+    const KeptRuns cand_cautious =
+        cand.disagreeing ? CautiousOfPair(cand, cand_kept, false) : cand_kept;
+    const SpeedupInterval cautious =
+        Interval(def, def_cautious, cand, cand_cautious, noise, options.confidence);
+    if (cautious.Faster()) {
+      out.speedup = cautious;
+      out.disagreement_set_aside = true;
+      for (ComparedRun& r : out.runs) {
+        const Side& side = r.role == RunRole::kDefault ? def : cand;
+        const KeptRuns& kept = r.role == RunRole::kDefault ? def_cautious : cand_cautious;
+        if (!side.disagreeing) continue;
+        r.set_aside = std::none_of(kept.begin(), kept.end(), [&](const auto& k) {
+          return side.runs[k.second]->run_id == r.run_id && side.sequence[k.second] == r.sequence;
+        });
+      }
+      const bool def_asks = def.ask_remeasure && !def.disagreeing;
+      const bool cand_asks = cand.ask_remeasure && !cand.disagreeing;
+      out.remeasure = def_asks    ? Remeasure::kDefault
+                      : cand_asks ? Remeasure::kCandidate
+                                  : Remeasure::kNone;
+    }
+  }
   return out;
 }
 

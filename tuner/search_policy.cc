@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 namespace autotune::tuner {
 
@@ -216,10 +217,20 @@ int MostConvincinglyFaster(const std::vector<Reported>& measured,
 }
 
 std::vector<RunRole> RemeasureOrder(const Decision& decision) {
+  const std::vector<ComparedRun>& runs = decision.comparison.runs;
+  const std::ptrdiff_t defaults = std::count_if(
+      runs.begin(), runs.end(), [](const ComparedRun& r) { return r.role == RunRole::kDefault; });
+  const std::ptrdiff_t candidates = static_cast<std::ptrdiff_t>(runs.size()) - defaults;
+  // Two runs of one side that disagree while the other side ran once: a verdict needs the
+  // other side's second run whichever of the two is off (rule 5), and with it rule 2's cautious
+  // reading may decide without a third run of the pair (tuner/run_comparison.h). So the side
+  // that ran once goes first; the pair's third run waits for a verdict that still hangs on it.
   switch (decision.comparison.remeasure) {
     case Remeasure::kDefault:
+      if (defaults == 2 && candidates == 1) return {RunRole::kCandidate};
       return {RunRole::kDefault};
     case Remeasure::kCandidate:
+      if (candidates == 2 && defaults == 1) return {RunRole::kDefault};
       return {RunRole::kCandidate};
     case Remeasure::kNone:
       break;
@@ -227,9 +238,7 @@ std::vector<RunRole> RemeasureOrder(const Decision& decision) {
   // Nothing is called better before the default has two runs (tuner/run_comparison.h): while it
   // has one, it goes first, whatever the pattern (a budget that ends first spends nothing on
   // repeats of the candidate that cannot decide).
-  const bool default_once =
-      std::count_if(decision.comparison.runs.begin(), decision.comparison.runs.end(),
-                    [](const ComparedRun& r) { return r.role == RunRole::kDefault; }) < 2;
+  const bool default_once = defaults < 2;
   const RunRole first =
       default_once ? RunRole::kDefault : NextInPattern(decision.comparison);
   return {first, first == RunRole::kDefault ? RunRole::kCandidate : RunRole::kDefault};

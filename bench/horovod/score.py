@@ -239,7 +239,8 @@ def main():
         a.dir, order,
         {n: confirm_settings.horovod_class(a.dir, n, step_bytes) for n in order}, figure, VS,
         f"the same cycle time, cache and hierarchical flags, fusion thresholds at or above the "
-        f"{step_bytes / 2**20:.2f} MiB one step reduces (or the same threshold)")
+        f"{step_bytes / 2**20:.2f} MiB one step reduces (or the same threshold), the same eager "
+        f"limit")
 
     def beyond_noise(n):
         return noise is not None and abs(real[n] - real[default]) > 2 * noise * real[default]

@@ -3,8 +3,8 @@
 
 Real runs of bench/horovod and bench/ddp (a grid's MODEL folder, or its confirm_settings/
 folder) hold pairs of settings that run the job the same way: in Horovod, the same cycle time
-with fusion thresholds both at or above the bytes one step reduces (only the fusion buffer's
-size differs), or a config copied under another name; in DDP, the same buckets as DDP itself
+and Open MPI eager limit with fusion thresholds both at or above the bytes one step reduces
+(only the fusion buffer's size differs), or a config copied under another name; in DDP, the same buckets as DDP itself
 reported them and the same gradient_as_bucket_view. For each such pair, each side taken as the
 default and the other as the candidate, bench_decision_controls applies the rule that search,
 search --live and record --autotune decide with (tuner/run_comparison.h CompareRuns), twice:

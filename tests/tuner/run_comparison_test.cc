@@ -162,6 +162,68 @@ TEST(RunComparisonTest, ADefaultOutlierReplacedNoLongerHoldsTheVerdict) {
   }
 }
 
+// Two default runs that disagree (the real MLP's search on 2x2 at 1 Gbit/s, bench/horovod:
+// 633.5 and 562.6 ms, 12% apart) cannot say which is off, so the verdict is taken as if the
+// one that favours the candidate, the slower, were: the candidate's runs (434.1 ms, the
+// search's, and 445 ms) against 562.6 alone. One-step runs (no within-run noise); the noise
+// is the comparison's own: the default's (ln(633.5 / 562.6))^2 / 2 and the candidate's
+// (ln(445 / 434.1))^2 / 2 over 2 degrees, with the prior's 3 at 5%; both candidate runs
+// against the one default run: a = 1, so the error is sigma * sqrt(1 + 1/2); t(0.975, 5) from
+// a table is 2.5706. Faster beyond noise that way too: no third default run is asked for.
+TEST(RunComparisonTest, TwoDisagreeingDefaultRunsDecideByTheCautiousReading) {
+  const RealRuns def = {RealRun({633.5}, 0, 1), RealRun({562.6}, 2, 3)};
+  const RealRuns cand = {RealRun({434.1}, 1, 2), RealRun({445.0}, 3, 4)};
+  const RunComparison c = CompareRuns(def, cand);
+  const double sigma = std::sqrt((std::pow(std::log(633.5 / 562.6), 2) / 2 +
+                                  std::pow(std::log(445.0 / 434.1), 2) / 2 + 3 * 0.0025) /
+                                 5.0);
+  const double mean = std::log(562.6) - (std::log(434.1) + std::log(445.0)) / 2;
+  const double half = 2.5706 * sigma * std::sqrt(1.5);
+  EXPECT_EQ(c.remeasure, Remeasure::kNone);
+  EXPECT_TRUE(c.disagreement_set_aside);
+  EXPECT_NEAR(c.speedup.speedup, std::exp(mean), 1e-12);
+  EXPECT_NEAR(c.speedup.low, std::exp(mean - half), 1e-4);
+  EXPECT_NEAR(c.speedup.high, std::exp(mean + half), 1e-4);
+  EXPECT_TRUE(c.Faster()) << c.speedup.low;
+  for (const ComparedRun& r : c.runs) {
+    EXPECT_FALSE(r.outlier);
+    EXPECT_EQ(r.set_aside, r.run_id == 1) << r.run_id;
+  }
+
+  // The candidate's runs faster than the slower default run only (560 and 555 ms): the
+  // cautious reading is within noise, so the pair's third run is asked for as before, and
+  // nothing is set aside.
+  const RealRuns between = {RealRun({560.0}, 1, 2), RealRun({555.0}, 3, 4)};
+  const RunComparison waits = CompareRuns(def, between);
+  EXPECT_EQ(waits.remeasure, Remeasure::kDefault);
+  EXPECT_FALSE(waits.disagreement_set_aside);
+  EXPECT_FALSE(waits.Faster());
+  for (const ComparedRun& r : waits.runs) EXPECT_FALSE(r.set_aside);
+}
+
+// The same for the candidate's two runs: D C D C at 100, 80, 101, 90 ms (the candidate's 12.5%
+// apart), the noise given (2% over 10 degrees). The cautious reading keeps the slower, 90 ms,
+// which ran after the last default run (a = 1): ln(101 / 90) -+ t(0.975, 10) * 2% * sqrt(1 + 1),
+// t from a table 2.2281.
+TEST(RunComparisonTest, TwoDisagreeingCandidateRunsDecideByTheSlower) {
+  const RealRuns def = {RealRun({100.0}, 0, 1), RealRun({101.0}, 2, 3)};
+  const RealRuns cand = {RealRun({80.0}, 1, 2), RealRun({90.0}, 3, 4)};
+  CompareOptions options;
+  options.across_cv = 0.02;
+  options.across_degrees = 10;
+  const RunComparison c = CompareRuns(def, cand, options);
+  const double half = 2.2281 * 0.02 * std::sqrt(2.0);
+  EXPECT_EQ(c.remeasure, Remeasure::kNone);
+  EXPECT_NEAR(c.speedup.speedup, 101.0 / 90.0, 1e-12);
+  EXPECT_NEAR(c.speedup.low, 101.0 / 90.0 * std::exp(-half), 1e-4);
+  EXPECT_TRUE(c.Faster());
+  for (const ComparedRun& r : c.runs) EXPECT_EQ(r.set_aside, r.run_id == 2) << r.run_id;
+  // At the noise the runs themselves show, the slower run alone is within it: a third run.
+  const RunComparison own = CompareRuns(def, cand);
+  EXPECT_EQ(own.remeasure, Remeasure::kCandidate);
+  EXPECT_FALSE(own.Faster());
+}
+
 // One run each: the steps show a gain, but how much a whole run varies is unknown: not
 // decided, even with the run-to-run noise measured elsewhere, while the default ran once (a
 // single default run sets the level every candidate run is compared with). With two default

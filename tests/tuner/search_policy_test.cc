@@ -397,6 +397,44 @@ TEST(SearchPolicyTest, ALeadThePickCannotOvertakeIsPursuedInTheAlternatingPatter
   EXPECT_FALSE(PursueLeadOrder(d, candidate, pick).has_value());
 }
 
+// The real MLP's search (bench/horovod): D 633.5, C 434.1, D 562.6 ms, the default's two runs
+// 12% apart, its budget one run from spent. A third default run could not decide (the
+// candidate has one run, and a verdict needs two); the candidate's second can (the cautious
+// reading, tuner/run_comparison.h), so the candidate goes next, whether the cautious reading
+// already clears 1 at the runs' own noise (as here: the search's noise was the default pair's
+// with the prior, 6%) or not yet (at 7.9% over 4 degrees: the pair asks for a re-measure,
+// which waits). Mirrored: two disagreeing candidate runs and one of the default ask for the
+// default's second.
+TEST(SearchPolicyTest, ADisagreeingPairWaitsForTheOtherSidesSecondRun) {
+  const RealRuns def = {RealRun({633.5}, 0), RealRun({562.6}, 2)};
+  const RealRuns once = {RealRun({434.1}, 1)};
+  const Decision d = Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 2), once, def, {});
+  EXPECT_EQ(d.comparison.remeasure, Remeasure::kNone);
+  EXPECT_TRUE(d.comparison.disagreement_set_aside);
+  EXPECT_EQ(d.verdict, Verdict::kRunToRunUnknown);
+  EXPECT_EQ(RemeasureOrder(d).front(), RunRole::kCandidate);
+  StopRule rule;
+  rule.max_measured_samples = 4;
+  EXPECT_TRUE(RemeasureToDecide(rule, 3, d, Setting(1, 9, 1, 1), Setting(0, 10, 1, 2)));
+  StepNoise wider;
+  wider.across_cv = 0.079;
+  wider.across_degrees = 4;
+  const Decision pending = Decide(Setting(1, 9, 1, 1), Setting(0, 10, 1, 2), once, def, wider);
+  EXPECT_EQ(pending.comparison.remeasure, Remeasure::kDefault);
+  EXPECT_EQ(pending.verdict, Verdict::kRunsDisagree);
+  EXPECT_EQ(RemeasureOrder(pending), std::vector<RunRole>{RunRole::kCandidate});
+  EXPECT_TRUE(RemeasureToDecide(rule, 3, pending, Setting(1, 9, 1, 1), Setting(0, 10, 1, 2)));
+  const Decision decided =
+      Decide(Setting(1, 9, 1, 2), Setting(0, 10, 1, 2),
+             {RealRun({434.1}, 1), RealRun({445.0}, 3)}, def, {});
+  EXPECT_EQ(decided.verdict, Verdict::kBeatsDefault);
+  const Decision mirrored = Decide(Setting(1, 9, 1, 2), Setting(0, 10, 1, 1),
+                                   {RealRun({80.0}, 1), RealRun({95.0}, 2)},
+                                   {RealRun({100.0}, 0)}, {});
+  EXPECT_EQ(mirrored.comparison.remeasure, Remeasure::kCandidate);
+  EXPECT_EQ(RemeasureOrder(mirrored), std::vector<RunRole>{RunRole::kDefault});
+}
+
 // Of three runs the MAD is the smaller distance of the other two to the middle one: two runs
 // that agree to 0.1% do not make a third 4% off an outlier (the floor, kMinRunSpread), while a
 // third 10% off still is one.

@@ -35,7 +35,7 @@ void FillDecisionEvidence(const tuner::Decision& d, StoredDecision* out) {
   out->noise_cv = d.noise.cv();
   for (const tuner::ComparedRun& r : d.comparison.runs) {
     out->runs.push_back({r.run_id, r.role == tuner::RunRole::kCandidate, r.steps, r.median_ms,
-                         r.outlier});
+                         r.outlier || r.set_aside});
   }
 }
 
@@ -84,7 +84,7 @@ std::string DecisionLine(const StoredDecision& d, Framework framework) {
       std::snprintf(median, sizeof(median), " %.4g ms", r.median_step_ms);
       line += (i ? ", " : "") + std::string(r.candidate ? "C" : "D") +
               (r.run_id > 0 ? " run " + std::to_string(r.run_id) : std::string()) + median +
-              (r.outlier ? " outlier, left out" : "");
+              (r.outlier ? " left out" : "");
     }
     line += ")";
   }

@@ -27,8 +27,9 @@ StoredDecision ToStored(const RoundReport& report, const std::string& command,
                         const std::string& evidence_key);
 
 // "decision 3 (search, 2026-11-25T20:10:00Z): KNOBS beats the default: yes, speedup 1.250
-// [1.201, 1.302] from 4 real runs (runs 2 default, 3 candidate, ...)"; the runs say "outlier,
-// left out" where one was. For search's summary, `runs` and `report`.
+// [1.201, 1.302] from 4 real runs (runs 2 default, 3 candidate, ...)"; the runs say "left
+// out" where one was (an outlier, or the run a disagreeing pair's cautious reading set aside).
+// For search's summary, `runs` and `report`.
 std::string DecisionLine(const StoredDecision& decision, Framework framework);
 
 // "candidate K beats the default: VERDICT"; for a candidate that is the default itself, "the
