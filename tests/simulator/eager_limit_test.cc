@@ -180,6 +180,33 @@ TEST(EagerLimitTest, AHigherLimitTakesOutTheJobsOwnTailWhereItShowsTheSize) {
   EXPECT_NEAR(down.Ratio(down.Choose(0), Op::kAllreduce, 262144), 3000.0 / 2100.0, 1e-12);
 }
 
+// A higher limit only takes a handshake away, a lower one only adds it: where the calibrates
+// say otherwise (a few stalls among the repetitions at the higher limit: means 1,500 against
+// 1,000 us at 128 KiB, and 5,942 against 3,649 us at 256 KiB as bench/horovod's pair of
+// 2026-12-06 17:36-17:38 timed it), the size is held (ratio 1), with or without the job's own
+// tail; below the job's limit, a calibrate faster than the job's limit's is held the same way.
+TEST(EagerLimitTest, NoiseThatWouldMakeAHigherLimitSlowerIsHeld) {
+  const Calibration base = Points(1, 0, {{131072, 805.0, 1000.0}, {262144, 2245.0, 3649.0},
+                                         {524288, 4625.0, 5760.0}});
+  const Calibration eager = Points(2, 524288, {{131072, 809.0, 1500.0}, {262144, 2142.0, 5942.0},
+                                               {524288, 4331.0, 4382.0}});
+  EagerLimitEffect e;
+  ASSERT_TRUE(EagerLimitEffect::Fit(0, base, {eager}, &e).ok());
+  const int i = e.Choose(524288);
+  ASSERT_GE(i, 0);
+  EXPECT_EQ(e.Ratio(i, Op::kAllreduce, 131072), 1.0);
+  EXPECT_EQ(e.Ratio(i, Op::kAllreduce, 262144), 1.0);
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 524288), 4382.0 / 5760.0, 1e-12);  // still taken
+  // The job's own 256 KiB tail (median 1,986, mean 2,845 us): 0.698 x 5942 / 2245 = 1.85.
+  e.SetJobTails({AllreduceTail(262144, 3000, 1986.0, 2845.0)});
+  EXPECT_EQ(e.Ratio(i, Op::kAllreduce, 262144), 1.0);
+  // The job at 512 KiB, a setting at Open MPI's own, the calibrates' 128 KiB means reversed.
+  EagerLimitEffect down;
+  ASSERT_TRUE(EagerLimitEffect::Fit(524288, eager, {base}, &down).ok());
+  EXPECT_EQ(down.Ratio(down.Choose(0), Op::kAllreduce, 131072), 1.0);
+  EXPECT_NEAR(down.Ratio(down.Choose(0), Op::kAllreduce, 524288), 5760.0 / 4382.0, 1e-12);
+}
+
 // A calibrate at another limit that measured none of the base's sizes is not used: the limit
 // is held, and a prediction is still made.
 TEST(EagerLimitTest, ACalibrateOfOtherSizesIsLeftOut) {
