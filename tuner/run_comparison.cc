@@ -28,13 +28,15 @@ struct Side {
   std::vector<double> log_median;
   std::vector<bool> outlier;
   bool ask_remeasure = false;
-  bool disagreeing = false;  // two runs that disagree (rule 2): ask_remeasure unless set aside
+  bool disagreeing = false;    // two runs that disagree (rule 2)
+  std::vector<bool> set_aside;  // left out by rule 2's cautious reading, once it decided
 };
 
 // Rule 2: marks outliers among three or more runs; two runs that disagree ask for a third.
 void FindOutliers(Side* side) {
   const size_t n = side->log_median.size();
   side->outlier.assign(n, false);
+  side->set_aside.assign(n, false);
   if (n == 2) {
     side->disagreeing = std::fabs(side->log_median[0] - side->log_median[1]) >
                         std::log1p(kDisagreeingRuns);
@@ -208,14 +210,55 @@ SpeedupInterval Interval(const Side& def, const KeptRuns& def_kept, const Side& 
   return interval;
 }
 
-// Of a disagreeing pair's two kept runs, the one that does not favour the candidate: the
-// default's faster run (faster = true) or the candidate's slower one.
-KeptRuns CautiousOfPair(const Side& side, const KeptRuns& kept, bool faster) {
+// A disagreeing pair's kept runs less the one that favours the candidate: the default keeps
+// its faster run (faster = true), the candidate its slower one. Other sides' kept runs as
+// they are.
+KeptRuns Cautious(const Side& side, const KeptRuns& kept, bool faster) {
+  if (!side.disagreeing) return kept;
   const auto pick = std::min_element(kept.begin(), kept.end(), [&](const auto& a, const auto& b) {
     const double la = side.log_median[a.second], lb = side.log_median[b.second];
     return faster ? la < lb : la > lb;
   });
   return {*pick};
+}
+
+// Marks the kept runs the cautious reading left out as set aside.
+void MarkSetAside(Side* side, const KeptRuns& kept, const KeptRuns& cautious) {
+  for (const auto& [sequence, i] : kept) {
+    side->set_aside[i] = std::none_of(cautious.begin(), cautious.end(),
+                                      [i = i](const auto& c) { return c.second == i; });
+  }
+}
+
+// What the sides ask for before they can decide (rule 2), the default's first; a disagreeing
+// pair asks only while the cautious reading has not settled it.
+Remeasure Asked(const Side& def, const Side& cand, bool pairs_settled) {
+  auto asks = [pairs_settled](const Side& side) {
+    return side.ask_remeasure && !(pairs_settled && side.disagreeing);
+  };
+  return asks(def) ? Remeasure::kDefault : asks(cand) ? Remeasure::kCandidate : Remeasure::kNone;
+}
+
+// Every run of both sides with a step, in sequence order.
+std::vector<ComparedRun> Compared(const Side& def, const Side& cand) {
+  std::vector<ComparedRun> runs;
+  for (const Side* side : {&def, &cand}) {
+    for (size_t i = 0; i < side->runs.size(); ++i) {
+      ComparedRun r;
+      r.role = side == &def ? RunRole::kDefault : RunRole::kCandidate;
+      r.run_id = side->runs[i]->run_id;
+      r.sequence = side->sequence[i];
+      r.steps = static_cast<int>(side->runs[i]->step_ms.size());
+      r.median_ms = std::exp(side->log_median[i]);
+      r.outlier = side->outlier[i];
+      r.set_aside = side->set_aside[i];
+      runs.push_back(r);
+    }
+  }
+  std::stable_sort(runs.begin(), runs.end(), [](const ComparedRun& a, const ComparedRun& b) {
+    return a.sequence < b.sequence;
+  });
+  return runs;
 }
 
 }  // namespace
@@ -247,29 +290,15 @@ RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidat
                           const CompareOptions& options) {
   RunComparison out;
   out.speedup.confidence = options.confidence;
-  const Side def = MakeSide(default_runs, RunRole::kDefault);
-  const Side cand = MakeSide(candidate_runs, RunRole::kCandidate);
-  for (const auto* side : {&def, &cand}) {
-    for (size_t i = 0; i < side->runs.size(); ++i) {
-      ComparedRun r;
-      r.role = side == &def ? RunRole::kDefault : RunRole::kCandidate;
-      r.run_id = side->runs[i]->run_id;
-      r.sequence = side->sequence[i];
-      r.steps = static_cast<int>(side->runs[i]->step_ms.size());
-      r.median_ms = std::exp(side->log_median[i]);
-      r.outlier = side->outlier[i];
-      out.runs.push_back(r);
-    }
-  }
-  std::stable_sort(
-      out.runs.begin(), out.runs.end(),
-      [](const ComparedRun& a, const ComparedRun& b) { return a.sequence < b.sequence; });
-  out.remeasure = def.ask_remeasure    ? Remeasure::kDefault
-                  : cand.ask_remeasure ? Remeasure::kCandidate
-                                       : Remeasure::kNone;
+  Side def = MakeSide(default_runs, RunRole::kDefault);
+  Side cand = MakeSide(candidate_runs, RunRole::kCandidate);
+  out.remeasure = Asked(def, cand, false);
   const auto def_kept = Kept(def);
   const auto cand_kept = Kept(cand);
-  if (def_kept.empty() || cand_kept.empty()) return out;
+  if (def_kept.empty() || cand_kept.empty()) {
+    out.runs = Compared(def, cand);
+    return out;
+  }
   out.valid = true;
   // The run-to-run noise: as given, else what this comparison's own repeats show.
   RunToRunNoise noise{options.across_cv, options.across_degrees};
@@ -291,29 +320,19 @@ RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidat
   out.run_to_run_known = def_kept.size() >= 2 && cand_kept.size() >= 2;
   // Rule 2's cautious reading of two runs that disagree (see run_comparison.h).
   if (def.disagreeing || cand.disagreeing) {
-    const KeptRuns def_cautious = def.disagreeing ? CautiousOfPair(def, def_kept, true) : def_kept;
-    const KeptRuns cand_cautious =
-        cand.disagreeing ? CautiousOfPair(cand, cand_kept, false) : cand_kept;
+    const KeptRuns def_cautious = Cautious(def, def_kept, true);
+    const KeptRuns cand_cautious = Cautious(cand, cand_kept, false);
     const SpeedupInterval cautious =
         Interval(def, def_cautious, cand, cand_cautious, noise, options.confidence);
     if (cautious.Faster()) {
       out.speedup = cautious;
       out.disagreement_set_aside = true;
-      for (ComparedRun& r : out.runs) {
-        const Side& side = r.role == RunRole::kDefault ? def : cand;
-        const KeptRuns& kept = r.role == RunRole::kDefault ? def_cautious : cand_cautious;
-        if (!side.disagreeing) continue;
-        r.set_aside = std::none_of(kept.begin(), kept.end(), [&](const auto& k) {
-          return side.runs[k.second]->run_id == r.run_id && side.sequence[k.second] == r.sequence;
-        });
-      }
-      const bool def_asks = def.ask_remeasure && !def.disagreeing;
-      const bool cand_asks = cand.ask_remeasure && !cand.disagreeing;
-      out.remeasure = def_asks    ? Remeasure::kDefault
-                      : cand_asks ? Remeasure::kCandidate
-                                  : Remeasure::kNone;
+      out.remeasure = Asked(def, cand, true);
+      MarkSetAside(&def, def_kept, def_cautious);
+      MarkSetAside(&cand, cand_kept, cand_cautious);
     }
   }
+  out.runs = Compared(def, cand);
   return out;
 }
 

@@ -56,8 +56,15 @@ def main():
     rng = random.Random(a.seed)
     for pattern, cv, gain in CASES:
         todo = trials(rng, pattern, cv, gain, a.trials)
-        done = subprocess.run([a.tool], input=json.dumps({"comparisons": todo}), text=True,
-                              capture_output=True, check=True).stdout.splitlines()
+        try:
+            done = subprocess.run([a.tool], input=json.dumps({"comparisons": todo}), text=True,
+                                  capture_output=True, check=True).stdout.splitlines()
+        except (OSError, subprocess.CalledProcessError) as e:
+            detail = getattr(e, "stderr", "") or str(e)
+            last = detail.strip().splitlines()
+            print(f"decision_power: {a.tool} failed: {last[-1] if last else e}",
+                  file=sys.stderr)
+            return 1
         faster = sum(1 for line in done if json.loads(line)["faster"])
         share = 100.0 * faster / a.trials
         name = f"tuner.decision_rule_{pattern}_cv{round(cv * 100)}"
