@@ -35,8 +35,8 @@ struct CpuShareParams {
   // (reported; a replay's CommLoad carries its own setting's).
   double cycle_cpu_us = 0.0;
   // Cores the recorded run's tracer took (1: Horovod's timeline writer; fitted from an
-  // untraced step time when one was given), and the tracer of the predicted job (0: the
-  // production job).
+  // untraced step time when one was given, at most that writer's one core), and the tracer of
+  // the predicted job (0: the production job).
   double recorded_tau = 0.0;
   double predicted_tau = 0.0;
   // Where sigma and tau came from, one line each (for --explain, --json and diagnose).

@@ -127,7 +127,9 @@ void FitProductionModel(const RunInfo& run, const PreparedTrace& trace,
   // Bisection on the recorded tracer's cores (more of them, a faster production job) to the
   // production step time in the imported steps' time.
   const double target_ms = production_ms * reads;
-  double lo = 0.0, hi = 4.0 * cpu.cores;
+  // At most the one core Horovod's timeline writer spins on: a production step faster than
+  // one core's worth is run-to-run noise, a ratio below, not a tracer that shrinks the compute.
+  double lo = 0.0, hi = std::min(1.0, static_cast<double>(cpu.cores));
   for (int i = 0; i < 30; ++i) {
     cpu.recorded_tau = 0.5 * (lo + hi);
     const double ms = MedianStepMs(trace, network, negotiation, *options, run.knobs);

@@ -39,8 +39,8 @@
 #     its production round 1 as --step-log): each proposal runs untraced, then traced, and the
 #     production step times decide.
 # With --extrap: the mlp default only, traced and production, on 2x1, 4x1 and 2x2 nodes x
-# ranks, --repeats rounds each (interleaved); scoring imports the 2x1 traced default and
-# predicts 2x1, 4x1 and 2x2 (`simulate --nodes N --ranks-per-node M`, calibration of 2x1
+# ranks, --repeats rounds each (interleaved); scoring imports the 2x1 traced default (with
+# --untraced-fit, its first --fit-rounds production rounds as --step-log) and predicts 2x1, 4x1 and 2x2 (`simulate --nodes N --ranks-per-node M`, calibration of 2x1
 # only) against the production step times (a refusal is printed as the result); then, where
 # target.db holds calibrates of 4x1 and 2x2 (made with the real runs; a minute of collectives
 # each, not the job), predicts them again with those in the score database, as "4x1+cal" and
@@ -429,10 +429,14 @@ if [[ $extrap -eq 1 ]]; then
     done
   fi
   fresh_score_db
-  steplog=""
-  [[ $untraced_fit -eq 1 ]] && steplog=$out/2x1/f128_c1.r1.json
+  steplogs=()
+  if [[ $untraced_fit -eq 1 ]]; then
+    for ((r = 1; r <= fit_rounds; r++)); do
+      [[ -e $out/2x1/f128_c1.r$r.json ]] && steplogs+=("$out/2x1/f128_c1.r$r.json")
+    done
+  fi
   run=$(import_timeline "$out/2x1/fit/f128_c1.r1.tl.json" "$out/2x1/f128_c1.yaml" 2 1 mlp-job \
-    "$steplog")
+    "${steplogs[@]}")
   log "2x1 traced default imported as run $run"
   : > "$out/predicted.tsv"
   : > "$out/predicted.tsv.runs"
