@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iterator>
 #include <numeric>
+#include <string>
 #include <utility>
 
 namespace autotune::sim {
@@ -145,7 +146,8 @@ const char* DiagnosisVerdictName(DiagnosisVerdict v) {
   return v == DiagnosisVerdict::kTune ? "tune" : "keep_defaults";
 }
 
-DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, std::string* line) {
+DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, std::string* line,
+                       const std::string& over) {
   char buf[320];
   const double gain_pct = 100.0 * max_gain_fraction;
   const double noise_pct = 100.0 * kTuningNoiseFraction;
@@ -165,10 +167,10 @@ DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, st
                   "communication's CPU", Percent(median.comm_cpu_ms, median.step_ms));
   }
   std::snprintf(buf, sizeof buf,
-                "exposed communication is %.1f%% of the step (the median over the steps; "
+                "exposed communication is %.1f%% of the step (the median over %s; "
                 "%.1f%% of the median step, largest part: %s%s): tuning can gain up to %.1f%%; "
                 "run autotune search",
-                gain_pct, Percent(median.exposed_comm_ms(), median.step_ms),
+                gain_pct, over.c_str(), Percent(median.exposed_comm_ms(), median.step_ms),
                 LargestExposedPart(median), cpu, gain_pct);
   *line = buf;
   return DiagnosisVerdict::kTune;
@@ -237,24 +239,28 @@ Status Diagnose(const Trace& trace, Diagnosis* out, const CpuShareParams& cpu) {
                    [&](int a, int b) { return d.steps[a].step_ms < d.steps[b].step_ms; });
   d.median_index = order[(order.size() - 1) / 2];
   const StepDiagnosis& m = d.median();
-  d.max_gain_fraction = MedianOf(gains);
   d.gain_quartile_low = Percentile(gains, 25.0);
   d.gain_quartile_high = Percentile(gains, 75.0);
-  d.gain_first_half = d.gain_second_half = d.max_gain_fraction;
+  d.gain_first_half = d.gain_second_half = MedianOf(gains);
+  std::string over = "the steps";
+  d.gain_steps = gains.size();
   if (gains.size() >= static_cast<size_t>(kMinDriftSteps)) {
-    const size_t half = gains.size() / 2;
+    const size_t half = d.gain_steps = gains.size() / 2;
     d.gain_first_half = MedianOf({gains.begin(), gains.begin() + half});
     d.gain_second_half = MedianOf({gains.end() - half, gains.end()});
     d.gain_trend_z = MannKendallZ(gains);
     d.drifting = std::abs(d.gain_trend_z) > kDriftZ;
+    over = "the last " + std::to_string(half) + " of " + std::to_string(gains.size()) + " steps";
   }
-  d.verdict = Judge(m, d.max_gain_fraction, &d.verdict_line);
+  // The steady pace's bound: the later half's median (the file comment).
+  d.max_gain_fraction = d.gain_second_half;
+  d.verdict = Judge(m, d.max_gain_fraction, &d.verdict_line, over);
   if (d.drifting) {
     char buf[400];
     std::snprintf(buf, sizeof buf,
                   " (the steps drift: the median share is %.1f%% over the first %zu steps and "
-                  "%.1f%% over the last %zu, a trend beyond chance, so the bound moves with "
-                  "--warmup-steps; the later steps, or a longer run, show the job's steady pace)",
+                  "%.1f%% over the last %zu, a trend beyond chance: the job had not reached its "
+                  "steady pace, which a longer run shows)",
                   100.0 * d.gain_first_half, gains.size() / 2, 100.0 * d.gain_second_half,
                   gains.size() / 2);
     d.verdict_line += buf;

@@ -29,13 +29,16 @@
 //
 // A run's diagnosis reports the parts of its median step (the step whose measured time is
 // the median; the lower middle one for an even count), so they add up to a step that
-// really happened. The most any setting could gain is the median over the steps of each
-// step's 1 - ideal / measured (exposed / step), where the ideal step is the replay with zero
-// negotiation, zero copies and zero collective time (each step ends at compute end + tail):
-// a median of the steps' own shares, so that neither one odd step nor which step happens
-// to sit in the middle decides it. Its spread comes with it: the shares' quartiles, and
-// whether they drift from the first half of the steps to the second (then no count of
-// warm-up steps gives a bound that holds for the others; the verdict line says so).
+// really happened. The most any setting could gain is the median over the later half of the
+// steps (all of them where fewer than kMinDriftSteps) of each step's 1 - ideal / measured
+// (exposed / step), where the ideal step is the replay with zero negotiation, zero copies and
+// zero collective time (each step ends at compute end + tail): a median of the steps' own
+// shares, so that neither one odd step nor which step happens to sit in the middle decides
+// it, and of the later ones, the job's steady pace (a warm-up's transients fade with the
+// steps, and a production job runs thousands at its later pace), so that leaving out k more
+// leading steps (--warmup-steps) moves the steps it reads by about k / 2. Its spread comes
+// with it: the shares' quartiles over every step, and whether they drift from the first half
+// of the steps to the second (a job still warming up: the verdict line says so).
 //
 // The compute end C of a recorded run is the later of the backward's end (backward start +
 // the workload's backward_ms) and the slowest rank's last gradient. An imported run's
@@ -101,13 +104,15 @@ const char* DiagnosisVerdictName(DiagnosisVerdict v);  // "keep_defaults" | "tun
 struct Diagnosis {
   std::vector<StepDiagnosis> steps;  // in trace order
   int median_index = 0;              // into steps: the median step
-  double max_gain_fraction = 0.0;    // median step: 1 - ideal_step_ms / step_ms
+  double max_gain_fraction = 0.0;    // gain_second_half (see the file comment)
+  size_t gain_steps = 0;             // the last steps max_gain_fraction is the median over
   // The spread of the steps' own gains (1 - ideal_step_ms / step_ms each): their lower and
   // upper quartiles (nearest rank, Percentile 25 and 75).
   double gain_quartile_low = 0.0;
   double gain_quartile_high = 0.0;
   // The median gain of the first and of the second half of the steps in trace order (an odd
-  // count's middle step in neither); both max_gain_fraction with fewer than kMinDriftSteps.
+  // count's middle step in neither); both the median over every step with fewer than
+  // kMinDriftSteps.
   double gain_first_half = 0.0;
   double gain_second_half = 0.0;
   // The steps' gains trend in trace order (MannKendallZ beyond kDriftZ, kMinDriftSteps or
@@ -134,7 +139,8 @@ Status Diagnose(const Trace& trace, Diagnosis* out, const CpuShareParams& cpu = 
 
 // The verdict for a median step's parts: kTune when max_gain_fraction >= kTuningNoiseFraction;
 // *line says how much of the step communication is, how much is hidden, the most tuning
-// could gain and what to do.
-DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, std::string* line);
+// could gain (`over`: the steps it is the median of) and what to do.
+DiagnosisVerdict Judge(const StepDiagnosis& median, double max_gain_fraction, std::string* line,
+                       const std::string& over = "the steps");
 
 }  // namespace autotune::sim

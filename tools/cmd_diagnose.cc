@@ -55,6 +55,7 @@ void PrintJson(const RunInfo& run, const sim::Diagnosis& d, const std::string& c
   out["max_gain_fraction"] = d.max_gain_fraction;
   out["max_gain_quartiles"] = {d.gain_quartile_low, d.gain_quartile_high};
   out["max_gain_halves"] = {d.gain_first_half, d.gain_second_half};
+  out["max_gain_steps"] = d.gain_steps;
   out["max_gain_trend_z"] = d.gain_trend_z;
   out["drifting"] = d.drifting;
   out["noise_fraction"] = sim::kTuningNoiseFraction;
@@ -97,10 +98,10 @@ void PrintTable(const RunInfo& run, const sim::Diagnosis& d, const std::string& 
   std::printf("communication: %.3f ms in all, %.3f ms hidden behind compute, %.3f ms exposed\n",
               m.total_comm_ms, m.hidden_comm_ms(), m.exposed_comm_ms());
   std::printf(
-      "most any setting could gain: %.1f%% (the median over the %zu steps of each step's "
-      "exposed share%s, their middle half %.1f-%.1f%%; the median step without communication "
-      "overhead: %.3f ms)\n",
-      100.0 * d.max_gain_fraction, d.steps.size(),
+      "most any setting could gain: %.1f%% (the median over the last %zu of the %zu steps of "
+      "each step's exposed share%s; over every step their middle half %.1f-%.1f%%; the median "
+      "step without communication overhead: %.3f ms)\n",
+      100.0 * d.max_gain_fraction, d.gain_steps, d.steps.size(),
       m.comm_cpu_ms > 0.0 ? " and compute slowed by communication" : "",
       100.0 * d.gain_quartile_low, 100.0 * d.gain_quartile_high, m.ideal_step_ms());
   std::printf("%s\n", cpu_share.c_str());

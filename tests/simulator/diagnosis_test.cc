@@ -347,6 +347,7 @@ TEST(DiagnosisTest, TheGainsSpreadAndDrift) {
   EXPECT_NEAR(d.gain_quartile_low, 38.0 / 175, 1e-12);
   EXPECT_NEAR(d.gain_quartile_high, 38.0 / 155, 1e-12);
   EXPECT_NE(d.verdict_line.find("the steps drift"), std::string::npos) << d.verdict_line;
+  EXPECT_EQ(d.max_gain_fraction, d.gain_second_half);
 
   // The same two paces alternating: S = -10 + 6 = -4; two groups of 4 ties take 2 * 4*3*13/18
   // off the variance: z = -3 / sqrt(48), no trend.
@@ -355,12 +356,34 @@ TEST(DiagnosisTest, TheGainsSpreadAndDrift) {
   EXPECT_FALSE(d.drifting);
   EXPECT_EQ(d.verdict_line.find("the steps drift"), std::string::npos) << d.verdict_line;
 
-  // Fewer than kMinDriftSteps: not tested, the halves are the bound.
+  // Fewer than kMinDriftSteps: not tested, the halves are the bound, the median of all five.
   ASSERT_TRUE(Diagnose(StepsOfTimes({145, 150, 155, 160, 165}), &d).ok());
+  EXPECT_NEAR(d.max_gain_fraction, 38.0 / 155, 1e-12);
   EXPECT_FALSE(d.drifting);
   EXPECT_EQ(d.gain_trend_z, 0.0);
   EXPECT_EQ(d.gain_first_half, d.max_gain_fraction);
   EXPECT_EQ(d.gain_second_half, d.max_gain_fraction);
+}
+
+TEST(DiagnosisTest, TheBoundIsTheLaterHalfsSoLeavingOutLeadingStepsMovesItLittle) {
+  // Twelve steps slowing by 5 ms each (145..200) with 38 ms exposed: the later six
+  // (175..200) give the bound, the median of 38/185 and 38/190, and the line says which.
+  std::vector<double> times;
+  for (int i = 0; i < 12; ++i) times.push_back(145.0 + 5.0 * i);
+  Diagnosis d;
+  ASSERT_TRUE(Diagnose(StepsOfTimes(times), &d).ok());
+  const double twelve = (38.0 / 185 + 38.0 / 190) / 2;
+  EXPECT_NEAR(d.max_gain_fraction, twelve, 1e-12);
+  EXPECT_NE(d.verdict_line.find("the median over the last 6 of 12 steps"), std::string::npos)
+      << d.verdict_line;
+  // Four more leading steps left out (165..200): the later four (185..200), the median of
+  // 38/190 and 38/195, 0.5 points lower; the median over every step would move from 38/170 and
+  // 38/175 to 38/180 and 38/185, 1.2 points.
+  times.erase(times.begin(), times.begin() + 4);
+  ASSERT_TRUE(Diagnose(StepsOfTimes(times), &d).ok());
+  EXPECT_NEAR(d.max_gain_fraction, (38.0 / 190 + 38.0 / 195) / 2, 1e-12);
+  EXPECT_NE(d.verdict_line.find("the median over the last 4 of 8 steps"), std::string::npos)
+      << d.verdict_line;
 }
 
 }  // namespace
