@@ -17,6 +17,11 @@ double ComputeStretch(const CpuShareParams& params, double d, double tau, int ra
   return std::max(1.0, wanted / params.cores);
 }
 
+double CommStretch(const CpuShareParams& params, double tau, int ranks) {
+  if (!params.enabled()) return 1.0;
+  return std::max(1.0, (std::max(1, ranks) + std::max(0.0, tau)) / params.cores);
+}
+
 CpuShareParams CpuShareOf(const RunInfo& run) {
   CpuShareParams p;
   p.cores = std::max(0, run.host.cores);

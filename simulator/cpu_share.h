@@ -14,7 +14,9 @@
 // runs at the rate min(1, C / (R * (1 + d) + tau)); its time stretches by the inverse. A replay
 // of a recorded step at another setting dilates the recorded compute (ready times, compute end,
 // tail) by stretch(setting) / stretch(recorded), solving for d by fixed-point iteration (d
-// depends on the step time it changes).
+// depends on the step time it changes). The tracer takes its cores from the collectives too:
+// each runs at min(1, C / (R + tau)) of its rate (CommStretch), so a replay without the
+// recorded run's tracer runs the recorded collectives and copies faster by that ratio.
 #pragma once
 
 #include <string>
@@ -62,6 +64,13 @@ double CommThreadShare(const CpuShareParams& params, const CommLoad& load);
 // Compute's time stretch (>= 1) for a communication-thread share d and a tracer of tau cores,
 // with `ranks` ranks sharing the cores (default: params.ranks, the predicted topology's).
 double ComputeStretch(const CpuShareParams& params, double d, double tau, int ranks = 0);
+
+// A collective's time stretch (>= 1) from the host's CPU for a tracer of tau cores: while it
+// runs, each of `ranks` ranks' communication thread drives it (MPI progress, the kernel's TCP
+// work), and the tracer's spinning writer wants tau cores beside them; where they want more
+// than the host's cores, each gets its share. The compute beside a collective is
+// ReplayOptions::comm_contention's part, not this one.
+double CommStretch(const CpuShareParams& params, double tau, int ranks);
 
 // The host shape of a run: ranks_per_node * nodes_per_host ranks on host.cores cores.
 CpuShareParams CpuShareOf(const RunInfo& run);

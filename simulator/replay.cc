@@ -360,6 +360,13 @@ Replayer::Replayer(const PreparedTrace& trace, const NetworkModel& network,
                  Pacing::kNegotiatedCycle;
   recorded_stretch_.assign(trace.steps().size(), 1.0);
   if (options_.cpu.enabled()) {
+    // The recorded collectives and copies ran beside the recorded run's tracer, on its ranks
+    // (cpu_share.h, CommStretch); the predicted ones beside the predicted job's.
+    const int ranks = options_.cpu.recorded_ranks;
+    const double tracer = CommStretch(options_.cpu, options_.cpu.predicted_tau, ranks) /
+                          CommStretch(options_.cpu, options_.cpu.recorded_tau, ranks);
+    options_.comm_scale *= tracer;
+    options_.copy_scale *= tracer;
     for (size_t i = 0; i < trace.steps().size(); ++i) {
       const PreparedStep& s = trace.steps()[i];
       CommLoad load =

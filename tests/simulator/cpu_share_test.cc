@@ -373,7 +373,9 @@ TEST(CpuShareTest, CommunicationBesideTheComputeSlowsWithTheComputesOwnStretch) 
   // step: done at 9 ms, 10 ms long); alone its allreduce takes 2 * 5 us + 1e6 B / 200 B/us =
   // 5010 us. Two ranks on two cores, the communication thread spinning for none of it
   // (sigma 0, no cycle cost): recorded stretch 2 / 2 = 1; a predicted tracer of one core
-  // makes it (2 + 1) / 2 = 1.5, so compute dilates by exactly 1.5 at every setting.
+  // makes it (2 + 1) / 2 = 1.5, so compute dilates by exactly 1.5 at every setting, and the
+  // collective, its two communication threads beside the tracer, takes (2 + 1) / 2 = 1.5x its
+  // time alone too: 7515 us.
   Trace trace = MakeTrace(MakeWorkload({1000000}, {0.5}, 0.0, 2.5, 1.0), Topo(1, 2),
                           PlainKnobs(0, 0.5), 9000.0, 10.0);
   trace.run.host.cores = 2;
@@ -388,16 +390,51 @@ TEST(CpuShareTest, CommunicationBesideTheComputeSlowsWithTheComputesOwnStretch) 
   const Simulation sim = MakeSimulation(trace, network, NegotiationModel(), options);
   // Dilated: ready at 0.75 ms, launched by the 1 ms cycle, compute ends at 3.75 ms, tail
   // 1.5 ms. The contention becomes 1 + (2 - 1) * 1.5 = 2.5: 2750 us at 1/2.5 of the rate do
-  // 1100 us of its work, the other 3910 us run at full rate after 3.75 ms: done at 7660 us,
-  // the step 7660 + 1500 us. (Held at 2: 1375 us of work beside, done at 7385 us.)
-  EXPECT_NEAR(sim.Evaluate(PlainKnobs(0, 0.5)).step_ms_median, 9.160, 1e-6);
+  // 1100 us of its work, the other 6415 us run at full rate after 3.75 ms: done at 10165 us,
+  // the step 10165 + 1500 us. (Held at 2: 1375 us of work beside, done at 9890 us.)
+  EXPECT_NEAR(sim.Evaluate(PlainKnobs(0, 0.5)).step_ms_median, 11.665, 1e-6);
   // Launched after the compute (a 5 ms cycle), it runs at its full rate either way.
-  EXPECT_NEAR(sim.Evaluate(PlainKnobs(0, 5.0)).step_ms_median, 5.0 + 5.010 + 1.5, 1e-6);
+  EXPECT_NEAR(sim.Evaluate(PlainKnobs(0, 5.0)).step_ms_median, 5.0 + 1.5 * 5.010 + 1.5, 1e-6);
   // Without a tracer to predict the compute is as recorded, and so is the contention: the
   // collective starts at 0.5 ms, 2000 us beside at half rate do 1000 us, done at 6510 us.
   options.cpu.predicted_tau = 0.0;
   const Simulation undilated = MakeSimulation(trace, network, NegotiationModel(), options);
   EXPECT_NEAR(undilated.Evaluate(PlainKnobs(0, 0.5)).step_ms_median, 7.510, 1e-6);
+}
+
+TEST(CpuShareTest, TheRecordedTracerSlowedTheCollectivesToo) {
+  // The step of the test above, recorded with Horovod's timeline writer spinning on one core
+  // (tau 1) and predicted without it (production): two ranks on two cores, so the recorded
+  // compute ran at 2 / (2 + 1) of its rate and so did the collective, its two communication
+  // threads beside the writer. Launched by a 5 ms cycle after the compute: 5 ms, then the
+  // allreduce at 1 / 1.5 of its recorded 5010 us, then the 1 ms tail at 1 / 1.5 too.
+  Trace trace = MakeTrace(MakeWorkload({1000000}, {0.5}, 0.0, 2.5, 1.0), Topo(1, 2),
+                          PlainKnobs(0, 0.5), 9000.0, 10.0);
+  trace.run.host.cores = 2;
+  NetworkParams params = NetworkParams::Uniform(5.0, 200.0);
+  params.copy = {0.0, 1e12};
+  const NetworkModel network = NetworkModel::FromParams(params, Topo(1, 2));
+  ReplayOptions options = testing::ExactOptions();
+  options.cpu = CpuShareOf(trace.run);
+  options.cpu.sigma = 0.0;
+  options.cpu.recorded_tau = 1.0;
+  options.cpu.predicted_tau = 0.0;
+  const Simulation production = MakeSimulation(trace, network, NegotiationModel(), options);
+  EXPECT_NEAR(production.Evaluate(PlainKnobs(0, 5.0)).step_ms_median,
+              5.0 + 5.010 / 1.5 + 1.0 / 1.5, 1e-6);
+  // The traced job (the tracer kept): the recorded collective and tail.
+  options.cpu.predicted_tau = 1.0;
+  const Simulation traced = MakeSimulation(trace, network, NegotiationModel(), options);
+  EXPECT_NEAR(traced.Evaluate(PlainKnobs(0, 5.0)).step_ms_median, 5.0 + 5.010 + 1.0, 1e-6);
+  // Four ranks on the two cores (a 2x2 emulated on one host): (4 + 1) / 4 of the rate each.
+  trace.run.topology = Topo(2, 2);
+  trace.run.host.nodes_per_host = 2;
+  options.cpu = CpuShareOf(trace.run);
+  options.cpu.sigma = 0.0;
+  options.cpu.recorded_tau = 1.0;
+  EXPECT_NEAR(CommStretch(options.cpu, 0.0, 4) / CommStretch(options.cpu, 1.0, 4), 4.0 / 5.0,
+              1e-12);
+  EXPECT_EQ(CommStretch(options.cpu, 1.0, 1), 1.0);  // one rank and the writer: 2 cores enough
 }
 
 }  // namespace
