@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """diagnose's verdict and bound against the warm-up count, on real Horovod timelines.
 
-Each timeline (default: the shared fixtures, real Horovod 0.28.1 on 2x2) is imported with
+Each timeline (default: the repository's copies of the shared fixtures, real Horovod 0.28.1 on
+2x2, as the build unpacks them into build/tests/fixtures/horovod) is imported with
 --warmup-steps 1 to 5, and `autotune diagnose --json` of each import gives the verdict and
 the bound (max_gain_fraction: the median gain over the later half of the kept steps). Beside
 it, from the same diagnoses' per-step parts, the median over every kept step (the bound
@@ -22,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import bench_stats  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "fixtures", "horovod"))
+FIXTURES = os.path.normpath(os.path.join(HERE, "..", "..", "build", "tests", "fixtures", "horovod"))
 NAMES = ["mlp_default", "resnet50_default", "resnet50_f4_c10"]
 WARMUPS = range(1, 6)
 TARGET_POINTS = 3.0
@@ -55,6 +56,8 @@ def main():
         timeline = os.path.join(a.fixtures, name + ".json")
         bounds, every, verdicts = [], [], set()
         try:
+            if not os.path.isfile(timeline):
+                raise OSError(f"no timeline {timeline} (--fixtures DIR)")
             with tempfile.TemporaryDirectory() as folder:
                 for w in WARMUPS:
                     d = diagnose(a.autotune, timeline, w, folder)
