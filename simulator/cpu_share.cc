@@ -36,9 +36,11 @@ std::string DescribeCpuShare(const CpuShareParams& c) {
   std::snprintf(line, sizeof(line),
                 "compute slowed by communication: %d ranks share %d cores; communication "
                 "thread spins %.3f of each collective (%s), %.1f us per cycle; tracer %.2f "
-                "cores (%s)",
+                "cores (%s), its collectives at %.3fx their time without it",
                 c.ranks, c.cores, c.sigma, c.sigma_source.c_str(), c.cycle_cpu_us, c.recorded_tau,
-                c.tau_source.c_str());
+                c.tau_source.c_str(),
+                CommStretch(c, c.recorded_tau, c.recorded_ranks) /
+                    CommStretch(c, 0.0, c.recorded_ranks));
   return line;
 }
 

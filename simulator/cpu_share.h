@@ -75,7 +75,8 @@ double CommStretch(const CpuShareParams& params, double tau, int ranks);
 // The host shape of a run: ranks_per_node * nodes_per_host ranks on host.cores cores.
 CpuShareParams CpuShareOf(const RunInfo& run);
 
-// The parameters and their sources, one line ("compute slowed by communication: ...").
+// The parameters and their sources, one line ("compute slowed by communication: ..."), with
+// how much slower the recorded tracer ran the recorded collectives (CommStretch).
 std::string DescribeCpuShare(const CpuShareParams& params);
 
 }  // namespace autotune::sim

@@ -242,7 +242,6 @@ Status Diagnose(const Trace& trace, Diagnosis* out, const CpuShareParams& cpu) {
   d.gain_quartile_low = Percentile(gains, 25.0);
   d.gain_quartile_high = Percentile(gains, 75.0);
   d.gain_first_half = d.gain_second_half = MedianOf(gains);
-  std::string over = "the steps";
   d.gain_steps = gains.size();
   if (gains.size() >= static_cast<size_t>(kMinDriftSteps)) {
     const size_t half = d.gain_steps = gains.size() / 2;
@@ -250,11 +249,14 @@ Status Diagnose(const Trace& trace, Diagnosis* out, const CpuShareParams& cpu) {
     d.gain_second_half = MedianOf({gains.end() - half, gains.end()});
     d.gain_trend_z = MannKendallZ(gains);
     d.drifting = std::abs(d.gain_trend_z) > kDriftZ;
-    over = "the last " + std::to_string(half) + " of " + std::to_string(gains.size()) + " steps";
   }
   // The steady pace's bound: the later half's median (the file comment).
   d.max_gain_fraction = d.gain_second_half;
-  d.verdict = Judge(m, d.max_gain_fraction, &d.verdict_line, over);
+  d.verdict = Judge(m, d.max_gain_fraction, &d.verdict_line,
+                    d.gain_steps == gains.size()
+                        ? "the steps"
+                        : "the last " + std::to_string(d.gain_steps) + " of " +
+                              std::to_string(gains.size()) + " steps");
   if (d.drifting) {
     char buf[400];
     std::snprintf(buf, sizeof buf,

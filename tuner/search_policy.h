@@ -164,10 +164,11 @@ bool RemeasureToDecide(const StopRule& rule, int measured, const Decision& decis
                        const Reported& candidate, const Reported& default_setting);
 // Which settings to measure again, in order, when RemeasureToDecide: the side an outlier or
 // a disagreeing pair asks for alone (but where a pair disagrees and the other side ran once,
-// that side first: a verdict needs its second run whichever run of the pair is off); else both, the one whose next run narrows the speedup's
-// interval more first (tuner/run_comparison.h's RatioVarianceFactor: D C D C -> D, D C C D ->
-// C, D C D C D -> C), and where both narrow it alike the side with fewer runs, else D C C D
-// (after two runs of one setting the other, after a change the one just run). Taken one at a
+// that side first: a verdict needs its second run whichever run of the pair is off); else
+// both, the one whose next run narrows the speedup's interval more first
+// (tuner/run_comparison.h's RatioVarianceFactor: D C D C -> D, D C C D -> C, D C D C D -> C),
+// and where both narrow it alike the side with fewer runs, else D C C D (after two runs of
+// one setting the other, after a change the one just run). Taken one at a
 // time, as record --autotune does, the first of each answer. Every candidate run but the last
 // then has default runs on both sides of it, where a linear drift cancels.
 std::vector<RunRole> RemeasureOrder(const Decision& decision);

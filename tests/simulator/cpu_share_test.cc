@@ -368,26 +368,36 @@ TEST(CpuShareTest, TheTracedJobsOwnStepTimeMakesTheTracingCostLikeForLike) {
   }
 }
 
-TEST(CpuShareTest, CommunicationBesideTheComputeSlowsWithTheComputesOwnStretch) {
-  // One 1e6-byte tensor ready 0.5 ms into a 2.5 ms backward pass, a 1 ms tail (the recorded
-  // step: done at 9 ms, 10 ms long); alone its allreduce takes 2 * 5 us + 1e6 B / 200 B/us =
-  // 5010 us. Two ranks on two cores, the communication thread spinning for none of it
-  // (sigma 0, no cycle cost): recorded stretch 2 / 2 = 1; a predicted tracer of one core
-  // makes it (2 + 1) / 2 = 1.5, so compute dilates by exactly 1.5 at every setting, and the
-  // collective, its two communication threads beside the tracer, takes (2 + 1) / 2 = 1.5x its
-  // time alone too: 7515 us.
+// One 1e6-byte tensor ready 0.5 ms into a 2.5 ms backward pass, a 1 ms tail (the recorded
+// step: done at 9 ms, 10 ms long), on two ranks of a two-core host; alone its allreduce takes
+// 2 * 5 us + 1e6 B / 200 B/us = 5010 us. The options replay it exactly, the communication
+// thread spinning for none of it (sigma 0, no cycle cost).
+struct OneTensorStep {
+  Trace trace;
+  NetworkModel network;
+  ReplayOptions options;
+};
+
+OneTensorStep MakeOneTensorStep() {
   Trace trace = MakeTrace(MakeWorkload({1000000}, {0.5}, 0.0, 2.5, 1.0), Topo(1, 2),
                           PlainKnobs(0, 0.5), 9000.0, 10.0);
   trace.run.host.cores = 2;
   NetworkParams params = NetworkParams::Uniform(5.0, 200.0);
   params.copy = {0.0, 1e12};
-  const NetworkModel network = NetworkModel::FromParams(params, Topo(1, 2));
   ReplayOptions options = testing::ExactOptions();
-  options.comm_contention = 2.0;  // beside the recorded compute: half its rate
   options.cpu = CpuShareOf(trace.run);
   options.cpu.sigma = 0.0;
-  options.cpu.predicted_tau = 1.0;
-  const Simulation sim = MakeSimulation(trace, network, NegotiationModel(), options);
+  return {trace, NetworkModel::FromParams(params, Topo(1, 2)), options};
+}
+
+TEST(CpuShareTest, CommunicationBesideTheComputeSlowsWithTheComputesOwnStretch) {
+  // Recorded stretch 2 / 2 = 1; a predicted tracer of one core makes it (2 + 1) / 2 = 1.5, so
+  // compute dilates by exactly 1.5 at every setting, and the collective, its two communication
+  // threads beside the tracer, takes (2 + 1) / 2 = 1.5x its time alone too: 7515 us.
+  OneTensorStep s = MakeOneTensorStep();
+  s.options.comm_contention = 2.0;  // beside the recorded compute: half its rate
+  s.options.cpu.predicted_tau = 1.0;
+  const Simulation sim = MakeSimulation(s.trace, s.network, NegotiationModel(), s.options);
   // Dilated: ready at 0.75 ms, launched by the 1 ms cycle, compute ends at 3.75 ms, tail
   // 1.5 ms. The contention becomes 1 + (2 - 1) * 1.5 = 2.5: 2750 us at 1/2.5 of the rate do
   // 1100 us of its work, the other 6415 us run at full rate after 3.75 ms: done at 10165 us,
@@ -397,44 +407,35 @@ TEST(CpuShareTest, CommunicationBesideTheComputeSlowsWithTheComputesOwnStretch) 
   EXPECT_NEAR(sim.Evaluate(PlainKnobs(0, 5.0)).step_ms_median, 5.0 + 1.5 * 5.010 + 1.5, 1e-6);
   // Without a tracer to predict the compute is as recorded, and so is the contention: the
   // collective starts at 0.5 ms, 2000 us beside at half rate do 1000 us, done at 6510 us.
-  options.cpu.predicted_tau = 0.0;
-  const Simulation undilated = MakeSimulation(trace, network, NegotiationModel(), options);
+  s.options.cpu.predicted_tau = 0.0;
+  const Simulation undilated = MakeSimulation(s.trace, s.network, NegotiationModel(), s.options);
   EXPECT_NEAR(undilated.Evaluate(PlainKnobs(0, 0.5)).step_ms_median, 7.510, 1e-6);
 }
 
 TEST(CpuShareTest, TheRecordedTracerSlowedTheCollectivesToo) {
-  // The step of the test above, recorded with Horovod's timeline writer spinning on one core
-  // (tau 1) and predicted without it (production): two ranks on two cores, so the recorded
-  // compute ran at 2 / (2 + 1) of its rate and so did the collective, its two communication
-  // threads beside the writer. Launched by a 5 ms cycle after the compute: 5 ms, then the
-  // allreduce at 1 / 1.5 of its recorded 5010 us, then the 1 ms tail at 1 / 1.5 too.
-  Trace trace = MakeTrace(MakeWorkload({1000000}, {0.5}, 0.0, 2.5, 1.0), Topo(1, 2),
-                          PlainKnobs(0, 0.5), 9000.0, 10.0);
-  trace.run.host.cores = 2;
-  NetworkParams params = NetworkParams::Uniform(5.0, 200.0);
-  params.copy = {0.0, 1e12};
-  const NetworkModel network = NetworkModel::FromParams(params, Topo(1, 2));
-  ReplayOptions options = testing::ExactOptions();
-  options.cpu = CpuShareOf(trace.run);
-  options.cpu.sigma = 0.0;
-  options.cpu.recorded_tau = 1.0;
-  options.cpu.predicted_tau = 0.0;
-  const Simulation production = MakeSimulation(trace, network, NegotiationModel(), options);
+  // The step recorded with Horovod's timeline writer spinning on one core (tau 1) and
+  // predicted without it (production): the recorded compute ran at 2 / (2 + 1) of its rate
+  // and so did the collective, its two communication threads beside the writer. Launched by a
+  // 5 ms cycle after the compute: 5 ms, then the allreduce at 1 / 1.5 of its recorded 5010 us,
+  // then the 1 ms tail at 1 / 1.5 too.
+  OneTensorStep s = MakeOneTensorStep();
+  s.options.cpu.recorded_tau = 1.0;
+  s.options.cpu.predicted_tau = 0.0;
+  const Simulation production = MakeSimulation(s.trace, s.network, NegotiationModel(), s.options);
   EXPECT_NEAR(production.Evaluate(PlainKnobs(0, 5.0)).step_ms_median,
               5.0 + 5.010 / 1.5 + 1.0 / 1.5, 1e-6);
+  EXPECT_NE(production.DescribeCpuShare().find("its collectives at 1.500x"), std::string::npos)
+      << production.DescribeCpuShare();
   // The traced job (the tracer kept): the recorded collective and tail.
-  options.cpu.predicted_tau = 1.0;
-  const Simulation traced = MakeSimulation(trace, network, NegotiationModel(), options);
+  s.options.cpu.predicted_tau = 1.0;
+  const Simulation traced = MakeSimulation(s.trace, s.network, NegotiationModel(), s.options);
   EXPECT_NEAR(traced.Evaluate(PlainKnobs(0, 5.0)).step_ms_median, 5.0 + 5.010 + 1.0, 1e-6);
-  // Four ranks on the two cores (a 2x2 emulated on one host): (4 + 1) / 4 of the rate each.
-  trace.run.topology = Topo(2, 2);
-  trace.run.host.nodes_per_host = 2;
-  options.cpu = CpuShareOf(trace.run);
-  options.cpu.sigma = 0.0;
-  options.cpu.recorded_tau = 1.0;
-  EXPECT_NEAR(CommStretch(options.cpu, 0.0, 4) / CommStretch(options.cpu, 1.0, 4), 4.0 / 5.0,
-              1e-12);
-  EXPECT_EQ(CommStretch(options.cpu, 1.0, 1), 1.0);  // one rank and the writer: 2 cores enough
+  // Four ranks on the two cores (a 2x2 emulated on one host): (4 + 1) / 4 of the rate each;
+  // one rank and the writer: the two cores are enough.
+  CpuShareParams host;
+  host.cores = 2;
+  EXPECT_NEAR(CommStretch(host, 0.0, 4) / CommStretch(host, 1.0, 4), 4.0 / 5.0, 1e-12);
+  EXPECT_EQ(CommStretch(host, 1.0, 1), 1.0);
 }
 
 }  // namespace
