@@ -30,6 +30,26 @@ CpuShareParams CpuShareOf(const RunInfo& run) {
   return p;
 }
 
+double TracerPriorCores(const RunInfo& run) {
+  return run.kind == RunKind::kImported && run.framework == Framework::kHorovod ? 1.0 : 0.0;
+}
+
+double TracerCoresOf(const RunInfo& run) {
+  const double traced_ms = run.traced_step_ms > 0.0 ? run.traced_step_ms : run.step_ms_median;
+  if (!(run.untraced_step_ms > 0.0) || !(traced_ms > 0.0)) return TracerPriorCores(run);
+  const CpuShareParams host = CpuShareOf(run);
+  if (!host.enabled()) return TracerPriorCores(run);
+  const double cost = traced_ms / run.untraced_step_ms;
+  const double tau = cost * std::max(host.cores, host.ranks) - host.ranks;
+  return std::clamp(tau, 0.0, 1.0);
+}
+
+double TracerCommScale(const RunInfo& replayed, const RunInfo& other) {
+  const CpuShareParams host = CpuShareOf(other);
+  return CommStretch(host, TracerCoresOf(replayed), host.ranks) /
+         CommStretch(host, TracerCoresOf(other), host.ranks);
+}
+
 std::string DescribeCpuShare(const CpuShareParams& c) {
   if (!c.enabled()) return "compute slowed by communication: not modelled (host cores not known)";
   char line[768];

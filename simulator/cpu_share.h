@@ -75,6 +75,27 @@ double CommStretch(const CpuShareParams& params, double tau, int ranks);
 // The host shape of a run: ranks_per_node * nodes_per_host ranks on host.cores cores.
 CpuShareParams CpuShareOf(const RunInfo& run);
 
+// The tracer's cores a replay assumes of run before anything is fitted: one for an imported
+// Horovod timeline (its writer spins on one core), none for any other run.
+double TracerPriorCores(const RunInfo& run);
+
+// The tracer's cores that run's measured tracing cost implies for its collectives: the cost c
+// is its traced step time (the job's own where given, else the imported steps' median) over its
+// production step time (import --step-log), and each collective ran at
+// CommStretch(tau) / CommStretch(0) = c of its production time, so tau = c * max(C, R) - R on
+// R ranks over C cores, within [0, 1] (Horovod's writer takes at most its one core; a cost
+// below 1 is run-to-run noise). TracerPriorCores where the production step time is not known.
+double TracerCoresOf(const RunInfo& run);
+
+// The factor that brings `other`'s recorded collective and copy times to the tracer `replayed`
+// ran beside: CommStretch(TracerCoresOf(replayed)) / CommStretch(TracerCoresOf(other)), on
+// other's host (runs of one job). Two traces of one job at settings whose tracing cost differs
+// (Horovod's timeline cost resnet50 13% at the default's 1 ms cycles, 1% at 25 ms) measured
+// their collectives under different loads; pooled unscaled into one self-calibration, the
+// collectives of the cheaply traced setting read fast against the replayed run's tracer, which
+// the replay then takes off them a second time (bench/horovod/README.md).
+double TracerCommScale(const RunInfo& replayed, const RunInfo& other);
+
 // The parameters and their sources, one line ("compute slowed by communication: ..."), with
 // how much slower the recorded tracer ran the recorded collectives (CommStretch).
 std::string DescribeCpuShare(const CpuShareParams& params);

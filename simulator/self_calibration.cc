@@ -35,7 +35,8 @@ bool SameJobShape(const RunInfo& a, const RunInfo& b) {
 // backward runs, took 28 ms, 3x the calibration, where its 256 KB ones sent after took 2 ms, as
 // the calibration). What running beside the compute costs is the replay's comm_contention
 // (trace_calibration.h), fitted from the same trace.
-void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives) {
+void AddTrace(const Trace& trace, double scale, std::map<BinKey, Bin>* bins,
+              int* collectives) {
   const int world = trace.run.topology.world_size();
   struct Point {
     BinKey key;
@@ -71,21 +72,24 @@ void AddTrace(const Trace& trace, std::map<BinKey, Bin>* bins, int* collectives)
   for (const std::vector<Point>* points : lists) {
     for (const Point& p : *points) {
       Bin& bin = (*bins)[p.key];
-      bin.times_us.push_back(p.us);
+      bin.times_us.push_back(p.us * scale);
       bin.bytes.push_back(p.bytes);
     }
   }
   *collectives += static_cast<int>(used.size());
 }
 
-// The bins of every trace of the first one's shape; *runs lists the runs binned.
-std::map<BinKey, Bin> BinTraces(std::span<const Trace* const> traces, int* collectives,
+// The bins of every trace of the first one's shape, each trace's times times its scale (1
+// where scales is empty); *runs lists the runs binned.
+std::map<BinKey, Bin> BinTraces(std::span<const Trace* const> traces,
+                                std::span<const double> scales, int* collectives,
                                 std::string* runs) {
   std::map<BinKey, Bin> bins;
   const RunInfo& first = traces.front()->run;
-  for (const Trace* trace : traces) {
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const Trace* trace = traces[i];
     if (!SameJobShape(first, trace->run)) continue;
-    AddTrace(*trace, &bins, collectives);
+    AddTrace(*trace, i < scales.size() ? scales[i] : 1.0, &bins, collectives);
     *runs += (runs->empty() ? "" : ", ") + std::to_string(trace->run.id);
   }
   return bins;
@@ -102,7 +106,7 @@ std::vector<CollectiveTail> CollectiveTailsFromTraces(std::span<const Trace* con
   if (traces.empty()) return out;
   int collectives = 0;
   std::string runs;
-  const std::map<BinKey, Bin> bins = BinTraces(traces, &collectives, &runs);
+  const std::map<BinKey, Bin> bins = BinTraces(traces, {}, &collectives, &runs);
   if (collectives < kMinSelfCalibrationCollectives) return out;
   for (const auto& [key, bin] : bins) {
     if (static_cast<Scope>(std::get<1>(key)) != Scope::kWorld || bin.times_us.empty()) continue;
@@ -118,12 +122,13 @@ std::vector<CollectiveTail> CollectiveTailsFromTraces(std::span<const Trace* con
   return out;
 }
 
-StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces) {
+StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces,
+                                            std::span<const double> scales) {
   if (traces.empty()) return Status::NotFound("no trace to calibrate from");
   const RunInfo& first = traces.front()->run;
   int collectives = 0;
   std::string runs;
-  std::map<BinKey, Bin> bins = BinTraces(traces, &collectives, &runs);
+  std::map<BinKey, Bin> bins = BinTraces(traces, scales, &collectives, &runs);
   if (collectives < kMinSelfCalibrationCollectives) {
     return Status::NotFound("run " + runs + " shows " + std::to_string(collectives) +
                             " timed collectives, too few to calibrate from (needs " +

@@ -30,10 +30,13 @@ inline constexpr int kMinSelfCalibrationCollectives = 3;
 // kMinSelfCalibrationCollectives or more collectives that ran after its steps' compute (the
 // network alone), only those make its points; the others ran beside the compute, whose cost
 // the replay's comm_contention carries. Traces of another shape, backend or framework than the
-// first are skipped. NotFound when fewer than
+// first are skipped. `scales`, where given (one per trace), multiplies each trace's collective
+// and copy times before they are binned: what brings them to the first trace's load
+// (TracerCommScale, cpu_share.h). NotFound when fewer than
 // kMinSelfCalibrationCollectives collectives have a positive duration. The result has id 0,
 // the first trace's topology, backend and hardware, and `hardware` prefixed with the source.
-StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces);
+StatusOr<Calibration> CalibrationFromTraces(std::span<const Trace* const> traces,
+                                            std::span<const double> scales = {});
 
 // The size bin of a message of `bytes` per rank (as a calibration counts them): bins span a
 // factor of sqrt(2).

@@ -52,8 +52,8 @@ double MedianStepMs(const PreparedTrace& trace, const NetworkModel& network,
 void InitCpuShare(const RunInfo& run, const NegotiationModel& negotiation, CpuShareParams* cpu) {
   *cpu = CpuShareOf(run);
   cpu->cycle_cpu_us = negotiation.IdleCycleCpuUs(run.knobs.cache_capacity > 0);
-  if (run.kind == RunKind::kImported && run.framework == Framework::kHorovod) {
-    cpu->recorded_tau = 1.0;
+  cpu->recorded_tau = TracerPriorCores(run);
+  if (cpu->recorded_tau > 0.0) {
     cpu->tau_source = "estimated: Horovod's timeline writer spins on one core";
   }
 }

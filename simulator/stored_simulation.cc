@@ -1,12 +1,14 @@
 #include "simulator/stored_simulation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 #include <utility>
 
+#include "simulator/cpu_share.h"
 #include "simulator/eager_limit.h"
 #include "traces/knob_table.h"
 
@@ -32,6 +34,24 @@ std::string RunList(const std::vector<int64_t>& runs) {
   std::string out = runs.size() == 1 ? "run " : "runs ";
   for (size_t i = 0; i < runs.size(); ++i) out += (i ? ", " : "") + std::to_string(runs[i]);
   return out;
+}
+
+// " (run 3's collectives at 1.047x, run 1's collectives at 1.119x: to run 2's tracing cost)"
+// for the traces whose scale (TracerCommScale) is not 1; empty where none is.
+std::string TracerScaleNote(std::span<const Trace* const> traces,
+                            std::span<const double> scales) {
+  std::string scaled;
+  for (size_t i = 1; i < traces.size() && i < scales.size(); ++i) {
+    if (std::abs(scales[i] - 1.0) < 0.005) continue;
+    char part[96];
+    std::snprintf(part, sizeof(part), "%srun %lld's collectives at %.3fx",
+                  scaled.empty() ? "" : ", ", static_cast<long long>(traces[i]->run.id),
+                  scales[i]);
+    scaled += part;
+  }
+  if (scaled.empty()) return "";
+  return " (" + scaled + ": to run " + std::to_string(traces.front()->run.id) +
+         "'s tracing cost)";
 }
 
 // The traces of the other complete imported runs of run's job (same workload name, topology
@@ -201,15 +221,20 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
   if (!found.ok() && found.code() != Status::Code::kNotFound) return found;
   choice.measured_calibration = found.ok();
   std::optional<Calibration> self;
+  std::string tracer_note;  // how the other runs' collectives were scaled (TracerScaleNote)
   others->clear();
   if (run.kind == RunKind::kImported) {
     AUTOTUNE_RETURN_IF_ERROR(LoadSameJobTraces(store, run, others));
     std::vector<const Trace*> traces = {&trace};
     for (const Trace& t : *others) traces.push_back(&t);
-    StatusOr<Calibration> own = CalibrationFromTraces(traces);
+    // Each run's collectives brought to the simulated run's tracer (cpu_share.h).
+    std::vector<double> scales;
+    for (const Trace* t : traces) scales.push_back(TracerCommScale(run, t->run));
+    StatusOr<Calibration> own = CalibrationFromTraces(traces, scales);
     if (own.ok()) {
       self = std::move(*own);
       for (const Trace* t : traces) choice.self_calibration_runs.push_back(t->run.id);
+      tracer_note = TracerScaleNote(traces, scales);
     }
   }
   if (!choice.measured_calibration && !self) {
@@ -220,7 +245,8 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
     *out = std::move(choice);
     return Status::Ok();
   }
-  const std::string own_runs = self ? RunList(choice.self_calibration_runs) : "";
+  const std::string own_runs =
+      self ? RunList(choice.self_calibration_runs) + tracer_note : "";
   if (self && choice.measured_calibration && calibrate_of_other_library) {
     choice.measured_calibration = false;
     choice.calibration = std::move(*self);

@@ -438,5 +438,56 @@ TEST(CpuShareTest, TheRecordedTracerSlowedTheCollectivesToo) {
   EXPECT_EQ(CommStretch(host, 1.0, 1), 1.0);
 }
 
+// A traced Horovod job of 4 ranks on 2 cores (a 2x2 emulated on one host) with the given traced
+// and production step times (0: not given).
+RunInfo TracedRun(double traced_ms, double production_ms) {
+  RunInfo run;
+  run.kind = RunKind::kImported;
+  run.framework = Framework::kHorovod;
+  run.topology = Topo(2, 2);
+  run.host.cores = 2;
+  run.host.nodes_per_host = 2;
+  run.traced_step_ms = traced_ms;
+  run.untraced_step_ms = production_ms;
+  return run;
+}
+
+TEST(CpuShareTest, EachRunsTracingCostSetsTheTracerItsCollectivesRanBeside) {
+  // Oversubscribed, each collective runs at (4 + tau) / 4 of its production time: a traced step
+  // 10% over the production one is tau = 0.4 cores, 2% is 0.08.
+  const RunInfo costly = TracedRun(1100.0, 1000.0);
+  const RunInfo cheap = TracedRun(1020.0, 1000.0);
+  EXPECT_NEAR(TracerCoresOf(costly), 0.4, 1e-12);
+  EXPECT_NEAR(TracerCoresOf(cheap), 0.08, 1e-12);
+  // The cheaply traced run's collectives, brought to the costly one's tracer: 4.4 / 4.08; and
+  // back again.
+  EXPECT_NEAR(TracerCommScale(costly, cheap), 4.4 / 4.08, 1e-12);
+  EXPECT_NEAR(TracerCommScale(cheap, costly), 4.08 / 4.4, 1e-12);
+  EXPECT_DOUBLE_EQ(TracerCommScale(costly, costly), 1.0);
+  // The traced job's own step time, where not given, is the imported steps' median.
+  RunInfo median_only = TracedRun(0.0, 1000.0);
+  median_only.step_ms_median = 1100.0;
+  EXPECT_NEAR(TracerCoresOf(median_only), 0.4, 1e-12);
+  // At most the writer's one core (a 50% cost is noise or something else); a production run
+  // slower than its traced run is no tracer at all.
+  EXPECT_DOUBLE_EQ(TracerCoresOf(TracedRun(1500.0, 1000.0)), 1.0);
+  EXPECT_DOUBLE_EQ(TracerCoresOf(TracedRun(950.0, 1000.0)), 0.0);
+  // No production step time: the replay's prior, one core for a Horovod timeline, none for
+  // autotune's own recorded runs.
+  EXPECT_DOUBLE_EQ(TracerCoresOf(TracedRun(1100.0, 0.0)), 1.0);
+  RunInfo recorded = TracedRun(1100.0, 0.0);
+  recorded.kind = RunKind::kMeasured;
+  EXPECT_DOUBLE_EQ(TracerCoresOf(recorded), 0.0);
+  EXPECT_NEAR(TracerCommScale(recorded, TracedRun(1100.0, 0.0)), 4.0 / 5.0, 1e-12);
+  // With cores to spare (2 ranks on 8 cores) the writer slows no collective: scale 1.
+  RunInfo roomy = costly;
+  roomy.topology = Topo(1, 2);
+  roomy.host.nodes_per_host = 1;
+  roomy.host.cores = 8;
+  RunInfo roomy_cheap = roomy;
+  roomy_cheap.traced_step_ms = 1020.0;
+  EXPECT_DOUBLE_EQ(TracerCommScale(roomy, roomy_cheap), 1.0);
+}
+
 }  // namespace
 }  // namespace autotune::sim

@@ -89,6 +89,32 @@ TEST(SelfCalibrationTest, TheJobsOwnCollectiveTimesComeBackFromTheModelFittedToT
   EXPECT_NEAR(model.CopyUs(4 << 20) / 4096.0, 1.0, 0.02);
 }
 
+TEST(SelfCalibrationTest, EachTracesTimesAreScaledToTheFirstTracesLoadBeforePooling) {
+  // The same collective times in both traces; the second's scaled by 1.5 (measured under a
+  // lighter load than the first's): the bin's mean over 2 + 1 collectives is (1 + 1 + 1.5) / 3
+  // of the known time, and its slowest the scaled one.
+  const Trace a = TraceWithCollectives({1 << 20}, 2);
+  Trace b = TraceWithCollectives({1 << 20}, 1);
+  b.run.id = 8;
+  const Trace* traces[] = {&a, &b};
+  const double scales[] = {1.0, 1.5};
+  StatusOr<Calibration> self = CalibrationFromTraces(traces, scales);
+  ASSERT_TRUE(self.ok()) << self.status().message();
+  int world_points = 0;
+  for (const CalibrationPoint& p : self->points) {
+    if (p.scope == Scope::kWorld) {
+      ++world_points;
+      EXPECT_NEAR(p.median_us, 3.5 / 3.0 * KnownUs(1 << 20), 1e-9);
+      EXPECT_NEAR(p.max_us, 1.5 * KnownUs(1 << 20), 1e-9);
+      EXPECT_NEAR(p.min_us, KnownUs(1 << 20), 1e-9);
+    } else {
+      // The copy point (1 us per KiB): scaled alike.
+      EXPECT_NEAR(p.median_us, 3.5 / 3.0 * 1024.0, 1e-9);
+    }
+  }
+  EXPECT_EQ(world_points, 1);
+}
+
 TEST(SelfCalibrationTest, TracesOfOneJobArePooledAndEachBinTakesTheMean) {
   Trace a = TraceWithCollectives({1 << 20}, 2);
   Trace b = TraceWithCollectives({1 << 20}, 1);

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,8 +41,10 @@ class StoredSimulationTest : public ::testing::Test {
 
   // A complete synthetic measured run of scaled resnet50 on 2x2; its id. `kind` and
   // `framework` say where it came from; `knobs` are those it ran with, over `steps` steps.
+  // edit, where given, changes the run before it is stored.
   int64_t AddRun(RunKind kind = RunKind::kMeasured, Framework framework = Framework::kHorovod,
-                 const Knobs& knobs = Knobs(), int steps = 2) {
+                 const Knobs& knobs = Knobs(), int steps = 2,
+                 const std::function<void(RunInfo*)>& edit = nullptr) {
     Workload w;
     EXPECT_TRUE(BuiltinWorkload("resnet50", &w).ok());
     EXPECT_TRUE(ScaleWorkload(0.02, &w).ok());
@@ -54,6 +57,7 @@ class StoredSimulationTest : public ::testing::Test {
     RunInfo run = trace.run;
     run.kind = kind;
     run.framework = framework;
+    if (edit) edit(&run);
     EXPECT_TRUE(store_->CreateRun(&run).ok());
     for (const StepTrace& s : trace.steps) EXPECT_TRUE(store_->AppendStep(run.id, s).ok());
     EXPECT_TRUE(store_->FinishRun(run.id, true).ok());
@@ -212,6 +216,48 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusTakesAGlooCalibrateBesideItsOwnCollect
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(loaded.network.calibration.id, mpi.id);
   EXPECT_EQ(loaded.simulation->options().launch_cpu_us, 0.0);
+}
+
+// Two imported runs of one job, traced at a cost of 10% and of 2% of their production step
+// on 4 ranks over 2 cores: each one's collectives are brought to the tracer of the run
+// simulated before they are pooled (TracerCommScale: (4 + 0.4) / (4 + 0.08)), and the source
+// says by how much.
+TEST_F(StoredSimulationTest, AnotherRunsCollectivesAreBroughtToTheSimulatedRunsTracingCost) {
+  auto traced = [](double traced_ms) {
+    return [traced_ms](RunInfo* run) {
+      run->host.cores = 2;
+      run->host.nodes_per_host = 2;
+      run->traced_step_ms = traced_ms;
+      run->untraced_step_ms = 1000.0;
+    };
+  };
+  const int64_t costly =
+      AddRun(RunKind::kImported, Framework::kHorovod, Knobs(), 2, traced(1100.0));
+  const int64_t cheap = AddRun(RunKind::kImported, Framework::kHorovod, Knobs(), 2, traced(1020.0));
+  RunInfo info;
+  NetworkChoice of_costly, of_cheap;
+  ASSERT_TRUE(store_->GetRun(costly, &info).ok());
+  ASSERT_TRUE(NetworkOfRun(*store_, info, &of_costly).ok());
+  ASSERT_TRUE(store_->GetRun(cheap, &info).ok());
+  ASSERT_TRUE(NetworkOfRun(*store_, info, &of_cheap).ok());
+  EXPECT_NE(of_costly.source.find("(run " + std::to_string(cheap) +
+                                  "'s collectives at 1.078x: to run " + std::to_string(costly) +
+                                  "'s tracing cost)"),
+            std::string::npos)
+      << of_costly.source;
+  EXPECT_NE(of_cheap.source.find("(run " + std::to_string(costly) + "'s collectives at 0.927x"),
+            std::string::npos)
+      << of_cheap.source;
+  // The two runs' collectives took the same times (one synthetic job): each pooled point is
+  // (1 + s) / 2 of them for the costly run's simulation and (1 + 1 / s) / 2 for the cheap
+  // run's, s = 4.4 / 4.08; so the first is s times the second, point by point.
+  const double s = 4.4 / 4.08;
+  const std::vector<CalibrationPoint>& pooled = of_costly.calibration.points;
+  ASSERT_EQ(pooled.size(), of_cheap.calibration.points.size());
+  ASSERT_FALSE(pooled.empty());
+  for (size_t i = 0; i < pooled.size(); ++i) {
+    EXPECT_NEAR(pooled[i].median_us / of_cheap.calibration.points[i].median_us, s, 1e-9) << i;
+  }
 }
 
 // The listings' answer (NetworkOfRun, for `runs` and `report`) is the simulation's own: a
