@@ -45,6 +45,11 @@ double TracerCoresOf(const RunInfo& run) {
 }
 
 double TracerCommScale(const RunInfo& replayed, const RunInfo& other) {
+  // A replayed run whose production step is no faster than its traced one measured no tracing
+  // cost (the replay pools the two: run-to-run noise), so the job's runs do not resolve one.
+  const double traced_ms =
+      replayed.traced_step_ms > 0.0 ? replayed.traced_step_ms : replayed.step_ms_median;
+  if (replayed.untraced_step_ms > 0.0 && replayed.untraced_step_ms >= traced_ms) return 1.0;
   const CpuShareParams host = CpuShareOf(other);
   return CommStretch(host, TracerCoresOf(replayed), host.ranks) /
          CommStretch(host, TracerCoresOf(other), host.ranks);

@@ -464,6 +464,10 @@ TEST(CpuShareTest, EachRunsTracingCostSetsTheTracerItsCollectivesRanBeside) {
   EXPECT_NEAR(TracerCommScale(costly, cheap), 4.4 / 4.08, 1e-12);
   EXPECT_NEAR(TracerCommScale(cheap, costly), 4.08 / 4.4, 1e-12);
   EXPECT_DOUBLE_EQ(TracerCommScale(costly, costly), 1.0);
+  // A replayed run whose production step is no faster than its traced one measured no tracing
+  // cost: nothing is scaled to it, though another run shows one.
+  EXPECT_DOUBLE_EQ(TracerCommScale(TracedRun(950.0, 1000.0), TracedRun(1050.0, 1000.0)), 1.0);
+  EXPECT_DOUBLE_EQ(TracerCommScale(TracedRun(1000.0, 1000.0), cheap), 1.0);
   // The traced job's own step time, where not given, is the imported steps' median.
   RunInfo median_only = TracedRun(0.0, 1000.0);
   median_only.step_ms_median = 1100.0;
