@@ -34,12 +34,15 @@ double TracerPriorCores(const RunInfo& run) {
   return run.kind == RunKind::kImported && run.framework == Framework::kHorovod ? 1.0 : 0.0;
 }
 
-double TracerCoresOf(const RunInfo& run) {
+double TracingCostOf(const RunInfo& run) {
   const double traced_ms = run.traced_step_ms > 0.0 ? run.traced_step_ms : run.step_ms_median;
-  if (!(run.untraced_step_ms > 0.0) || !(traced_ms > 0.0)) return TracerPriorCores(run);
+  return run.untraced_step_ms > 0.0 && traced_ms > 0.0 ? traced_ms / run.untraced_step_ms : 0.0;
+}
+
+double TracerCoresOf(const RunInfo& run) {
+  const double cost = TracingCostOf(run);
   const CpuShareParams host = CpuShareOf(run);
-  if (!host.enabled()) return TracerPriorCores(run);
-  const double cost = traced_ms / run.untraced_step_ms;
+  if (cost == 0.0 || !host.enabled()) return TracerPriorCores(run);
   const double tau = cost * std::max(host.cores, host.ranks) - host.ranks;
   return std::clamp(tau, 0.0, 1.0);
 }
@@ -47,9 +50,8 @@ double TracerCoresOf(const RunInfo& run) {
 double TracerCommScale(const RunInfo& replayed, const RunInfo& other) {
   // A replayed run whose production step is no faster than its traced one measured no tracing
   // cost (the replay pools the two: run-to-run noise), so the job's runs do not resolve one.
-  const double traced_ms =
-      replayed.traced_step_ms > 0.0 ? replayed.traced_step_ms : replayed.step_ms_median;
-  if (replayed.untraced_step_ms > 0.0 && replayed.untraced_step_ms >= traced_ms) return 1.0;
+  const double cost = TracingCostOf(replayed);
+  if (cost > 0.0 && cost <= 1.0) return 1.0;
   const CpuShareParams host = CpuShareOf(other);
   return CommStretch(host, TracerCoresOf(replayed), host.ranks) /
          CommStretch(host, TracerCoresOf(other), host.ranks);

@@ -79,9 +79,13 @@ CpuShareParams CpuShareOf(const RunInfo& run);
 // Horovod timeline (its writer spins on one core), none for any other run.
 double TracerPriorCores(const RunInfo& run);
 
-// The tracer's cores that run's measured tracing cost implies for its collectives: the cost c
-// is its traced step time (the job's own where given, else the imported steps' median) over its
-// production step time (import --step-log), and each collective ran at
+// A run's measured tracing cost: its traced step time (the job's own where given, else the
+// imported steps' median) over its production step time (import --step-log); 0 where either
+// is not known.
+double TracingCostOf(const RunInfo& run);
+
+// The tracer's cores that run's tracing cost c (TracingCostOf) implies for its collectives:
+// each collective ran at
 // CommStretch(tau) / CommStretch(0) = c of its production time, so tau = c * max(C, R) - R on
 // R ranks over C cores, within [0, 1] (Horovod's writer takes at most its one core; a cost
 // below 1 is run-to-run noise). TracerPriorCores where the production step time is not known.

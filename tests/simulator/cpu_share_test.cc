@@ -457,6 +457,8 @@ TEST(CpuShareTest, EachRunsTracingCostSetsTheTracerItsCollectivesRanBeside) {
   // 10% over the production one is tau = 0.4 cores, 2% is 0.08.
   const RunInfo costly = TracedRun(1100.0, 1000.0);
   const RunInfo cheap = TracedRun(1020.0, 1000.0);
+  EXPECT_NEAR(TracingCostOf(costly), 1.1, 1e-12);
+  EXPECT_DOUBLE_EQ(TracingCostOf(TracedRun(1100.0, 0.0)), 0.0);
   EXPECT_NEAR(TracerCoresOf(costly), 0.4, 1e-12);
   EXPECT_NEAR(TracerCoresOf(cheap), 0.08, 1e-12);
   // The cheaply traced run's collectives, brought to the costly one's tracer: 4.4 / 4.08; and
