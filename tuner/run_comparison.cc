@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include <boost/math/distributions/normal.hpp>
@@ -57,6 +58,59 @@ void FindOutliers(Side* side) {
   }
   side->ask_remeasure =
       outliers > 0 && n - outliers < static_cast<size_t>(kKeptRunsAfterAnOutlier);
+}
+
+// Rule 2's drift: the least-squares slope of a side's kept log-medians per place in the
+// sequence, where two or more kept runs span a stretch of it and one lies within [from, to];
+// nothing otherwise.
+std::optional<double> DriftSlope(const Side& side, int64_t from, int64_t to) {
+  double n = 0.0, mean_x = 0.0, mean_y = 0.0;
+  bool within = false;
+  for (size_t i = 0; i < side.log_median.size(); ++i) {
+    if (side.outlier[i]) continue;
+    n += 1.0;
+    mean_x += static_cast<double>(side.sequence[i]);
+    mean_y += side.log_median[i];
+    within = within || (side.sequence[i] >= from && side.sequence[i] <= to);
+  }
+  if (n < 2.0 || !within) return std::nullopt;
+  mean_x /= n;
+  mean_y /= n;
+  double sxx = 0.0, sxy = 0.0;
+  for (size_t i = 0; i < side.log_median.size(); ++i) {
+    if (side.outlier[i]) continue;
+    const double dx = static_cast<double>(side.sequence[i]) - mean_x;
+    sxx += dx * dx;
+    sxy += dx * (side.log_median[i] - mean_y);
+  }
+  if (sxx <= 0.0) return std::nullopt;
+  return sxy / sxx;
+}
+
+// Rule 2's drift: whether a side's disagreeing pair is the other side's drift over the pair's
+// stretch: the same way, at least half as much, and no more than kDisagreeingRuns left.
+bool PairIsDrift(const Side& side, const Side& other) {
+  if (!side.disagreeing) return false;
+  const int64_t from = std::min(side.sequence[0], side.sequence[1]);
+  const int64_t to = std::max(side.sequence[0], side.sequence[1]);
+  const std::optional<double> slope = DriftSlope(other, from, to);
+  if (!slope) return false;
+  const double moved = side.log_median[1] - side.log_median[0];
+  const double drift = *slope * static_cast<double>(side.sequence[1] - side.sequence[0]);
+  return moved * drift > 0.0 && std::fabs(drift) >= std::fabs(moved) / 2.0 &&
+         std::fabs(moved - drift) <= std::log1p(kDisagreeingRuns);
+}
+
+// Clears the disagreement of the sides whose pair is drift; true when one was.
+bool TakeOffSharedDrift(Side* def, Side* cand) {
+  const bool def_drift = PairIsDrift(*def, *cand);
+  const bool cand_drift = PairIsDrift(*cand, *def);
+  for (auto [side, drift] : {std::pair{def, def_drift}, std::pair{cand, cand_drift}}) {
+    if (!drift) continue;
+    side->disagreeing = false;
+    side->ask_remeasure = false;
+  }
+  return def_drift || cand_drift;
 }
 
 Side MakeSide(const RealRuns& runs, RunRole role) {
@@ -292,6 +346,7 @@ RunComparison CompareRuns(const RealRuns& default_runs, const RealRuns& candidat
   out.speedup.confidence = options.confidence;
   Side def = MakeSide(default_runs, RunRole::kDefault);
   Side cand = MakeSide(candidate_runs, RunRole::kCandidate);
+  out.drift_explained = TakeOffSharedDrift(&def, &cand);
   out.remeasure = Asked(def, cand, false);
   const auto def_kept = Kept(def);
   const auto cand_kept = Kept(cand);

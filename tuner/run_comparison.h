@@ -23,6 +23,19 @@
 //      setting does not decide. (Asking for the third run whatever the other side showed spent
 //      the MLP's four-run budget on D C D D when its default's runs disagreed by 12% and the
 //      candidate had run 1.30x faster than the faster of them: bench/horovod/README.md.)
+//      Two runs that differ by the drift the other setting's runs show do not disagree: where
+//      the other side has a kept run within the pair's stretch of the sequence and two kept runs
+//      or more, its least-squares log-slope per place in the sequence times the pair's distance
+//      is the drift; where it moved the pair's way by at least half as much, and what is left
+//      of the pair's difference is within kDisagreeingRuns, the pair is read as that drift
+//      (rule 3 then compares each run with the other side as it was then). Without the "at
+//      least half" a side that barely moved cleared the other's disagreement about as often
+//      under pure noise, and the rule's false "faster" on synthetic runs rose 0.7 points at a
+//      run-to-run CV of 12% (bench/tuner, decision_power.py; with it 0.5 points, and 0.05 at
+//      8%). On the real MLP (bench/horovod, /tmp/hvdS) the default ran
+//      724.9 and 624.6 ms around a candidate run and the candidate 535.9 and 486.8 ms: the
+//      machine sped up under both (per-run ratios 1.256 and 1.283), yet the default's pair was
+//      read as a run that is off, and the four-run budget ended without a verdict.
 //   3. Drift (the machine warming, a neighbour's load rising) hits whatever runs when it
 //      does, so each candidate run is compared with the default as it was at that time: the
 //      default runs just before and just after it, interpolated in run order (log scale).
@@ -116,6 +129,9 @@ struct RunComparison {
   // Rule 2's cautious reading decided: two runs of a side disagreed, and the comparison without
   // the one favouring the candidate is faster beyond noise (`speedup` is that reading's).
   bool disagreement_set_aside = false;
+  // A side's two runs differed by more than kDisagreeingRuns, and by less once the drift the
+  // other side's runs show was taken off (rule 2): read as drift, not as a run that is off.
+  bool drift_explained = false;
   std::vector<ComparedRun> runs;  // every run given with a step, in sequence order
   // True when the interval's lower bound is above 1 and nothing asks for a re-measure.
   bool Faster() const {

@@ -224,6 +224,67 @@ TEST(RunComparisonTest, TwoDisagreeingCandidateRunsDecideByTheSlower) {
   EXPECT_FALSE(own.Faster());
 }
 
+// Drift under both settings is not a run that is off (rule 2): the real MLP's search on 2x2 at
+// 1 Gbit/s (bench/horovod, /tmp/hvdS), D C D C at 724.9, 535.9, 624.6, 486.8 ms. The default's
+// pair differs by ln(624.6 / 724.9) = -0.1489, the candidate's slope over its runs 2 apart is
+// ln(486.8 / 535.9) / 2 per place, so over the default's 2 places -0.0961: the same way, more
+// than half as much, and -0.0528 left, within ln 1.1. The candidate's pair likewise (+0.0528
+// left of -0.0961 against the default's -0.1489). So nothing disagrees and rule 3 decides: the
+// first candidate run against the default's two around it (a = 1/2 each), the second against
+// the last (a = 1): a = (1/4, 3/4), the mean log ratio ln(724.9) / 4 + 3 ln(624.6) / 4 -
+// (ln(535.9) + ln(486.8)) / 2; the noise the runs' own (each pair's squared difference over
+// 2, 2 degrees, with the prior's 3 at 5%), the error sigma * sqrt(1/16 + 9/16 + 1/2), t(0.975,
+// 5) 2.5706 from a table. The search read the default's pair as disagreeing and kept the
+// default; its candidate was then confirmed 1.200x over four alternating pairs.
+TEST(RunComparisonTest, DriftUnderBothSettingsIsNotADisagreement) {
+  const RealRuns def = {RealRun({724.9}, 0, 1), RealRun({624.6}, 2, 3)};
+  const RealRuns cand = {RealRun({535.9}, 1, 2), RealRun({486.8}, 3, 4)};
+  const RunComparison c = CompareRuns(def, cand);
+  const double sigma = std::sqrt((std::pow(std::log(724.9 / 624.6), 2) / 2 +
+                                  std::pow(std::log(535.9 / 486.8), 2) / 2 + 3 * 0.0025) /
+                                 5.0);
+  const double mean = std::log(724.9) / 4 + 3 * std::log(624.6) / 4 -
+                      (std::log(535.9) + std::log(486.8)) / 2;
+  const double half = 2.5706 * sigma * std::sqrt(1.0 / 16 + 9.0 / 16 + 0.5);
+  EXPECT_TRUE(c.drift_explained);
+  EXPECT_FALSE(c.disagreement_set_aside);
+  EXPECT_EQ(c.remeasure, Remeasure::kNone);
+  EXPECT_NEAR(c.speedup.speedup, std::exp(mean), 1e-12);
+  EXPECT_NEAR(c.speedup.low, std::exp(mean - half), 1e-4);
+  EXPECT_TRUE(c.Faster()) << c.speedup.low;
+  for (const ComparedRun& r : c.runs) EXPECT_FALSE(r.outlier || r.set_aside);
+
+  // The same default runs with the candidate flat (535.9 both times): the default's pair
+  // differs by 14% after the candidate's drift of 0, so it disagrees, and the cautious reading
+  // (624.6 alone against 535.9 twice, at the noise the pair shows) is within noise: a third
+  // default run is asked for.
+  const RealRuns flat = {RealRun({535.9}, 1, 2), RealRun({535.9}, 3, 4)};
+  const RunComparison waits = CompareRuns(def, flat);
+  EXPECT_FALSE(waits.drift_explained);
+  EXPECT_EQ(waits.remeasure, Remeasure::kDefault);
+  EXPECT_FALSE(waits.Faster());
+
+  // A candidate that moved the same way, but by less than half as much as the default's pair,
+  // does not explain it, even where what is left is within 10%: the default's pair moves by
+  // -0.12 (724.9 to 642.9 ms), the candidate's drift over those 2 places is -0.05 (535.9 to
+  // 509.8 ms); -0.07 would be left, yet the pair still disagrees: the verdict is the cautious
+  // reading's (642.9 ms alone against both candidate runs), and the slower run is set aside.
+  const RealRuns def_less = {RealRun({724.9}, 0, 1), RealRun({642.9}, 2, 3)};
+  const RealRuns cand_less = {RealRun({535.9}, 1, 2), RealRun({509.8}, 3, 4)};
+  const RunComparison less = CompareRuns(def_less, cand_less);
+  EXPECT_FALSE(less.drift_explained);
+  EXPECT_TRUE(less.disagreement_set_aside);
+  for (const ComparedRun& r : less.runs) EXPECT_EQ(r.set_aside, r.run_id == 1) << r.run_id;
+
+  // A candidate that moved the same way but ran entirely after the default's pair (D D C C) has
+  // no run within the pair's stretch: its slope is not the drift the pair saw.
+  const RealRuns def_first = {RealRun({724.9}, 0, 1), RealRun({624.6}, 1, 2)};
+  const RealRuns after = {RealRun({535.9}, 2, 3), RealRun({486.8}, 3, 4)};
+  const RunComparison later = CompareRuns(def_first, after);
+  EXPECT_FALSE(later.drift_explained);
+  EXPECT_EQ(later.remeasure, Remeasure::kDefault);
+}
+
 // One run each: the steps show a gain, but how much a whole run varies is unknown: not
 // decided, even with the run-to-run noise measured elsewhere, while the default ran once (a
 // single default run sets the level every candidate run is compared with). With two default

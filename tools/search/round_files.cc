@@ -123,9 +123,14 @@ std::string RoundVerdictLine(const RoundReport& report) {
   char interval[160];
   std::snprintf(interval, sizeof(interval), "speedup %.3f, %g%% interval [%.3f, %.3f]",
                 d.speedup.speedup, d.speedup.confidence * 100, d.speedup.low, d.speedup.high);
+  // Rule 2's drift (tuner/run_comparison.h): say why two runs far apart did not hold it.
+  const std::string drift = d.comparison.drift_explained
+                                ? "; both settings' runs drifted alike, each candidate run "
+                                  "compared with the default's around it"
+                                : "";
   return "best: " + KnobsShort(report.best_knobs, report.scope.framework) +
          " beats the default: steps " + Percent(1.0 - 1.0 / d.speedup.speedup) + " shorter (" +
-         interval + "; noise " + noise + ")";
+         interval + "; noise " + noise + drift + ")";
 }
 
 std::string GroupsNote(const RoundReport& report, const Knobs& knobs) {
