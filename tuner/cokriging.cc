@@ -51,7 +51,16 @@ double CoKriging::ProfileLogLikelihood(const Eigen::MatrixXd& x, const Eigen::Ve
 
 double CoKriging::EstimateRho(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
                               const Eigen::VectorXd& simulated_mean) const {
-  if (y.size() < options_.min_measured_for_rho) return 1.0;
+  // Distinct settings, not samples: repeats of one setting add no slope (two settings fit any
+  // scale with a zero residual, so a third run of either one let the likelihood pick rho = 0
+  // and drop the simulation: bench/horovod, the MLP's search on /tmp/hvdG1S).
+  std::vector<Eigen::Index> distinct;
+  for (Eigen::Index j = 0; j < x.cols(); ++j) {
+    const bool seen = std::any_of(distinct.begin(), distinct.end(),
+                                  [&](Eigen::Index k) { return x.col(k) == x.col(j); });
+    if (!seen) distinct.push_back(j);
+  }
+  if (static_cast<int>(distinct.size()) < options_.min_measured_for_rho) return 1.0;
   const double lo = options_.min_rho, hi = std::max(options_.min_rho, options_.max_rho);
   std::vector<double> candidates;
   const int grid = std::max(2, options_.rho_grid_points);

@@ -13,7 +13,8 @@
 // (the two GPs taken as independent). Degenerate cases, stated rather than hidden:
 //   no measured samples: the prediction is the simulated GP's (rho = 1, delta = 0);
 //   no simulated samples: rho = 0 and delta is a plain GP on the measured scores;
-//   fewer than min_measured_for_rho measured samples: rho = 1 (delta absorbs the offset).
+//   fewer than min_measured_for_rho distinct measured settings (repeats of one setting count
+//   once): rho = 1 (delta absorbs the offset).
 #pragma once
 
 #include <Eigen/Core>
@@ -27,7 +28,7 @@ namespace autotune::tuner {
 struct CoKrigingOptions {
   GpOptions simulated_gp;        // GP on simulated samples
   GpOptions residual_gp;         // GP on the residuals at measured points
-  int min_measured_for_rho = 3;  // fewer measured samples: rho = 1
+  int min_measured_for_rho = 3;  // fewer distinct measured settings: rho = 1
   double min_rho = 0.0;          // rho is searched in [min_rho, max_rho]
   double max_rho = 10.0;
   int rho_grid_points = 21;   // grid candidates before the refinement

@@ -58,6 +58,17 @@ TEST(CoKrigingTest, DegenerateCasesAreStated) {
   // Fewer than three measured samples: rho 1.
   ASSERT_TRUE(simulated_only.FitMeasured(x.leftCols(2), y.head(2) * 3).ok());
   EXPECT_EQ(simulated_only.rho(), 1.0);
+  // Three measured samples of two settings (one of them run twice, as a search's default is):
+  // still two settings, so rho stays 1, whatever the scores; the same scores at three
+  // settings are enough to estimate it, and they do not make it 1.
+  Eigen::MatrixXd repeated(1, 3);
+  repeated << 0.1, 0.5, 0.1;
+  Eigen::VectorXd scores(3);
+  scores << 0.2, 0.2, 0.21;  // flat: the likelihood alone would make rho 0
+  ASSERT_TRUE(simulated_only.FitMeasured(repeated, scores).ok());
+  EXPECT_EQ(simulated_only.rho(), 1.0);
+  ASSERT_TRUE(simulated_only.FitMeasured(x, scores).ok());
+  EXPECT_NE(simulated_only.rho(), 1.0);
   // New simulated data make the measured part stale until it is refit.
   ASSERT_TRUE(simulated_only.AddSimulated(Eigen::VectorXd::Constant(1, 0.7), 1.8).ok());
   EXPECT_TRUE(simulated_only.measured_stale());
