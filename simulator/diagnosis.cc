@@ -243,15 +243,19 @@ Status Diagnose(const Trace& trace, Diagnosis* out, const CpuShareParams& cpu) {
   d.gain_quartile_high = Percentile(gains, 75.0);
   d.gain_first_half = d.gain_second_half = MedianOf(gains);
   d.gain_steps = gains.size();
+  d.max_gain_fraction = d.gain_second_half;
   if (gains.size() >= static_cast<size_t>(kMinDriftSteps)) {
-    const size_t half = d.gain_steps = gains.size() / 2;
+    const size_t half = gains.size() / 2;
     d.gain_first_half = MedianOf({gains.begin(), gains.begin() + half});
     d.gain_second_half = MedianOf({gains.end() - half, gains.end()});
     d.gain_trend_z = MannKendallZ(gains);
     d.drifting = std::abs(d.gain_trend_z) > kDriftZ;
+    // The steady pace's bound: the median over the later half of every step the run recorded,
+    // its warm-up steps included (the file comment).
+    const size_t recorded = gains.size() + static_cast<size_t>(std::max(0, trace.run.warmup_steps));
+    d.gain_steps = std::min(gains.size(), recorded / 2);
+    d.max_gain_fraction = MedianOf({gains.end() - static_cast<long>(d.gain_steps), gains.end()});
   }
-  // The steady pace's bound: the later half's median (the file comment).
-  d.max_gain_fraction = d.gain_second_half;
   d.verdict = Judge(m, d.max_gain_fraction, &d.verdict_line,
                     d.gain_steps == gains.size()
                         ? "the steps"

@@ -4,7 +4,8 @@
 Each timeline (default: the repository's copies of the shared fixtures, real Horovod 0.28.1 on
 2x2, as the build unpacks them into build/tests/fixtures/horovod) is imported with
 --warmup-steps 1 to 5, and `autotune diagnose --json` of each import gives the verdict and
-the bound (max_gain_fraction: the median gain over the later half of the kept steps). Beside
+the bound (max_gain_fraction: the median gain over the later half of the steps recorded, the
+warm-up ones counted in; before 2026-12-07 the later half of the kept steps). Beside
 it, from the same diagnoses' per-step parts, the median over every kept step (the bound
 before 2026-12-06): the anchor, measured side by side on the same steps. Issue 21's target:
 the same verdict at every warm-up count, the bound within 3 points.

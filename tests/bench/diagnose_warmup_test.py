@@ -3,8 +3,8 @@
 
 The bench's figures for one fixture (the bound's spread over --warmup-steps 1-5, and the
 spread of the median over every step beside it) are worked out here independently: each
-import's per-step shares 1 - ideal / step, the median of the later half (every step's with
-fewer than 6) and of all of them. A missing timeline is one line and exit 1.
+import's per-step shares 1 - ideal / step, the median of the later half of the steps recorded
+(the warm-up ones counted in; every kept step's with fewer than 6 kept) and of all of them. A missing timeline is one line and exit 1.
 
 Usage: diagnose_warmup_test.py BENCH AUTOTUNE BENCH_FIGURE FIXTURES_DIR
 """
@@ -42,7 +42,8 @@ def expected():
                                           text=True).stdout)
             shares = [1.0 - s["ideal_step_ms"] / s["step_ms"] for s in d["per_step"]]
             n = len(shares)
-            later = shares[n - n // 2:] if n >= 6 else shares
+            # The later half of the steps recorded: the w warm-up steps counted in.
+            later = shares[n - min(n, (n + w) // 2):] if n >= 6 else shares
             bounds.append(100.0 * statistics.median(later))
             every.append(100.0 * statistics.median(shares))
     return max(bounds) - min(bounds), max(every) - min(every)

@@ -384,6 +384,20 @@ TEST(DiagnosisTest, TheBoundIsTheLaterHalfsSoLeavingOutLeadingStepsMovesItLittle
   EXPECT_NEAR(d.max_gain_fraction, (38.0 / 190 + 38.0 / 195) / 2, 1e-12);
   EXPECT_NE(d.verdict_line.find("the median over the last 4 of 8 steps"), std::string::npos)
       << d.verdict_line;
+  // The same eight, imported with those four as their warm-up (the run's warmup_steps): the
+  // later half of the twelve recorded, the last six of the eight kept (175..200), the bound of
+  // the twelve again.
+  Trace imported = StepsOfTimes(times);
+  imported.run.warmup_steps = 4;
+  ASSERT_TRUE(Diagnose(imported, &d).ok());
+  EXPECT_NEAR(d.max_gain_fraction, twelve, 1e-12);
+  EXPECT_NE(d.verdict_line.find("the median over the last 6 of 8 steps"), std::string::npos)
+      << d.verdict_line;
+  // A warm-up of more than half the recorded steps (9 of 17): all eight kept.
+  imported.run.warmup_steps = 9;
+  ASSERT_TRUE(Diagnose(imported, &d).ok());
+  EXPECT_NEAR(d.max_gain_fraction, (38.0 / 180 + 38.0 / 185) / 2, 1e-12);
+  EXPECT_EQ(d.gain_steps, 8u);
 }
 
 }  // namespace
