@@ -103,13 +103,11 @@ bool PairIsDrift(const Side& side, const Side& other) {
 
 // Clears the disagreement of the sides whose pair is drift; true when one was.
 bool TakeOffSharedDrift(Side* def, Side* cand) {
+  // Both judged on the sides as they came, before either is cleared.
   const bool def_drift = PairIsDrift(*def, *cand);
   const bool cand_drift = PairIsDrift(*cand, *def);
-  for (auto [side, drift] : {std::pair{def, def_drift}, std::pair{cand, cand_drift}}) {
-    if (!drift) continue;
-    side->disagreeing = false;
-    side->ask_remeasure = false;
-  }
+  if (def_drift) def->disagreeing = def->ask_remeasure = false;
+  if (cand_drift) cand->disagreeing = cand->ask_remeasure = false;
   return def_drift || cand_drift;
 }
 

@@ -4,7 +4,8 @@
 The bench's figures for one fixture (the bound's spread over --warmup-steps 1-5, and the
 spread of the median over every step beside it) are worked out here independently: each
 import's per-step shares 1 - ideal / step, the median of the later half of the steps recorded
-(the warm-up ones counted in; every kept step's with fewer than 6 kept) and of all of them. A missing timeline is one line and exit 1.
+(the warm-up ones counted in; every kept step's with fewer than 6 kept) and of all of them. A
+missing timeline is one line and exit 1.
 
 Usage: diagnose_warmup_test.py BENCH AUTOTUNE BENCH_FIGURE FIXTURES_DIR
 """

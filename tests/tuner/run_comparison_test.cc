@@ -162,6 +162,15 @@ TEST(RunComparisonTest, ADefaultOutlierReplacedNoLongerHoldsTheVerdict) {
   }
 }
 
+// The run-to-run noise a comparison of two runs a side takes from its own repeats, by hand:
+// each pair's squared log difference over 2 (one degree each) pooled with the prior's 3
+// degrees at 5%, over 5 degrees.
+double OwnNoiseOfTwoPairs(double a1, double a2, double b1, double b2) {
+  return std::sqrt((std::pow(std::log(a1 / a2), 2) / 2 + std::pow(std::log(b1 / b2), 2) / 2 +
+                    3 * 0.05 * 0.05) /
+                   5.0);
+}
+
 // Two default runs that disagree (the real MLP's search on 2x2 at 1 Gbit/s, bench/horovod:
 // 633.5 and 562.6 ms, 12% apart) cannot say which is off, so the verdict is taken as if the
 // one that favours the candidate, the slower, were: the candidate's runs (434.1 ms, the
@@ -174,9 +183,7 @@ TEST(RunComparisonTest, TwoDisagreeingDefaultRunsDecideByTheCautiousReading) {
   const RealRuns def = {RealRun({633.5}, 0, 1), RealRun({562.6}, 2, 3)};
   const RealRuns cand = {RealRun({434.1}, 1, 2), RealRun({445.0}, 3, 4)};
   const RunComparison c = CompareRuns(def, cand);
-  const double sigma = std::sqrt((std::pow(std::log(633.5 / 562.6), 2) / 2 +
-                                  std::pow(std::log(445.0 / 434.1), 2) / 2 + 3 * 0.0025) /
-                                 5.0);
+  const double sigma = OwnNoiseOfTwoPairs(633.5, 562.6, 445.0, 434.1);
   const double mean = std::log(562.6) - (std::log(434.1) + std::log(445.0)) / 2;
   const double half = 2.5706 * sigma * std::sqrt(1.5);
   EXPECT_EQ(c.remeasure, Remeasure::kNone);
@@ -240,9 +247,7 @@ TEST(RunComparisonTest, DriftUnderBothSettingsIsNotADisagreement) {
   const RealRuns def = {RealRun({724.9}, 0, 1), RealRun({624.6}, 2, 3)};
   const RealRuns cand = {RealRun({535.9}, 1, 2), RealRun({486.8}, 3, 4)};
   const RunComparison c = CompareRuns(def, cand);
-  const double sigma = std::sqrt((std::pow(std::log(724.9 / 624.6), 2) / 2 +
-                                  std::pow(std::log(535.9 / 486.8), 2) / 2 + 3 * 0.0025) /
-                                 5.0);
+  const double sigma = OwnNoiseOfTwoPairs(724.9, 624.6, 535.9, 486.8);
   const double mean = std::log(724.9) / 4 + 3 * std::log(624.6) / 4 -
                       (std::log(535.9) + std::log(486.8)) / 2;
   const double half = 2.5706 * sigma * std::sqrt(1.0 / 16 + 9.0 / 16 + 0.5);
