@@ -51,7 +51,10 @@ nlohmann::json DecisionJson(const RoundReport& r) {
                     {"statistic",
                      "median over the candidate's runs of (the default's median step time, "
                      "interpolated between the default runs around it) / (the run's median "
-                     "step time)"}};
+                     "step time)"},
+                    // Rule 2's reading of two runs of a side far apart (tuner/run_comparison.h).
+                    {"drift_explained", d.comparison.drift_explained},
+                    {"disagreement_set_aside", d.comparison.disagreement_set_aside}};
   }
   return j;
 }
