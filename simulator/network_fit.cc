@@ -49,10 +49,10 @@ std::pair<double, double> FitLine(const std::vector<MeasuredCurve::Point>& pts) 
   return {a, c};
 }
 
-// Alpha-beta parameters of op on a communicator of `ranks` from a measured curve.
-AlphaBeta FitAlphaBeta(Op op, int ranks, const MeasuredCurve& curve) {
+// Alpha-beta parameters from a measured curve whose cost at latency 1 and bandwidth 1 is `unit`
+// (AlphaBetaCost of the op on its communicator, or WorldCost).
+AlphaBeta FitAlphaBeta(const LinearCost& unit, const MeasuredCurve& curve) {
   auto [fixed_us, us_per_byte] = FitLine(curve.Points());
-  const LinearCost unit = AlphaBetaCost(op, ranks, AlphaBeta{1.0, 1.0});
   AlphaBeta ab;
   ab.latency_us = unit.fixed_us > 0.0 ? fixed_us / unit.fixed_us : 0.0;
   ab.bytes_per_us = (unit.us_per_byte > 0.0 && us_per_byte > 0.0) ? unit.us_per_byte / us_per_byte
@@ -121,8 +121,12 @@ bool NetworkModel::FitCollectives() {
       if (level_ranks[level] < 2) continue;
       const int idx = FindCurve(op, level_scope[level], level_ranks[level]);
       if (idx < 0) continue;
+      const AlphaBeta unit{1.0, 1.0};
+      const LinearCost unit_cost = level == static_cast<int>(Level::kWorld)
+                                       ? WorldCost(op, topo, unit, route_)
+                                       : AlphaBetaCost(op, level_ranks[level], unit);
       params_.collective[static_cast<int>(op)][level] =
-          FitAlphaBeta(op, level_ranks[level], curves_[idx].curve);
+          FitAlphaBeta(unit_cost, curves_[idx].curve);
       have[level] = true;
     }
     auto& ab = params_.collective[static_cast<int>(op)];
@@ -167,6 +171,10 @@ void NetworkModel::FitHierarchicalFactors() {
 }
 
 Status NetworkModel::Fit(const Calibration& calibration, NetworkModel* out) {
+  return Fit(calibration, RouteOf(calibration.backend), out);
+}
+
+Status NetworkModel::Fit(const Calibration& calibration, WorldRoute route, NetworkModel* out) {
   const std::string name = "calibration " + std::to_string(calibration.id);
   const Topology& topo = calibration.topology;
   if (topo.nodes < 1 || topo.ranks_per_node < 1) {
@@ -182,6 +190,7 @@ Status NetworkModel::Fit(const Calibration& calibration, NetworkModel* out) {
   m.calibrated_ = topo;
   m.topology_ = topo;
   m.calibration_id_ = calibration.id;
+  m.route_ = route;
   for (auto& [key, pts] : grouped) {
     CurveEntry e;
     e.op = static_cast<Op>(std::get<0>(key));

@@ -37,9 +37,27 @@ LinearCost AlphaBetaCost(Op op, int ranks, const AlphaBeta& ab) {
   return {2.0 * Log2Steps(ranks) * ab.latency_us, 2.0 * (p - 1.0) / p * inv_bw};
 }
 
-NetworkModel NetworkModel::FromParams(const NetworkParams& params, const Topology& topology) {
+WorldRoute RouteOf(BackendKind library) {
+  return library == BackendKind::kMpi ? WorldRoute::kNodesLast : WorldRoute::kRing;
+}
+
+LinearCost WorldCost(Op op, const Topology& topology, const AlphaBeta& ab, WorldRoute route) {
+  const int n = topology.nodes;
+  const int m = topology.ranks_per_node;
+  auto power_of_two = [](int x) { return x > 0 && (x & (x - 1)) == 0; };
+  if (op != Op::kAllreduce || route != WorldRoute::kNodesLast || n < 2 || m < 2 ||
+      !power_of_two(n) || !power_of_two(m)) {
+    return AlphaBetaCost(op, topology.world_size(), ab);
+  }
+  return {2.0 * Log2Steps(topology.world_size()) * ab.latency_us,
+          2.0 * (n - 1.0) / n / ab.bytes_per_us};
+}
+
+NetworkModel NetworkModel::FromParams(const NetworkParams& params, const Topology& topology,
+                                      WorldRoute route) {
   NetworkModel m;
   m.params_ = params;
+  m.route_ = route;
   m.topology_ = topology;
   m.calibrated_ = topology;
   m.Bind();
@@ -98,12 +116,13 @@ void NetworkModel::Bind() {
             .curve = n > 1 ? FindCurve(op, Scope::kCross, n) : -1};
     // A one-node target of a multi-node calibration: the world is one node's ranks.
     const Level world_level = (n == 1 && calibrated_.nodes > 1) ? Level::kIntra : Level::kWorld;
-    b[2] = {.cost = AlphaBetaCost(op, topology_.world_size(), params_.at(op, world_level)),
+    b[2] = {.cost = world_level == Level::kWorld
+                        ? WorldCost(op, topology_, params_.at(op, Level::kWorld), route_)
+                        : AlphaBetaCost(op, topology_.world_size(), params_.at(op, world_level)),
             .curve = same_shape ? FindCurve(op, Scope::kWorld, topology_.world_size()) : -1};
     if (b[2].curve < 0 && world_level == Level::kWorld) {
       b[2].shape_curve = FindCurve(op, Scope::kWorld, calibrated_.world_size());
-      b[2].shape_cost =
-          AlphaBetaCost(op, calibrated_.world_size(), params_.at(op, Level::kWorld));
+      b[2].shape_cost = WorldCost(op, calibrated_, params_.at(op, Level::kWorld), route_);
     }
     hierarchical_curve_[OpIndex(op)] =
         same_shape ? FindCurve(op, Scope::kHierarchical, topology_.world_size()) : -1;

@@ -10,6 +10,7 @@
 // Cost formulas (p = communicator size, B = message bytes per rank as the calibration
 // stores them: allreduce buffer bytes, allgather bytes each rank sends):
 //   allreduce(p, B)      = 2*ceil(log2 p)*latency + 2(p-1)/p * B / bandwidth
+//                          (on the world: the bytes one node's link carries, WorldRoute)
 //   allgather(p, B)      =   ceil(log2 p)*latency +   (p-1) * B / bandwidth
 //                          (= (p-1)/p of the gathered bytes p*B)
 //   reduce-scatter(p, B) = allreduce(p, B) / 2 (the first half of a ring/Rabenseifner)
@@ -75,6 +76,25 @@ LinearCost AlphaBetaCost(Op op, int ranks, const AlphaBeta& ab);
 // ceil(log2 p) for p >= 1.
 int Log2Steps(int ranks);
 
+// How a flat allreduce on the world crosses the links between nodes.
+// - kRing (NCCL's and gloo's ring): every node's link carries 2(p-1)/p of the buffer, p the
+//   world's ranks: AlphaBetaCost on p ranks.
+// - kNodesLast (Open MPI's tuned allreduce for the sizes a job fuses: Rabenseifner's, recursive
+//   halving with the partner's distance doubling from 1, then the mirror allgather): with
+//   ranks numbered node by node (mpirun's mapping by slot) the first log2 M exchanges stay in
+//   a node, and each node's link carries sum over the later ones of M ranks x B / 2^(k+1),
+//   twice: 2(N-1)/N of the buffer whatever M is, as an allreduce over the N nodes would. On
+//   the emulated cluster a 16 MiB allreduce takes 154 ms on 2x2 and 151 ms on 2x1 (the ring's
+//   2(p-1)/p would make 2x2 1.5x slower). Taken only where N and M are powers of two (the
+//   derivation's case); elsewhere, and for allgather, the p-rank cost.
+enum class WorldRoute { kRing, kNodesLast };
+// kNodesLast for Open MPI (kMpi), kRing for the others.
+WorldRoute RouteOf(BackendKind library);
+// The parametric cost of one op on the whole world of `topology` under `route`: AlphaBetaCost
+// on its N x M ranks, except an allreduce routed kNodesLast on N > 1 nodes of M > 1 ranks (N and
+// M powers of two): 2 log2(N M) latencies and 2(N-1)/N bytes on the link per buffer byte.
+LinearCost WorldCost(Op op, const Topology& topology, const AlphaBeta& ab, WorldRoute route);
+
 // The three steps of a hierarchical collective, microseconds.
 struct HierarchicalSteps {
   double intra_first_us = 0.0;  // reduce-scatter (allreduce) | gather (allgather)
@@ -88,11 +108,18 @@ class NetworkModel {
  public:
   NetworkModel() = default;
 
-  // A purely parametric model bound to topology (no measured curves).
-  static NetworkModel FromParams(const NetworkParams& params, const Topology& topology);
-  // Fits the model to a calibration and binds it to the calibration's topology.
-  // InvalidArgument/Corruption name the calibration and the point at fault.
+  // A purely parametric model bound to topology (no measured curves), its world routed as
+  // `route` says.
+  static NetworkModel FromParams(const NetworkParams& params, const Topology& topology,
+                                 WorldRoute route = WorldRoute::kRing);
+  // Fits the model to a calibration and binds it to the calibration's topology; the world's
+  // route is RouteOf(calibration.backend), or `route` where given (a job's own collectives
+  // are recorded as mpi under DDP, whose gloo runs a ring: RouteOf(CollectiveLibrary(run))).
+  // On the calibrated shape the route changes nothing (the fitted line is the same); it says
+  // how the world's cost moves to another shape. InvalidArgument/Corruption name the
+  // calibration and the point at fault.
   static Status Fit(const Calibration& calibration, NetworkModel* out);
+  static Status Fit(const Calibration& calibration, WorldRoute route, NetworkModel* out);
   // The same model predicting another topology (curves are kept for communicators of a
   // calibrated size). NotSupported when the topology needs a level never measured
   // (cross-node on a one-node calibration, intra-node on one rank per node). With
@@ -106,6 +133,7 @@ class NetworkModel {
   const Topology& calibrated_topology() const { return calibrated_; }
   const NetworkParams& params() const { return params_; }
   int64_t calibration_id() const { return calibration_id_; }
+  WorldRoute route() const { return route_; }
 
   // One fused collective on the world. fusion_bytes as FusionBytes() counts it: the
   // buffer for allreduce, the gathered output (world_size x per-rank) for allgather.
@@ -160,6 +188,7 @@ class NetworkModel {
   NetworkParams params_;
   Topology topology_;
   Topology calibrated_;
+  WorldRoute route_ = WorldRoute::kRing;
   int64_t calibration_id_ = 0;
   std::vector<CurveEntry> curves_;
   // Bound for topology_, [op][level]; plus the world hierarchical curves and the copy.

@@ -189,8 +189,11 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   }
   Simulation sim;
   AUTOTUNE_RETURN_IF_ERROR(PreparedTrace::Prepare(trace, &sim.trace_));
+  // The world's route is the job's library's (a DDP job's gloo ring, whatever calibrate stands
+  // in for it).
+  const WorldRoute route = RouteOf(CollectiveLibrary(trace.run));
   NetworkModel recorded_network;
-  AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(calibration, &recorded_network));
+  AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(calibration, route, &recorded_network));
   const NegotiationModel recorded_negotiation = NegotiationModel::Fit(trace, recorded_network);
   // The latency part of every collective is the calibration's, unscaled (simulator/README.md
   // says why an in-run latency scale was removed).
@@ -207,7 +210,7 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   if (target_calibration != nullptr && target_calibration->topology.SameShape(to) &&
       !to.SameShape(recorded)) {
     NetworkModel measured_target;  // bound to the calibrate's hosts: rebound to the target's
-    AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(*target_calibration, &measured_target));
+    AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(*target_calibration, route, &measured_target));
     AUTOTUNE_RETURN_IF_ERROR(measured_target.Retarget(to, &sim.network_, &sim.assumption_));
   } else {
     AUTOTUNE_RETURN_IF_ERROR(recorded_network.Retarget(to, &sim.network_, &sim.assumption_));

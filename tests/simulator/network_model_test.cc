@@ -119,8 +119,13 @@ TEST(MeasuredCurveTest, ASpikeGetsItsNeighboursInterpolationAStepStays) {
   EXPECT_DOUBLE_EQ(ends.TimeUs(1000), 500.0);  // 900 pooled with 200 and 400 (isotonic)
 }
 
+// A synthesized calibration is Open MPI's (backend mpi): the truths it is made from route their
+// world as Open MPI's allreduce does, so the fit (which takes its route from the backend)
+// recovers them.
+const WorldRoute kMpiRoute = RouteOf(BackendKind::kMpi);
+
 TEST(NetworkFitTest, RecoversTheParametersItWasMeasuredFrom) {
-  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2));
+  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2), kMpiRoute);
   NetworkModel fitted;
   ASSERT_TRUE(NetworkModel::Fit(SynthesizeCalibration(truth), &fitted).ok());
   for (Op op : {Op::kAllreduce, Op::kAllgather}) {
@@ -185,12 +190,13 @@ TEST(NetworkFitTest, MeasuredHierarchicalCurveSetsTheCompositionFactor) {
 }
 
 TEST(NetworkFitTest, ExtrapolatesToMoreNodesWithTheFittedParameters) {
-  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2));
+  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2), kMpiRoute);
   NetworkModel fitted, big;
   ASSERT_TRUE(NetworkModel::Fit(SynthesizeCalibration(truth), &fitted).ok());
   ASSERT_TRUE(fitted.Retarget(Topo(256, 4), &big).ok());
   EXPECT_EQ(big.topology().world_size(), 1024);
-  const NetworkModel big_truth = NetworkModel::FromParams(TwoLevelParams(), Topo(256, 4));
+  const NetworkModel big_truth =
+      NetworkModel::FromParams(TwoLevelParams(), Topo(256, 4), kMpiRoute);
   for (Op op : {Op::kAllreduce, Op::kAllgather}) {
     const double want = big_truth.FlatUs(op, 1 << 20);
     EXPECT_NEAR(big.FlatUs(op, 1 << 20), want, 1e-6 * want);
@@ -202,7 +208,7 @@ TEST(NetworkFitTest, ExtrapolatesToMoreNodesWithTheFittedParameters) {
 // A larger world has no curve of its own: it keeps the measured world curve's departure from
 // its line (here 1.4x at 1 MiB, as a job's collectives slowed by its compute would show).
 TEST(NetworkFitTest, ALargerWorldKeepsTheMeasuredCurvesRatioToItsLine) {
-  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2));
+  const NetworkModel truth = NetworkModel::FromParams(TwoLevelParams(), Topo(2, 2), kMpiRoute);
   Calibration cal = SynthesizeCalibration(truth);
   for (CalibrationPoint& p : cal.points) {
     if (p.scope == Scope::kWorld && p.op == Op::kAllreduce && p.bytes == (1 << 20)) {
@@ -212,7 +218,7 @@ TEST(NetworkFitTest, ALargerWorldKeepsTheMeasuredCurvesRatioToItsLine) {
   NetworkModel fitted, big;
   ASSERT_TRUE(NetworkModel::Fit(cal, &fitted).ok());
   ASSERT_TRUE(fitted.Retarget(Topo(8, 2), &big).ok());
-  const NetworkModel big_truth = NetworkModel::FromParams(TwoLevelParams(), Topo(8, 2));
+  const NetworkModel big_truth = NetworkModel::FromParams(TwoLevelParams(), Topo(8, 2), kMpiRoute);
   const double at_1m = big_truth.FlatUs(Op::kAllreduce, 1 << 20);
   EXPECT_NEAR(big.FlatUs(Op::kAllreduce, 1 << 20), 1.4 * at_1m, 0.03 * 1.4 * at_1m);
   // Where the measured curve is on its line, so is the larger world's.
@@ -244,6 +250,116 @@ TEST(NetworkFitTest, OneMeasuredSizeIsSaidToLeaveTheLatencyOut) {
   NetworkModel two;
   ASSERT_TRUE(NetworkModel::Fit(cal, &two).ok());
   EXPECT_EQ(two.Describe().find(note), std::string::npos) << two.Describe();
+}
+
+// The world's route (network_model.h): Open MPI's allreduce pairs a node's ranks first, so a
+// node's link carries 2(N-1)/N of the buffer; a ring carries 2(p-1)/p. Hand-derived at
+// latency 10 us and 100 B/us for a 1e6-byte buffer.
+TEST(WorldRouteTest, OpenMpisAllreduceCrossesTheNodesOnce) {
+  const AlphaBeta ab{10.0, 100.0};
+  auto at = [&](Op op, int nodes, int ranks_per_node, WorldRoute route) {
+    return WorldCost(op, Topo(nodes, ranks_per_node), ab, route).At(1e6);
+  };
+  const WorldRoute last = WorldRoute::kNodesLast;
+  // 2x2: 2 log2(4) latencies; 2 (1/2) of the buffer over the link (the ring: 2 (3/4)).
+  EXPECT_DOUBLE_EQ(at(Op::kAllreduce, 2, 2, last), 40.0 + 10000.0);
+  EXPECT_DOUBLE_EQ(at(Op::kAllreduce, 2, 2, WorldRoute::kRing), 40.0 + 15000.0);
+  // 4x1: one rank a node, every exchange crosses: the ring's 2 (3/4) either way.
+  EXPECT_DOUBLE_EQ(at(Op::kAllreduce, 4, 1, last), 40.0 + 15000.0);
+  // 2x4 and 4x2: 2 log2(8) latencies; 2 (1/2) and 2 (3/4) of the buffer.
+  EXPECT_DOUBLE_EQ(at(Op::kAllreduce, 2, 4, last), 60.0 + 10000.0);
+  EXPECT_DOUBLE_EQ(at(Op::kAllreduce, 4, 2, last), 60.0 + 15000.0);
+  // 3 nodes is not the derivation's case: the 6-rank cost, 2 ceil(log2 6) latencies, 2 (5/6).
+  EXPECT_NEAR(at(Op::kAllreduce, 3, 2, last), 60.0 + 2.0 * 5.0 / 6.0 * 1e4, 1e-9);
+  // Allgather keeps the p-rank cost: log2(4) latencies, 3/4 of 4e6 gathered bytes.
+  EXPECT_DOUBLE_EQ(WorldCost(Op::kAllgather, Topo(2, 2), ab, last).At(1e6), 20.0 + 30000.0);
+  EXPECT_EQ(RouteOf(BackendKind::kMpi), WorldRoute::kNodesLast);
+  EXPECT_EQ(RouteOf(BackendKind::kNccl), WorldRoute::kRing);
+  EXPECT_EQ(RouteOf(BackendKind::kGloo), WorldRoute::kRing);
+}
+
+// A calibration holding only world allreduces on its line t(B) = 2 log2(p) alpha + B / beta'
+// (beta' the bytes per us the curve shows for the whole buffer), of `backend`.
+Calibration WorldAllreduceCalibration(const Topology& topology, BackendKind backend, double alpha,
+                                      double bytes_per_us) {
+  Calibration cal;
+  cal.id = 7;
+  cal.topology = topology;
+  cal.backend = backend;
+  for (int64_t bytes = 1 << 16; bytes <= (int64_t{16} << 20); bytes *= 4) {
+    CalibrationPoint p;
+    p.op = Op::kAllreduce;
+    p.scope = Scope::kWorld;
+    p.ranks = topology.world_size();
+    p.bytes = bytes;
+    p.repetitions = 1;
+    p.median_us = 2.0 * Log2Steps(p.ranks) * alpha + static_cast<double>(bytes) / bytes_per_us;
+    p.min_us = p.max_us = p.median_us;
+    cal.points.push_back(p);
+  }
+  return cal;
+}
+
+// From 2 nodes of one rank (the only shape a 2-rank job's timeline shows), Open MPI's allreduce
+// on 2 nodes of 2 ranks sends as much over each link: the same time but for two more
+// latencies; on 4 nodes of one rank it sends 1.5x. A ring (gloo) sends 1.5x on both. Hand:
+// alpha 50 us, 110 B/us, B = 16 MiB: 2x1 takes 100 + B / 110 us.
+TEST(WorldRouteTest, TwoRanksOnTwoNodesPredictFourRanksByTheirRoute) {
+  const double alpha = 50.0;
+  const double bw = 110.0;
+  const double b = 16.0 * (1 << 20);
+  NetworkModel mpi, gloo, out;
+  ASSERT_TRUE(NetworkModel::Fit(WorldAllreduceCalibration(Topo(2, 1), BackendKind::kMpi, alpha, bw),
+                                &mpi)
+                  .ok());
+  ASSERT_TRUE(NetworkModel::Fit(
+                  WorldAllreduceCalibration(Topo(2, 1), BackendKind::kGloo, alpha, bw), &gloo)
+                  .ok());
+  EXPECT_EQ(mpi.route(), WorldRoute::kNodesLast);
+  EXPECT_EQ(gloo.route(), WorldRoute::kRing);
+  const int64_t bytes = int64_t{16} << 20;
+  std::string assumption;
+  ASSERT_TRUE(mpi.Retarget(Topo(2, 2), &out, &assumption).ok());
+  EXPECT_NEAR(out.FlatUs(Op::kAllreduce, bytes), 4 * alpha + b / bw, 1e-6 * b / bw);
+  ASSERT_TRUE(mpi.Retarget(Topo(4, 1), &out).ok());
+  EXPECT_NEAR(out.FlatUs(Op::kAllreduce, bytes), 4 * alpha + 1.5 * b / bw, 1e-6 * b / bw);
+  ASSERT_TRUE(gloo.Retarget(Topo(2, 2), &out, &assumption).ok());
+  EXPECT_NEAR(out.FlatUs(Op::kAllreduce, bytes), 4 * alpha + 1.5 * b / bw, 1e-6 * b / bw);
+  // The route given explicitly wins over the calibration's library (a DDP job's own
+  // collectives are recorded as mpi; its gloo runs a ring).
+  NetworkModel ring;
+  ASSERT_TRUE(NetworkModel::Fit(WorldAllreduceCalibration(Topo(2, 1), BackendKind::kMpi, alpha, bw),
+                                WorldRoute::kRing, &ring)
+                  .ok());
+  ASSERT_TRUE(ring.Retarget(Topo(2, 2), &out, &assumption).ok());
+  EXPECT_NEAR(out.FlatUs(Op::kAllreduce, bytes), 4 * alpha + 1.5 * b / bw, 1e-6 * b / bw);
+}
+
+// From 2 nodes of 2 ranks, Open MPI's allreduce on 4 nodes of one rank sends 1.5x the bytes
+// over each link (2 (3/4) against 2 (1/2)); a ring sends the same 2 (3/4) on both. On its own
+// shape the route changes nothing: the calibrated curve is the curve.
+TEST(WorldRouteTest, FourRanksOnTwoNodesPredictFourNodesByTheirRoute) {
+  const double alpha = 40.0;
+  const double bw = 100.0;
+  const double b = 16.0 * (1 << 20);
+  const int64_t bytes = int64_t{16} << 20;
+  NetworkModel mpi, gloo, out;
+  ASSERT_TRUE(NetworkModel::Fit(WorldAllreduceCalibration(Topo(2, 2), BackendKind::kMpi, alpha, bw),
+                                &mpi)
+                  .ok());
+  ASSERT_TRUE(NetworkModel::Fit(
+                  WorldAllreduceCalibration(Topo(2, 2), BackendKind::kGloo, alpha, bw), &gloo)
+                  .ok());
+  EXPECT_NEAR(mpi.FlatUs(Op::kAllreduce, bytes), 4 * alpha + b / bw, 1e-9 * b);
+  EXPECT_NEAR(gloo.FlatUs(Op::kAllreduce, bytes), 4 * alpha + b / bw, 1e-9 * b);
+  // The fitted link bandwidth: the curve's 100 B/us for Open MPI's 1x the buffer; 150 for the
+  // ring's 1.5x.
+  EXPECT_NEAR(mpi.params().at(Op::kAllreduce, Level::kWorld).bytes_per_us, bw, 1e-6 * bw);
+  EXPECT_NEAR(gloo.params().at(Op::kAllreduce, Level::kWorld).bytes_per_us, 1.5 * bw, 1e-6 * bw);
+  ASSERT_TRUE(mpi.Retarget(Topo(4, 1), &out).ok());
+  EXPECT_NEAR(out.FlatUs(Op::kAllreduce, bytes), 4 * alpha + 1.5 * b / bw, 1e-6 * b / bw);
+  ASSERT_TRUE(gloo.Retarget(Topo(4, 1), &out).ok());
+  EXPECT_NEAR(out.FlatUs(Op::kAllreduce, bytes), 4 * alpha + b / bw, 1e-6 * b / bw);
 }
 
 TEST(NetworkFitTest, RetargetNeedsTheLevelsItWillUse) {
