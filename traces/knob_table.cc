@@ -310,8 +310,11 @@ std::vector<KnobSpec> BackendKnobRows() {
        .library = KnobLibrary::kNccl, .environment = NcclChannels,
        .environment_help = "channels", .summary_label = "nccl_max_nchannels",
        .scale = KnobScale::kLog1p},
+      // At its default ("nccl") not written: a CPU job's file (Horovod on MPI, DDP on gloo)
+      // would otherwise carry a GPU-only setting of autotune's own executor.
       {.name = "nccl_cross", .type = kChoice, .field = &Knobs::nccl_cross,
-       .choices = {"nccl", "mpi"}, .lifetime = kPerLaunch, .scope = KnobBackendScope::kNccl,
+       .choices = {"nccl", "mpi"}, .unset_value = "nccl", .lifetime = kPerLaunch,
+       .scope = KnobBackendScope::kNccl,
        .flag = "--nccl-cross",
        .help = "Hierarchical cross-node step on GPUs: nccl, or mpi with host staging.",
        .flag_group = "Backend knobs",

@@ -107,6 +107,22 @@ TEST(ConfigFile, WritesShortNumbers) {
   EXPECT_EQ(back.knobs.cycle_time_ms, 0.17025);
 }
 
+// A setting at the defaults writes no NCCL section: a CPU job's file carries nothing of the
+// GPU-only executor knob nccl_cross at its default; away from it, the file says so and reads
+// back.
+TEST(ConfigFile, TheExecutorsNcclCrossIsWrittenOnlyAwayFromItsDefault) {
+  ConfigFile c;
+  EXPECT_EQ(ConfigToYaml(c).find("nccl"), std::string::npos) << ConfigToYaml(c);
+  c.knobs.nccl_cross = "mpi";
+  const std::string yaml = ConfigToYaml(c);
+  EXPECT_NE(yaml.find("cross: mpi"), std::string::npos) << yaml;
+  ConfigFile back;
+  ASSERT_TRUE(ParseConfigYaml(yaml, "cross.yaml", &back).ok());
+  EXPECT_EQ(back.knobs.nccl_cross, "mpi");
+  ASSERT_TRUE(ParseConfigYaml("params:\n  cycle_time_ms: 2\n", "plain.yaml", &back).ok());
+  EXPECT_EQ(back.knobs.nccl_cross, "nccl");
+}
+
 TEST(ConfigFile, BadInputNamesTheKey) {
   ConfigFile c;
   Status s = ParseConfigYaml("params:\n  fusion_treshold_mb: 4\n", "bad.yaml", &c);
