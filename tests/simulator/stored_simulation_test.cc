@@ -356,7 +356,8 @@ TEST_F(StoredSimulationTest, AnotherTopologyTakesItsOwnCalibrateAtTheJobsLevel) 
   Status s = LoadSimulation(*store_, imported, four_nodes, IfUncalibrated::kFail, &loaded);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_NE(loaded.network.source.find(
-                "; 4x2 extrapolated from 2x2 (no mpi calibrate of 4x2 in the database)"),
+                "; 4x2 extrapolated from 2x2 (no mpi calibrate of 4x2 in the database; "
+                "Open MPI's allreduce: 2(N-1)/N of a buffer over each node's link on N nodes)"),
             std::string::npos)
       << loaded.network.source;
   const double extrapolated_us = loaded.simulation->network().FlatUs(Op::kAllreduce, 1024);
