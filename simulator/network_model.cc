@@ -1,6 +1,7 @@
 #include "simulator/network_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 
 namespace autotune::sim {
@@ -41,12 +42,18 @@ WorldRoute RouteOf(BackendKind library) {
   return library == BackendKind::kMpi ? WorldRoute::kNodesLast : WorldRoute::kRing;
 }
 
+const char* WorldRouteText(WorldRoute route) {
+  return route == WorldRoute::kNodesLast
+             ? "Open MPI's allreduce: 2(N-1)/N of a buffer over each node's link on N nodes"
+             : "a ring: 2(p-1)/p of a buffer over each node's link";
+}
+
 LinearCost WorldCost(Op op, const Topology& topology, const AlphaBeta& ab, WorldRoute route) {
   const int n = topology.nodes;
   const int m = topology.ranks_per_node;
-  auto power_of_two = [](int x) { return x > 0 && (x & (x - 1)) == 0; };
   if (op != Op::kAllreduce || route != WorldRoute::kNodesLast || n < 2 || m < 2 ||
-      !power_of_two(n) || !power_of_two(m)) {
+      !std::has_single_bit(static_cast<unsigned>(n)) ||
+      !std::has_single_bit(static_cast<unsigned>(m))) {
     return AlphaBetaCost(op, topology.world_size(), ab);
   }
   return {2.0 * Log2Steps(topology.world_size()) * ab.latency_us,

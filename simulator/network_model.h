@@ -90,6 +90,9 @@ int Log2Steps(int ranks);
 enum class WorldRoute { kRing, kNodesLast };
 // kNodesLast for Open MPI (kMpi), kRing for the others.
 WorldRoute RouteOf(BackendKind library);
+// What the route sends over a node's link, for people: "Open MPI's allreduce: 2(N-1)/N of a
+// buffer over each node's link on N nodes" or "a ring: 2(p-1)/p of ...".
+const char* WorldRouteText(WorldRoute route);
 // The parametric cost of one op on the whole world of `topology` under `route`: AlphaBetaCost
 // on its N x M ranks, except an allreduce routed kNodesLast on N > 1 nodes of M > 1 ranks (N and
 // M powers of two): 2 log2(N M) latencies and 2(N-1)/N bytes on the link per buffer byte.

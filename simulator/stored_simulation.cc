@@ -105,13 +105,9 @@ Status TargetNetwork(Store& store, const RunInfo& run, const Topology& to, Netwo
   const Status found = store.FindCalibration(to, library, &target);
   if (found.code() == Status::Code::kNotFound) {
     // How the world's allreduce moves to the new shape (network_model.h, WorldRoute).
-    const std::string route = RouteOf(library) == WorldRoute::kNodesLast
-                                  ? "Open MPI's allreduce: 2(N-1)/N of a buffer over each "
-                                    "node's link on N nodes"
-                                  : "a ring: 2(p-1)/p of a buffer over each node's link";
     choice->source += "; " + to.key() + " extrapolated from " + run.topology.key() +
                       " (no " + BackendName(library) + " calibrate of " + to.key() +
-                      " in the database; " + route + ")";
+                      " in the database; " + WorldRouteText(RouteOf(library)) + ")";
     return Status::Ok();
   }
   AUTOTUNE_RETURN_IF_ERROR(found);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 
 #include "simulator/curve.h"
@@ -300,6 +301,20 @@ Calibration WorldAllreduceCalibration(const Topology& topology, BackendKind back
   return cal;
 }
 
+// The model fitted to WorldAllreduceCalibration(topology, backend, ...), its route the
+// backend's unless `route` is given.
+NetworkModel FitWorld(const Topology& topology, BackendKind backend, double alpha,
+                      double bytes_per_us, std::optional<WorldRoute> route = std::nullopt) {
+  const Calibration cal = WorldAllreduceCalibration(topology, backend, alpha, bytes_per_us);
+  NetworkModel m;
+  const Status s = route ? NetworkModel::Fit(cal, *route, &m) : NetworkModel::Fit(cal, &m);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return m;
+}
+
+// A 16 MiB buffer, the size the emulated cluster's calibrates were compared at.
+constexpr int64_t kBuffer = int64_t{16} << 20;
+
 // From 2 nodes of one rank (the only shape a 2-rank job's timeline shows), Open MPI's allreduce
 // on 2 nodes of 2 ranks sends as much over each link: the same time but for two more
 // latencies; on 4 nodes of one rank it sends 1.5x. A ring (gloo) sends 1.5x on both. Hand:
@@ -307,17 +322,13 @@ Calibration WorldAllreduceCalibration(const Topology& topology, BackendKind back
 TEST(WorldRouteTest, TwoRanksOnTwoNodesPredictFourRanksByTheirRoute) {
   const double alpha = 50.0;
   const double bw = 110.0;
-  const double b = 16.0 * (1 << 20);
-  NetworkModel mpi, gloo, out;
-  ASSERT_TRUE(NetworkModel::Fit(WorldAllreduceCalibration(Topo(2, 1), BackendKind::kMpi, alpha, bw),
-                                &mpi)
-                  .ok());
-  ASSERT_TRUE(NetworkModel::Fit(
-                  WorldAllreduceCalibration(Topo(2, 1), BackendKind::kGloo, alpha, bw), &gloo)
-                  .ok());
+  const double b = static_cast<double>(kBuffer);
+  const int64_t bytes = kBuffer;
+  const NetworkModel mpi = FitWorld(Topo(2, 1), BackendKind::kMpi, alpha, bw);
+  const NetworkModel gloo = FitWorld(Topo(2, 1), BackendKind::kGloo, alpha, bw);
   EXPECT_EQ(mpi.route(), WorldRoute::kNodesLast);
   EXPECT_EQ(gloo.route(), WorldRoute::kRing);
-  const int64_t bytes = int64_t{16} << 20;
+  NetworkModel out;
   std::string assumption;
   ASSERT_TRUE(mpi.Retarget(Topo(2, 2), &out, &assumption).ok());
   EXPECT_NEAR(out.FlatUs(Op::kAllreduce, bytes), 4 * alpha + b / bw, 1e-6 * b / bw);
@@ -327,10 +338,7 @@ TEST(WorldRouteTest, TwoRanksOnTwoNodesPredictFourRanksByTheirRoute) {
   EXPECT_NEAR(out.FlatUs(Op::kAllreduce, bytes), 4 * alpha + 1.5 * b / bw, 1e-6 * b / bw);
   // The route given explicitly wins over the calibration's library (a DDP job's own
   // collectives are recorded as mpi; its gloo runs a ring).
-  NetworkModel ring;
-  ASSERT_TRUE(NetworkModel::Fit(WorldAllreduceCalibration(Topo(2, 1), BackendKind::kMpi, alpha, bw),
-                                WorldRoute::kRing, &ring)
-                  .ok());
+  const NetworkModel ring = FitWorld(Topo(2, 1), BackendKind::kMpi, alpha, bw, WorldRoute::kRing);
   ASSERT_TRUE(ring.Retarget(Topo(2, 2), &out, &assumption).ok());
   EXPECT_NEAR(out.FlatUs(Op::kAllreduce, bytes), 4 * alpha + 1.5 * b / bw, 1e-6 * b / bw);
 }
@@ -341,15 +349,11 @@ TEST(WorldRouteTest, TwoRanksOnTwoNodesPredictFourRanksByTheirRoute) {
 TEST(WorldRouteTest, FourRanksOnTwoNodesPredictFourNodesByTheirRoute) {
   const double alpha = 40.0;
   const double bw = 100.0;
-  const double b = 16.0 * (1 << 20);
-  const int64_t bytes = int64_t{16} << 20;
-  NetworkModel mpi, gloo, out;
-  ASSERT_TRUE(NetworkModel::Fit(WorldAllreduceCalibration(Topo(2, 2), BackendKind::kMpi, alpha, bw),
-                                &mpi)
-                  .ok());
-  ASSERT_TRUE(NetworkModel::Fit(
-                  WorldAllreduceCalibration(Topo(2, 2), BackendKind::kGloo, alpha, bw), &gloo)
-                  .ok());
+  const double b = static_cast<double>(kBuffer);
+  const int64_t bytes = kBuffer;
+  const NetworkModel mpi = FitWorld(Topo(2, 2), BackendKind::kMpi, alpha, bw);
+  const NetworkModel gloo = FitWorld(Topo(2, 2), BackendKind::kGloo, alpha, bw);
+  NetworkModel out;
   EXPECT_NEAR(mpi.FlatUs(Op::kAllreduce, bytes), 4 * alpha + b / bw, 1e-9 * b);
   EXPECT_NEAR(gloo.FlatUs(Op::kAllreduce, bytes), 4 * alpha + b / bw, 1e-9 * b);
   // The fitted link bandwidth: the curve's 100 B/us for Open MPI's 1x the buffer; 150 for the
