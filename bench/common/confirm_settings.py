@@ -14,8 +14,14 @@ their min and max and covers about 75%, not 95% (the default against itself meas
 [1.078, 1.214] that way on the held-out transformer).
 Beside it: the unpaired ratio of medians with its bootstrap interval over the run medians, and
 the min-max ratio over runs (min of the default's run medians / max of the setting's .. max /
-min). Printed as result lines (bench/common/result.h): PREFIX_confirm_LABEL_step (ms, anchor
-the default's) and PREFIX_confirm_LABEL_speedup (x, paired, anchor the interval's low end)."""
+min). With --decision-tool, also autotune's own decision rule on the same runs (rule_verdicts:
+tuner/run_comparison.h, the one rule behind search, search --live and record --autotune, which
+judges each run by its steps' median, pairs runs for drift by their order and pools the
+run-to-run noise over every setting confirmed): faster, slower, within noise, or the run it
+would re-measure first. Printed as result lines (bench/common/result.h):
+PREFIX_confirm_LABEL_step (ms, anchor the default's), PREFIX_confirm_LABEL_speedup (x, paired,
+anchor the interval's low end) and PREFIX_confirm_LABEL_rule_speedup (x, the rule's, anchor its
+interval's low end)."""
 import argparse
 import glob
 import json
@@ -294,6 +300,8 @@ def main():
     p.add_argument("--settings", required=True, help="the other labels, space separated")
     p.add_argument("--prefix", required=True, help="figure name prefix: horovod.mlp")
     p.add_argument("--bench-figure", required=True)
+    p.add_argument("--decision-tool", default="",
+                   help="bench_decision_controls: add autotune's own rule's verdict")
     a = p.parse_args()
     default_by_round = run_medians_by_round(a.dir, a.default)
     default = run_medians(a.dir, a.default)
@@ -328,8 +336,42 @@ def main():
                            "none", anchor=f"{a.default}_step")
         bench_stats.figure(a.bench_figure, f"{a.prefix}_confirm_{label}_speedup", speedup, "x",
                            plo, "none", anchor="ci_low")
+    if a.decision_tool:
+        print_rule_verdicts(
+            a.dir, a.default, labels, a.decision_tool,
+            lambda name, *rest, **kw: bench_stats.figure(a.bench_figure, f"{a.prefix}_{name}",
+                                                         *rest, **kw))
     return 0
 
+
+def print_rule_verdicts(directory, default, labels, tool, figure):
+    """Each confirmed setting against the default by autotune's own rule (rule_verdicts) on
+    directory's rounds (LABEL.rR.json, each round the default first, then labels): prints the
+    verdict and, through figure(name, value, unit, anchor_value, target, anchor=...), the
+    figure confirm_LABEL_rule_speedup (anchor: its interval's low end)."""
+    if not os.access(tool, os.X_OK):
+        print(f"# confirm: no decision tool at {tool} (build bench_decision_controls): the "
+              f"rule's verdicts are left out")
+        return
+    verdicts = rule_verdicts(directory, [default] + labels, tool)
+    for label in labels:
+        v = verdicts.get(label)
+        if v is None or not v["valid"]:
+            print(f"# confirm by autotune's rule: {label}: no verdict (too few runs)")
+            continue
+        if v["remeasure"] != "none":
+            word = f"undecided until the {v['remeasure']}'s outlying run is re-measured"
+        elif v["faster"]:
+            word = "faster"
+        elif v["slower"]:
+            word = "slower"
+        else:
+            word = "within noise"
+        print(f"# confirm by autotune's rule (tuner/run_comparison.h; run-to-run noise "
+              f"{100 * v['across_cv']:.1f}%, pooled over the confirmed settings): {label}: "
+              f"{word}, {v['speedup']:.3f} [{v['low']:.3f}, {v['high']:.3f}]")
+        figure(f"confirm_{label}_rule_speedup", v["speedup"], "x", v["low"], "none",
+               anchor="ci_low")
 
 if __name__ == "__main__":
     sys.exit(main())

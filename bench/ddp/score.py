@@ -140,7 +140,7 @@ def main():
            real[default] / real[grid_best], "none", anchor="measured_speedup")
     if a.search:
         score_search(a, figure, real, default, gain_beyond_noise)
-    score_confirm(a.dir, figure)
+    score_confirm(a.dir, figure, a.decision_tool)
 
 
 def score_search(a, figure, real, default, gain_beyond_noise):
@@ -181,11 +181,12 @@ def score_search(a, figure, real, default, gain_beyond_noise):
                anchor="no_gain_in_grid")
 
 
-def score_confirm(directory, figure):
+def score_confirm(directory, figure, decision_tool):
     """The --confirm rounds (default, chosen, grid best in turn): the chosen setting's real
     step time against the default's and the grid best's; the speedup paired for drift with a
     95% Student-t interval of its geometric mean (bench/common/confirm_settings.py: a
-    bootstrap over the pooled steps counts no run-to-run noise)."""
+    bootstrap over the pooled steps counts no run-to-run noise); with decision_tool, autotune's
+    own rule's verdict on the same rounds (confirm_settings.print_rule_verdicts)."""
     runs = {}
     for which in ("default", "chosen", "grid_best"):
         r = 1
@@ -215,6 +216,9 @@ def score_confirm(directory, figure):
     # Issue 22's target where the grid shows a gain beyond noise: within 5% of the grid's best.
     figure("chosen_vs_grid_best", med["chosen"], "ms", med["grid_best"], "ratio<=1.05",
            anchor="grid_best_ms")
+    if decision_tool:
+        confirm_settings.print_rule_verdicts(os.path.join(directory, "confirm"), "default",
+                                             ["chosen", "grid_best"], decision_tool, figure)
 
 
 if __name__ == "__main__":

@@ -90,8 +90,8 @@
 #   --confirm-settings A,B,...: alternates the default f128_c1 and each setting --confirm-runs
 #   times (default 3; round r runs the default, A, B, ...), production runs into
 #   MODEL/confirm_settings/, and prints per setting its median step time (median of run
-#   medians), its speedup over the default and a 95% bootstrap interval over the run medians
-#   (bench/common/confirm_settings.py). A setting is a grid name (f0_c25), "horovod"
+#   medians), its speedup over the default paired for drift with a 95% t interval, and the
+#   verdict of autotune's own decision rule on the same runs (bench/common/confirm_settings.py). A setting is a grid name (f0_c25), "horovod"
 #   (MODEL/horovod_autotune/horovod.yaml), "autotune" (MODEL/best.yaml of --search) or a
 #   config file (its name without .yaml labels it).
 # Needs root (network namespaces), the system python3 with torch, torchvision and horovod.
@@ -386,7 +386,8 @@ if [[ -n $confirm_settings ]]; then
       done
     done
     "$python" "$root/bench/common/confirm_settings.py" --dir "$d" --default f128_c1 \
-      --settings "${labels[*]}" --prefix "horovod.$model" --bench-figure "$bench_figure"
+      --settings "${labels[*]}" --prefix "horovod.$model" --bench-figure "$bench_figure" \
+      --decision-tool "$decision_tool"
   done
   exit 0
 fi

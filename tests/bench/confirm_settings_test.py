@@ -7,7 +7,11 @@ round's default; the round runs d, A, B, C): its paired speedup is 1 wherever a 
 exists, where plain medians say A is 4% slower. B runs 1.2x faster than the default would half
 way: paired 1.2. C's paired ratios are e^0.1, 1 and e^0.2: the 95% t interval of their
 geometric mean, worked out by hand.
-Usage: confirm_settings_test.py BENCH_FIGURE_BINARY"""
+Then autotune's own rule on confirmation rounds without drift (--decision-tool): the default
+runs 600 ms with a 2% jitter from round to round; E runs exactly as the default would at its
+place (a third of the way to the next round's default; the round runs d, E, F): within noise,
+1.000; F 1.25x faster than the default would two thirds of the way: faster, 1.250.
+Usage: confirm_settings_test.py BENCH_FIGURE_BINARY DECISION_TOOL_BINARY"""
 import json
 import math
 import os
@@ -51,10 +55,31 @@ def main():
                     out)
     if not got or got.group(1) != want:
         failures.append(f"C paired {got.group(1) if got else None}, expected {want}")
+    failures += rule_verdicts()
     if failures:
         print("\n".join(failures) + "\n" + out)
         return 1
     return 0
+
+
+def rule_verdicts():
+    """The rule's line per setting: E within noise at 1.000, F faster at 1.250."""
+    with tempfile.TemporaryDirectory() as d:
+        default = {1: 600.0, 2: 612.0, 3: 588.0, 4: 606.0}
+        for r, v in default.items():
+            after = default.get(r + 1, v)
+            for label, ms in (("d", v), ("E", v + (after - v) / 3),
+                              ("F", (v + 2 * (after - v) / 3) / 1.25)):
+                with open(os.path.join(d, f"{label}.r{r}.json"), "w") as f:
+                    json.dump({"step_ms": [ms * 1.01, ms, ms * 0.99, ms, ms * 5]}, f)
+        out = subprocess.run([sys.executable, SCRIPT, "--dir", d, "--default", "d",
+                              "--settings", "E F", "--prefix", "t", "--bench-figure",
+                              sys.argv[1], "--decision-tool", sys.argv[2]],
+                             capture_output=True, text=True, check=True).stdout
+    got = dict(re.findall(r"# confirm by autotune's rule .*?: (\w+): ([a-z ]+, [0-9.]+)", out))
+    want = {"E": "within noise, 1.000", "F": "faster, 1.250"}
+    return [f"rule on {k}: {got.get(k)}, expected {v}\n{out}" for k, v in want.items()
+            if got.get(k) != v]
 
 
 if __name__ == "__main__":
