@@ -89,17 +89,17 @@ int Log2Steps(int ranks);
 //   derivation's case); elsewhere, and for allgather, the p-rank cost.
 // - kRecursiveDoubling (Open MPI's recursive doubling, coll_tuned algorithm 3): log2(N M)
 //   exchanges of the whole buffer; the log2 N that cross nodes each carry M ranks' buffers
-//   over a node's link: M log2(N) of the buffer. Open MPI's decision picks among these by the
-//   communicator's size and the message's, so a calibrate of one shape does not say which it
-//   takes on another (PlausibleRoutes). Measured on the emulated cluster at 1 Gbit/s, 16 MiB
-//   with the algorithm forced (bench/horovod/README.md): 4x1 recursive doubling 429 ms, ring
-//   244, Rabenseifner 349, Open MPI's own choice 304; 2x2 310, 217, 186 and 155.
+//   over a node's link: M log2(N) of the buffer.
+// On 2 ranks all three move one buffer each way, so a calibrate of 2x1 cannot say what a
+// buffer costs on more nodes (PlausibleRoutes). Measured on the emulated cluster at 1 Gbit/s,
+// 16 MiB, with the algorithm forced (bench/horovod/README.md): 4x1 recursive doubling 429 ms,
+// ring 244, Rabenseifner 349 and unforced 304 (Open MPI 4.1 takes Rabenseifner's there: at 2
+// buffers' time, not its 1.5); 2x2 310, 217, 186 and 155.
 enum class WorldRoute { kRing, kNodesLast, kRecursiveDoubling };
 // kNodesLast for Open MPI (kMpi), kRing for the others.
 WorldRoute RouteOf(BackendKind library);
-// The routes `library`'s allreduce may take on a topology no calibrate measured, RouteOf's
-// first: Open MPI's three above (its algorithm is chosen by communicator and message size);
-// the ring alone for NCCL and gloo.
+// The routes whose bytes bound `library`'s allreduce on a topology no calibrate measured,
+// RouteOf's first: Open MPI's three above; the ring alone for NCCL and gloo.
 std::vector<WorldRoute> PlausibleRoutes(BackendKind library);
 // What the route sends over a node's link, for people: "Open MPI's allreduce: 2(N-1)/N of a
 // buffer over each node's link on N nodes" or "a ring: 2(p-1)/p of ...".

@@ -272,10 +272,11 @@ void PrintHuman(const SimulateOptions& o, const Plan& plan, const std::vector<in
     }
     const auto [lo, hi] = RouteRange(plan, i);
     const BackendKind library = CollectiveLibrary(run);
-    std::printf("range %.3f - %.3f ms: %s picks its allreduce by communicator and message size, "
-                "which a calibrate of %s does not show on %s (%s)\n",
-                lo, hi, library == BackendKind::kMpi ? "Open MPI" : BackendName(library),
-                run.topology.key().c_str(), sim.topology().key().c_str(), under.c_str());
+    std::printf("range %.3f - %.3f ms: a calibrate of %s does not show how %s's allreduce moves "
+                "a buffer over %s; by the bytes of %s\n",
+                lo, hi, run.topology.key().c_str(),
+                library == BackendKind::kMpi ? "Open MPI" : BackendName(library),
+                sim.topology().key().c_str(), under.c_str());
   }
   for (size_t i = 0; i < plan.results.size(); ++i) {
     if (plan.settings[i] == run.knobs && sim.topology().SameShape(run.topology)) {
