@@ -156,7 +156,8 @@ Status MakePlan(const SimulateOptions& o, Store* store, Plan* plan) {
   const auto start = std::chrono::steady_clock::now();
   plan->results = plan->simulation.EvaluateAll(plan->settings, o.threads);
   for (const sim::RouteAlternative& alt : loaded.alternatives) {
-    plan->alternatives.emplace_back(alt.route, alt.simulation.EvaluateAll(plan->settings, o.threads));
+    plan->alternatives.emplace_back(alt.route,
+                                    alt.simulation.EvaluateAll(plan->settings, o.threads));
   }
   plan->evaluate_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -91,7 +91,8 @@
 #   times (default 3; round r runs the default, A, B, ...), production runs into
 #   MODEL/confirm_settings/, and prints per setting its median step time (median of run
 #   medians), its speedup over the default paired for drift with a 95% t interval, and the
-#   verdict of autotune's own decision rule on the same runs (bench/common/confirm_settings.py). A setting is a grid name (f0_c25), "horovod"
+#   verdict of autotune's own decision rule on the same runs
+#   (bench/common/confirm_settings.py). A setting is a grid name (f0_c25), "horovod"
 #   (MODEL/horovod_autotune/horovod.yaml), "autotune" (MODEL/best.yaml of --search) or a
 #   config file (its name without .yaml labels it).
 # Needs root (network namespaces), the system python3 with torch, torchvision and horovod.
