@@ -215,11 +215,12 @@ def run_rule(tool, comparisons):
     return verdicts
 
 
-def rule_verdicts(directory, order, tool):
+def rule_verdicts(directory, order, tool, baseline=None):
     """{setting: verdict} of autotune's own decision rule (run_rule) on a grid's production
     runs (SETTING.rR.json; round r ran `order`, the default first): each setting against the
-    default, the runs in the order they ran, the run-to-run noise pooled over every setting of
-    the grid (as a search that had measured them all would pool it)."""
+    default (or against `baseline`, another of them), the runs in the order they ran, the
+    run-to-run noise pooled over every setting of the grid (as a search that had measured them
+    all would pool it)."""
     runs = {}
     for n in order:
         for path in glob.glob(os.path.join(directory, f"{n}.r[0-9]*.json")):
@@ -231,8 +232,8 @@ def rule_verdicts(directory, order, tool):
                     {"steps": steps, "sequence": (r - 1) * len(order) + order.index(n)})
     for n in runs:
         runs[n].sort(key=lambda run: run["sequence"])
-    default = order[0]
-    names = [n for n in order[1:] if n in runs]
+    default = baseline or order[0]
+    names = [n for n in order if n != default and n in runs]
     if default not in runs or not names:
         return {}
     every = [runs[n] for n in order if n in runs]
@@ -372,6 +373,16 @@ def print_rule_verdicts(directory, default, labels, tool, figure):
               f"{word}, {v['speedup']:.3f} [{v['low']:.3f}, {v['high']:.3f}]")
         figure(f"confirm_{label}_rule_speedup", v["speedup"], "x", v["low"], "none",
                anchor="ci_low")
+    # Head to head: autotune's choice against Horovod's autotune's, where both were confirmed.
+    if "autotune" in labels and "horovod" in labels:
+        v = rule_verdicts(directory, [default] + labels, tool, baseline="horovod").get("autotune")
+        if v and v["valid"]:
+            word = ("faster" if v["faster"] else "slower" if v["slower"] else "within noise"
+                    if v["remeasure"] == "none" else f"undecided ({v['remeasure']} outlier)")
+            print(f"# confirm by autotune's rule, head to head: autotune against horovod: "
+                  f"{word}, {v['speedup']:.3f} [{v['low']:.3f}, {v['high']:.3f}]")
+            figure("confirm_autotune_vs_horovod_rule_speedup", v["speedup"], "x", v["low"],
+                   "none", anchor="ci_low")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,9 +8,11 @@ exists, where plain medians say A is 4% slower. B runs 1.2x faster than the defa
 way: paired 1.2. C's paired ratios are e^0.1, 1 and e^0.2: the 95% t interval of their
 geometric mean, worked out by hand.
 Then autotune's own rule on confirmation rounds without drift (--decision-tool): the default
-runs 600 ms with a 2% jitter from round to round; E runs exactly as the default would at its
-place (a third of the way to the next round's default; the round runs d, E, F): within noise,
-1.000; F 1.25x faster than the default would two thirds of the way: faster, 1.250.
+runs 600 ms with a 2% jitter from round to round; "horovod" runs exactly as the default would
+at its place (a third of the way to the next round's default; the round runs d, horovod,
+autotune): within noise, 1.000; "autotune" 1.25x faster than the default would two thirds of
+the way: faster, 1.250; and head to head, autotune against horovod: faster, about 1.25 (the
+jitter is not linear between rounds, so not exactly).
 Usage: confirm_settings_test.py BENCH_FIGURE_BINARY DECISION_TOOL_BINARY"""
 import json
 import math
@@ -68,18 +70,23 @@ def rule_verdicts():
         default = {1: 600.0, 2: 612.0, 3: 588.0, 4: 606.0}
         for r, v in default.items():
             after = default.get(r + 1, v)
-            for label, ms in (("d", v), ("E", v + (after - v) / 3),
-                              ("F", (v + 2 * (after - v) / 3) / 1.25)):
+            for label, ms in (("d", v), ("horovod", v + (after - v) / 3),
+                              ("autotune", (v + 2 * (after - v) / 3) / 1.25)):
                 with open(os.path.join(d, f"{label}.r{r}.json"), "w") as f:
                     json.dump({"step_ms": [ms * 1.01, ms, ms * 0.99, ms, ms * 5]}, f)
         out = subprocess.run([sys.executable, SCRIPT, "--dir", d, "--default", "d",
-                              "--settings", "E F", "--prefix", "t", "--bench-figure",
+                              "--settings", "horovod autotune", "--prefix", "t", "--bench-figure",
                               sys.argv[1], "--decision-tool", sys.argv[2]],
                              capture_output=True, text=True, check=True).stdout
-    got = dict(re.findall(r"# confirm by autotune's rule .*?: (\w+): ([a-z ]+, [0-9.]+)", out))
-    want = {"E": "within noise, 1.000", "F": "faster, 1.250"}
-    return [f"rule on {k}: {got.get(k)}, expected {v}\n{out}" for k, v in want.items()
-            if got.get(k) != v]
+    got = dict(re.findall(r"# confirm by autotune's rule \(.*?: (\w+): ([a-z ]+, [0-9.]+)", out))
+    want = {"horovod": "within noise, 1.000", "autotune": "faster, 1.250"}
+    failures = [f"rule on {k}: {got.get(k)}, expected {v}\n{out}" for k, v in want.items()
+                if got.get(k) != v]
+    head = re.search(r"head to head: autotune against horovod: (\w+), ([0-9.]+)", out)
+    if not head or head.group(1) != "faster" or abs(float(head.group(2)) - 1.25) > 0.02:
+        failures.append(f"head to head: {head.group(0) if head else None}, expected faster, "
+                        f"about 1.25\n{out}")
+    return failures
 
 
 if __name__ == "__main__":
