@@ -42,46 +42,22 @@ WorldRoute RouteOf(BackendKind library) {
   return library == BackendKind::kMpi ? WorldRoute::kNodesLast : WorldRoute::kRing;
 }
 
-std::vector<WorldRoute> PlausibleRoutes(BackendKind library) {
-  if (library != BackendKind::kMpi) return {RouteOf(library)};
-  return {WorldRoute::kNodesLast, WorldRoute::kRing, WorldRoute::kRecursiveDoubling};
-}
-
 const char* WorldRouteText(WorldRoute route) {
-  switch (route) {
-    case WorldRoute::kNodesLast:
-      return "Open MPI's allreduce: 2(N-1)/N of a buffer over each node's link on N nodes";
-    case WorldRoute::kRecursiveDoubling:
-      return "recursive doubling: M log2(N) of a buffer over each node's link";
-    case WorldRoute::kRing:
-      break;
-  }
-  return "a ring: 2(p-1)/p of a buffer over each node's link";
-}
-
-const char* WorldRouteName(WorldRoute route) {
-  switch (route) {
-    case WorldRoute::kNodesLast: return "Rabenseifner's";
-    case WorldRoute::kRecursiveDoubling: return "recursive doubling";
-    case WorldRoute::kRing: break;
-  }
-  return "a ring";
+  return route == WorldRoute::kNodesLast
+             ? "Open MPI's allreduce: 2(N-1)/N of a buffer over each node's link on N nodes"
+             : "a ring: 2(p-1)/p of a buffer over each node's link";
 }
 
 LinearCost WorldCost(Op op, const Topology& topology, const AlphaBeta& ab, WorldRoute route) {
   const int n = topology.nodes;
   const int m = topology.ranks_per_node;
-  const bool powers = std::has_single_bit(static_cast<unsigned>(n)) &&
-                      std::has_single_bit(static_cast<unsigned>(m));
-  if (op != Op::kAllreduce || n < 2 || !powers || route == WorldRoute::kRing ||
-      (route == WorldRoute::kNodesLast && m < 2)) {
+  if (op != Op::kAllreduce || route != WorldRoute::kNodesLast || n < 2 || m < 2 ||
+      !std::has_single_bit(static_cast<unsigned>(n)) ||
+      !std::has_single_bit(static_cast<unsigned>(m))) {
     return AlphaBetaCost(op, topology.world_size(), ab);
   }
-  const int steps = Log2Steps(topology.world_size());
-  if (route == WorldRoute::kRecursiveDoubling) {
-    return {steps * ab.latency_us, m * Log2Steps(n) / ab.bytes_per_us};
-  }
-  return {2.0 * steps * ab.latency_us, 2.0 * (n - 1.0) / n / ab.bytes_per_us};
+  return {2.0 * Log2Steps(topology.world_size()) * ab.latency_us,
+          2.0 * (n - 1.0) / n / ab.bytes_per_us};
 }
 
 NetworkModel NetworkModel::FromParams(const NetworkParams& params, const Topology& topology,

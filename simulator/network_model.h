@@ -87,29 +87,15 @@ int Log2Steps(int ranks);
 //   the emulated cluster a 16 MiB allreduce takes 154 ms on 2x2 and 151 ms on 2x1 (the ring's
 //   2(p-1)/p would make 2x2 1.5x slower). Taken only where N and M are powers of two (the
 //   derivation's case); elsewhere, and for allgather, the p-rank cost.
-// - kRecursiveDoubling (Open MPI's recursive doubling, coll_tuned algorithm 3): log2(N M)
-//   exchanges of the whole buffer; the log2 N that cross nodes each carry M ranks' buffers
-//   over a node's link: M log2(N) of the buffer.
-// On 2 ranks all three move one buffer each way, so a calibrate of 2x1 cannot say what a
-// buffer costs on more nodes (PlausibleRoutes). Measured on the emulated cluster at 1 Gbit/s,
-// 16 MiB, with the algorithm forced (bench/horovod/README.md): 4x1 recursive doubling 429 ms,
-// ring 244, Rabenseifner 349 and unforced 304 (Open MPI 4.1 takes Rabenseifner's there: at 2
-// buffers' time, not its 1.5); 2x2 310, 217, 186 and 155.
-enum class WorldRoute { kRing, kNodesLast, kRecursiveDoubling };
+enum class WorldRoute { kRing, kNodesLast };
 // kNodesLast for Open MPI (kMpi), kRing for the others.
 WorldRoute RouteOf(BackendKind library);
-// The routes whose bytes bound `library`'s allreduce on a topology no calibrate measured,
-// RouteOf's first: Open MPI's three above; the ring alone for NCCL and gloo.
-std::vector<WorldRoute> PlausibleRoutes(BackendKind library);
 // What the route sends over a node's link, for people: "Open MPI's allreduce: 2(N-1)/N of a
 // buffer over each node's link on N nodes" or "a ring: 2(p-1)/p of ...".
 const char* WorldRouteText(WorldRoute route);
-// The route's name, for lists: "Rabenseifner's", "a ring", "recursive doubling".
-const char* WorldRouteName(WorldRoute route);
 // The parametric cost of one op on the whole world of `topology` under `route`: AlphaBetaCost
-// on its N x M ranks, except an allreduce on N > 1 nodes of M ranks (N and M powers of two)
-// routed kNodesLast (M > 1: 2 log2(N M) latencies and 2(N-1)/N bytes on the link per buffer
-// byte) or kRecursiveDoubling (log2(N M) latencies and M log2(N) bytes per buffer byte).
+// on its N x M ranks, except an allreduce routed kNodesLast on N > 1 nodes of M > 1 ranks (N and
+// M powers of two): 2 log2(N M) latencies and 2(N-1)/N bytes on the link per buffer byte.
 LinearCost WorldCost(Op op, const Topology& topology, const AlphaBeta& ab, WorldRoute route);
 
 // The three steps of a hierarchical collective, microseconds.

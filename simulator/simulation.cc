@@ -169,8 +169,7 @@ void RetargetCpuShare(const Topology& from, const Topology& to, CpuShareParams* 
 
 Status Simulation::Build(const Trace& trace, const Calibration& calibration,
                          const std::optional<Topology>& target,
-                         const Calibration* target_calibration, Simulation* out,
-                         std::optional<WorldRoute> route_given) {
+                         const Calibration* target_calibration, Simulation* out) {
   const Topology& recorded = trace.run.topology;
   if (!recorded.SameShape(calibration.topology)) {
     return Status::InvalidArgument(
@@ -192,7 +191,7 @@ Status Simulation::Build(const Trace& trace, const Calibration& calibration,
   AUTOTUNE_RETURN_IF_ERROR(PreparedTrace::Prepare(trace, &sim.trace_));
   // The world's route is the job's library's (a DDP job's gloo ring, whatever calibrate stands
   // in for it).
-  const WorldRoute route = route_given.value_or(RouteOf(CollectiveLibrary(trace.run)));
+  const WorldRoute route = RouteOf(CollectiveLibrary(trace.run));
   NetworkModel recorded_network;
   AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(calibration, route, &recorded_network));
   const NegotiationModel recorded_negotiation = NegotiationModel::Fit(trace, recorded_network);

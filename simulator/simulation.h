@@ -40,12 +40,10 @@ class Simulation {
   }
   // The same, with the network of `target` fitted to `target_calibration` (a calibration of
   // that shape, as TargetAtJobLevel gives it) instead of the recorded one's retargeted; null
-  // or of another shape: retargeted. The world's allreduce takes `route` where given (one of
-  // PlausibleRoutes of the job's library), else RouteOf the job's library.
+  // or of another shape: retargeted.
   static Status Build(const Trace& trace, const Calibration& calibration,
                       const std::optional<Topology>& target,
-                      const Calibration* target_calibration, Simulation* out,
-                      std::optional<WorldRoute> route = std::nullopt);
+                      const Calibration* target_calibration, Simulation* out);
   // From given models (tests): network bound to the target topology, negotiation for it.
   static Status FromModels(const Trace& trace, const NetworkModel& network,
                            const NegotiationModel& negotiation, const ReplayOptions& options,

@@ -362,7 +362,7 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
   if (eager) {
     loaded.network.source += std::string("; ") + KnobOfField(&Knobs::mpi_tcp_eager_limit).name +
                              " " + eager->Describe();
-    loaded.simulation->set_eager_limits(eager);
+    loaded.simulation->set_eager_limits(std::move(eager));
   }
   // The other imported runs of the job, at other settings, fit the communication thread's
   // spin share, on the recorded topology.
@@ -376,18 +376,6 @@ Status LoadSimulation(Store& store, int64_t run_id, const TargetShape& target,
       AUTOTUNE_RETURN_IF_ERROR(
           Simulation::Build(trace, loaded.network.calibration, std::nullopt, &own));
       if (own.FitCommSpin(other_runs) > 0) loaded.simulation->AdoptCpuFits(own);
-    }
-  }
-  if (!to.SameShape(run.topology) && !target_network) {
-    const std::vector<WorldRoute> routes = PlausibleRoutes(CollectiveLibrary(run));
-    for (size_t i = 1; i < routes.size(); ++i) {
-      RouteAlternative alt;
-      alt.route = routes[i];
-      AUTOTUNE_RETURN_IF_ERROR(Simulation::Build(trace, loaded.network.calibration, to, nullptr,
-                                                 &alt.simulation, routes[i]));
-      if (eager) alt.simulation.set_eager_limits(eager);
-      alt.simulation.AdoptCpuFits(*loaded.simulation);
-      loaded.alternatives.push_back(std::move(alt));
     }
   }
   *out = std::move(loaded);

@@ -56,21 +56,10 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
 // `report`): reads its trace only where the choice needs it (an imported run's collectives).
 Status NetworkOfRun(Store& store, const RunInfo& run, NetworkChoice* out);
 
-// The same prediction with the world's allreduce taking another route (network_model.h).
-struct RouteAlternative {
-  WorldRoute route = WorldRoute::kRing;
-  Simulation simulation;
-};
-
 struct StoredSimulation {
   RunInfo run;             // the recorded or imported run replayed
   NetworkChoice network;   // what its network model was fitted to (missing: none)
   std::optional<Simulation> simulation;  // empty only under kNoSimulation
-  // Where another shape is extrapolated (no calibrate of it) and the job's library may route
-  // its allreduce more than one way there (PlausibleRoutes): `simulation` under each other
-  // route, with the same fits. The spread of their predictions is the extrapolation's
-  // uncertainty that a calibrate of the recorded shape cannot remove.
-  std::vector<RouteAlternative> alternatives;
 };
 
 // Loads run `run_id`'s trace and the newest calibration of its topology shape and backend from

@@ -52,29 +52,7 @@ struct Plan {
   std::vector<int> stored;  // settings that also get a simulated run, in settings order
   std::vector<std::vector<StepTrace>> timelines;  // one per stored setting
   double evaluate_s = 0.0;
-  // Each setting again under the other routes the library may take on an extrapolated shape
-  // (StoredSimulation::alternatives): the route, and results in settings order.
-  std::vector<std::pair<sim::WorldRoute, std::vector<sim::SettingResult>>> alternatives;
 };
-
-// "123.4 ms".
-std::string FormatMs(double ms) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f ms", ms);
-  return text;
-}
-
-// The lowest and highest median step time of setting i over the route the prediction took and
-// its alternatives.
-std::pair<double, double> RouteRange(const Plan& plan, size_t i) {
-  double lo = plan.results[i].step_ms_median;
-  double hi = lo;
-  for (const auto& [route, results] : plan.alternatives) {
-    lo = std::min(lo, results[i].step_ms_median);
-    hi = std::max(hi, results[i].step_ms_median);
-  }
-  return {lo, hi};
-}
 
 // The knob settings to simulate: the traced run's knobs, overridden by each config file's
 // knobs (one setting per file), overridden by the flags given; a grid around that when
@@ -155,10 +133,6 @@ Status MakePlan(const SimulateOptions& o, Store* store, Plan* plan) {
 
   const auto start = std::chrono::steady_clock::now();
   plan->results = plan->simulation.EvaluateAll(plan->settings, o.threads);
-  for (const sim::RouteAlternative& alt : loaded.alternatives) {
-    plan->alternatives.emplace_back(alt.route,
-                                    alt.simulation.EvaluateAll(plan->settings, o.threads));
-  }
   plan->evaluate_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (o.grid) {
@@ -262,23 +236,6 @@ void PrintHuman(const SimulateOptions& o, const Plan& plan, const std::vector<in
                 r.score_bytes_per_s / 1e6);
   }
   if (shown < order.size()) std::printf("  ... %zu more settings\n", order.size() - shown);
-  if (!plan.alternatives.empty()) {
-    // The first setting shown (the best of a grid), under every route.
-    const size_t i = order.front();
-    std::string under = std::string(sim::WorldRouteName(sim::RouteOf(CollectiveLibrary(run)))) +
-                        " " + FormatMs(plan.results[i].step_ms_median);
-    for (const auto& [route, results] : plan.alternatives) {
-      under += std::string(", ") + sim::WorldRouteName(route) + " " +
-               FormatMs(results[i].step_ms_median);
-    }
-    const auto [lo, hi] = RouteRange(plan, i);
-    const BackendKind library = CollectiveLibrary(run);
-    std::printf("range %.3f - %.3f ms: a calibrate of %s does not show how %s's allreduce moves "
-                "a buffer over %s; by the bytes of %s\n",
-                lo, hi, run.topology.key().c_str(),
-                library == BackendKind::kMpi ? "Open MPI" : BackendName(library),
-                sim.topology().key().c_str(), under.c_str());
-  }
   for (size_t i = 0; i < plan.results.size(); ++i) {
     if (plan.settings[i] == run.knobs && sim.topology().SameShape(run.topology)) {
       std::printf("recorded knobs: predicted %.3f ms vs recorded %.3f ms (%+.1f%%)\n",
@@ -333,16 +290,6 @@ void PrintJson(const Plan& plan, const std::vector<int64_t>& run_ids,
                         {"run", run_ids[i]}});
     const std::string held = plan.simulation.EagerLimitHeld(r.knobs);
     if (!held.empty()) settings.back()["holds"] = held;
-    if (!plan.alternatives.empty()) {
-      const auto [lo, hi] = RouteRange(plan, i);
-      settings.back()["range_ms"] = {lo, hi};
-      nlohmann::json routes = {
-          {sim::WorldRouteName(sim::RouteOf(CollectiveLibrary(plan.run))), r.step_ms_median}};
-      for (const auto& [route, results] : plan.alternatives) {
-        routes[sim::WorldRouteName(route)] = results[i].step_ms_median;
-      }
-      settings.back()["routes_ms"] = std::move(routes);
-    }
   }
   const sim::SettingResult& first = plan.results[0];
   nlohmann::json out = {{"source_run", plan.run.id},

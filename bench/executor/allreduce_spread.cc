@@ -8,6 +8,7 @@
 // timeline, written on rank 0, records) and one result line (bench/common/result.h):
 //   executor.allreduce_mean_<size>: the mean time per call (ms) against the median; ratio =
 //     mean / median (1: no tail). Information, no target. met=no when a result was wrong.
+// --thread-multiple initializes MPI as Horovod and our executor do (MPI_THREAD_MULTIPLE).
 #include <mpi.h>
 
 #include <algorithm>
@@ -27,15 +28,30 @@ struct Args {
                                 294912, 393216, 524288, 1048576, 4194304};
   int repetitions = 200;
   int warmup = 5;
+  bool thread_multiple = false;  // read before MPI_Init (ThreadMultipleAsked)
 };
+
+constexpr const char* kThreadMultiple = "--thread-multiple";
+
+// Whether the flags ask for MPI_THREAD_MULTIPLE (needed before MPI_Init, before ParseArgs).
+bool ThreadMultipleAsked(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == kThreadMultiple) return true;
+  }
+  return false;
+}
 
 // Parses the flags into *a; false with *error naming what is wrong.
 bool ParseArgs(int argc, char** argv, Args* a, std::string* error) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == kThreadMultiple) {
+      a->thread_multiple = true;
+      continue;
+    }
     if (flag != "--sizes" && flag != "--repetitions" && flag != "--warmup") {
       *error = flag + ": unknown flag (allreduce_spread [--sizes B,B,...] [--repetitions N] "
-               "[--warmup N])";
+               "[--warmup N] [--thread-multiple])";
       return false;
     }
     if (i + 1 >= argc) {
@@ -111,9 +127,9 @@ int Run(int argc, char** argv) {
     return 2;
   }
   if (rank == 0) {
-    std::printf("# allreduce_spread ranks=%d repetitions=%d warmup=%d (back to back, rank 0's "
-                "time per call)\n",
-                size, a.repetitions, a.warmup);
+    std::printf("# allreduce_spread ranks=%d repetitions=%d warmup=%d thread=%s (back to back, "
+                "rank 0's time per call)\n",
+                size, a.repetitions, a.warmup, a.thread_multiple ? "multiple" : "single");
   }
   bool all_correct = true;
   for (int64_t bytes : a.sizes) {
@@ -147,7 +163,17 @@ int Run(int argc, char** argv) {
 }  // namespace autotune::bench
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  if (autotune::bench::ThreadMultipleAsked(argc, argv)) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      std::fprintf(stderr, "allreduce_spread: this MPI does not provide MPI_THREAD_MULTIPLE\n");
+      MPI_Finalize();
+      return 2;
+    }
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   const int rc = autotune::bench::Run(argc, argv);
   MPI_Finalize();
   return rc;

@@ -304,14 +304,10 @@ predict() {
   json=$("$autotune" simulate --db "$sdb" --run "$run" "$@" --json 2> "$file.err") || rc=$?
   if [[ $rc -eq 0 ]]; then
     local step_ms sim_run
-    local range
-    read -r step_ms sim_run range < <("$python" -c \
-      "import json,sys; d=json.loads(sys.argv[1]); r=d['settings'][0].get('range_ms', [])
-print(d['step_ms_median'], d['run'], *r)" "$json")
+    read -r step_ms sim_run < <("$python" -c \
+      "import json,sys; d=json.loads(sys.argv[1]); print(d['step_ms_median'], d['run'])" "$json")
     echo "$name $step_ms" >> "$file"
     echo "$name $sim_run" >> "$file.runs"
-    # simulate's range over the routes the library may take on an extrapolated shape.
-    [[ -z $range ]] || echo "$name $range" >> "$file.range"
   else
     echo "$name refused: $(grep -v '^\s*$' "$file.err" | tail -1)" >> "$file"
   fi
@@ -446,7 +442,6 @@ if [[ $extrap -eq 1 ]]; then
   log "2x1 traced default imported as run $run"
   : > "$out/predicted.tsv"
   : > "$out/predicted.tsv.runs"
-  : > "$out/predicted.tsv.range"
   : > "$out/comm.tsv"
   for t in "${topologies[@]}"; do
     read -r n m <<<"$t"

@@ -112,22 +112,6 @@ def extrap(a, figure):
         if topo != "2x1":
             figure(f"extrap_{label(topo)}_exposed_comm", pe, "ms", re_, "none",
                    anchor=f"real_horovod_traced_{topo.split('+')[0]}_exposed_comm_ms")
-    # simulate's range over the routes Open MPI's allreduce may take on a shape no calibrate
-    # of the database measured: "TOPO LOW HIGH".
-    range_path = os.path.join(a.dir, "predicted.tsv.range")
-    for line in open(range_path) if os.path.exists(range_path) else []:
-        topo, low, high = line.split()
-        low, high = float(low), float(high)
-        if topo not in real:
-            continue
-        r = real[topo]
-        inside = low <= r <= high
-        nearest = min((low, high), key=lambda x: abs(x - r))
-        print(f"# {topo:7s} range over Open MPI's allreduce routes {low:.1f} - {high:.1f} ms: "
-              f"production {r:.1f} ms {'inside' if inside else 'outside'}"
-              f"{'' if inside else f', {100 * (nearest - r) / r:+.1f}% from its nearer end'}")
-        figure(f"extrap_{label(topo)}_range_high", high, "ms", r, "none",
-               anchor=f"{VS}_{topo}_ms")
     for topo in order:
         if topo == "2x1" or topo not in real:
             continue

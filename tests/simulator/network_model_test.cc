@@ -279,34 +279,6 @@ TEST(WorldRouteTest, OpenMpisAllreduceCrossesTheNodesOnce) {
   EXPECT_EQ(RouteOf(BackendKind::kGloo), WorldRoute::kRing);
 }
 
-// Recursive doubling (Open MPI's coll_tuned algorithm 3): log2(p) exchanges of the whole
-// buffer; of them the log2 N cross-node ones each put M ranks' buffers on a node's link.
-// Hand-derived at latency 10 us and 100 B/us for a 1e6-byte buffer (1e4 us a buffer).
-TEST(WorldRouteTest, RecursiveDoublingSendsTheWholeBufferAtEveryCrossNodeStep) {
-  const AlphaBeta ab{10.0, 100.0};
-  auto at = [&](int nodes, int ranks_per_node) {
-    return WorldCost(Op::kAllreduce, Topo(nodes, ranks_per_node), ab,
-                     WorldRoute::kRecursiveDoubling)
-        .At(1e6);
-  };
-  EXPECT_DOUBLE_EQ(at(2, 1), 10.0 + 10000.0);  // one exchange: the ring's 2 (1/2) too
-  EXPECT_DOUBLE_EQ(at(4, 1), 20.0 + 20000.0);  // 2 exchanges, both across
-  EXPECT_DOUBLE_EQ(at(2, 2), 20.0 + 20000.0);  // 1 across, 2 ranks' buffers on the link
-  EXPECT_DOUBLE_EQ(at(2, 4), 30.0 + 40000.0);  // 1 across, 4 ranks
-  EXPECT_DOUBLE_EQ(at(4, 2), 30.0 + 40000.0);  // 2 across, 2 ranks each
-  // Not the derivation's case: the 6-rank cost.
-  EXPECT_NEAR(at(3, 2), 60.0 + 2.0 * 5.0 / 6.0 * 1e4, 1e-9);
-  // One node: nothing crosses; the p-rank cost.
-  EXPECT_DOUBLE_EQ(at(1, 4), 40.0 + 15000.0);
-  // Open MPI may take any of the three on a shape no calibrate measured, its usual one
-  // first; NCCL and gloo ring.
-  EXPECT_EQ(PlausibleRoutes(BackendKind::kMpi),
-            (std::vector<WorldRoute>{WorldRoute::kNodesLast, WorldRoute::kRing,
-                                     WorldRoute::kRecursiveDoubling}));
-  EXPECT_EQ(PlausibleRoutes(BackendKind::kNccl), std::vector<WorldRoute>{WorldRoute::kRing});
-  EXPECT_EQ(PlausibleRoutes(BackendKind::kGloo), std::vector<WorldRoute>{WorldRoute::kRing});
-}
-
 // A calibration holding only world allreduces on its line t(B) = 2 log2(p) alpha + B / beta'
 // (beta' the bytes per us the curve shows for the whole buffer), of `backend`.
 Calibration WorldAllreduceCalibration(const Topology& topology, BackendKind backend, double alpha,

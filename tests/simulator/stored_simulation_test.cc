@@ -406,43 +406,6 @@ TEST_F(StoredSimulationTest, AnotherTopologyTakesItsOwnCalibrateAtTheJobsLevel) 
   EXPECT_EQ(loaded.network.source, "calibration " + std::to_string(recorded_shape.id));
 }
 
-// On a shape no calibrate measured, Open MPI may route its allreduce three ways
-// (PlausibleRoutes): the simulation comes with the other two, each its own route. Far from
-// the latency, the 4x2 world's allreduce from a 2x2 calibrate goes as the bytes on a node's
-// link: Rabenseifner's 2(N-1)/N (1 on 2x2, 1.5 on 4x2), a ring's 2(p-1)/p (1.5, 1.75),
-// recursive doubling's M log2 N (2, 4); so the ring takes 1.75/1.5 / 1.5 = 0.778 of
-// Rabenseifner's time and recursive doubling 2 / 1.5 = 1.333.
-TEST_F(StoredSimulationTest, AnExtrapolatedShapeCarriesOpenMpisOtherRoutes) {
-  Calibration recorded_shape = SynthesizeCalibration(
-      NetworkModel::FromParams(NetworkParams::Uniform(80, 57.5), Topo(2, 2)));
-  ASSERT_TRUE(store_->SaveCalibration(&recorded_shape).ok());
-  const int64_t run = AddRun();
-  StoredSimulation loaded;
-  Status s = LoadSimulation(*store_, run, {4, 0}, IfUncalibrated::kFail, &loaded);
-  ASSERT_TRUE(s.ok()) << s.message();
-  ASSERT_EQ(loaded.alternatives.size(), 2u);
-  EXPECT_EQ(loaded.alternatives[0].route, WorldRoute::kRing);
-  EXPECT_EQ(loaded.alternatives[1].route, WorldRoute::kRecursiveDoubling);
-  const double bytes = 4 << 20;
-  const double main_us = loaded.simulation->network().FlatUs(Op::kAllreduce, bytes);
-  EXPECT_NEAR(loaded.alternatives[0].simulation.network().FlatUs(Op::kAllreduce, bytes) / main_us,
-              (1.75 / 1.5) / 1.5, 0.01);
-  EXPECT_NEAR(loaded.alternatives[1].simulation.network().FlatUs(Op::kAllreduce, bytes) / main_us,
-              2.0 / 1.5, 0.01);
-  EXPECT_EQ(loaded.alternatives[1].simulation.topology().key(), "4x2");
-
-  // The recorded shape, and a shape with its own calibrate, leave no route open.
-  s = LoadSimulation(*store_, run, {}, IfUncalibrated::kFail, &loaded);
-  ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_TRUE(loaded.alternatives.empty());
-  Calibration target = SynthesizeCalibration(
-      NetworkModel::FromParams(NetworkParams::Uniform(80, 57.5), Topo(4, 2)));
-  ASSERT_TRUE(store_->SaveCalibration(&target).ok());
-  s = LoadSimulation(*store_, run, {4, 0}, IfUncalibrated::kFail, &loaded);
-  ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_TRUE(loaded.alternatives.empty());
-}
-
 TEST_F(StoredSimulationTest, OnlyAMeasuredRunWithStepsIsReplayed) {
   const int64_t measured = AddRun();
   StoredSimulation loaded;

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "store/store.h"
@@ -190,29 +189,8 @@ TEST_F(SimulateCliTest, PredictsStoresAndComparesWithTheMeasuredRun) {
   r = RunAutotune("simulate --json --db " + db_ + " --run " + std::to_string(run) + " --nodes 64");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out).at("topology"), "64x2");
-  const nlohmann::json far = nlohmann::json::parse(r.out);
-  EXPECT_GT(far.at("step_ms_median").get<double>(), j.at("step_ms_median").get<double>() * 0.5);
-  // No calibrate of 64x2: Open MPI's three routes, the prediction Rabenseifner's, the range
-  // theirs. Recursive doubling puts 2 log2(64) = 12 buffers on a node's link against
-  // Rabenseifner's 2 (63/64): the range is open.
-  EXPECT_FALSE(j.at("settings").at(0).contains("range_ms"));  // the recorded shape: none
-  const nlohmann::json& setting = far.at("settings").at(0);
-  const nlohmann::json& routes = setting.at("routes_ms");
-  ASSERT_EQ(routes.size(), 3u) << routes;
-  EXPECT_EQ(routes.at("Rabenseifner's").get<double>(), setting.at("step_ms_median").get<double>());
-  const double lo = setting.at("range_ms").at(0).get<double>();
-  const double hi = setting.at("range_ms").at(1).get<double>();
-  EXPECT_EQ(hi, routes.at("recursive doubling").get<double>());
-  EXPECT_EQ(lo, std::min({routes.at("Rabenseifner's").get<double>(),
-                          routes.at("a ring").get<double>(),
-                          routes.at("recursive doubling").get<double>()}));
-  EXPECT_GT(hi, 1.5 * lo);
-  r = RunAutotune("simulate --db " + db_ + " --run " + std::to_string(run) + " --nodes 64");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("a calibrate of 2x2 does not show how Open MPI's allreduce moves a "
-                       "buffer over 64x2; by the bytes of Rabenseifner's "),
-            std::string::npos)
-      << r.out;
+  EXPECT_GT(nlohmann::json::parse(r.out).at("step_ms_median").get<double>(),
+            j.at("step_ms_median").get<double>() * 0.5);
 }
 
 }  // namespace
