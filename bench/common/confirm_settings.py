@@ -345,6 +345,16 @@ def main():
     return 0
 
 
+def verdict_words(v):
+    """One verdict of run_rule in words: "faster, 1.188 [1.020, 1.382]", "slower, ...",
+    "within noise, ..." or "undecided until the candidate's outlying run is re-measured, ..."."""
+    if v["remeasure"] != "none":
+        word = f"undecided until the {v['remeasure']}'s outlying run is re-measured"
+    else:
+        word = "faster" if v["faster"] else "slower" if v["slower"] else "within noise"
+    return f"{word}, {v['speedup']:.3f} [{v['low']:.3f}, {v['high']:.3f}]"
+
+
 def print_rule_verdicts(directory, default, labels, tool, figure):
     """Each confirmed setting against the default by autotune's own rule (rule_verdicts) on
     directory's rounds (LABEL.rR.json, each round the default first, then labels): prints the
@@ -360,29 +370,20 @@ def print_rule_verdicts(directory, default, labels, tool, figure):
         if v is None or not v["valid"]:
             print(f"# confirm by autotune's rule: {label}: no verdict (too few runs)")
             continue
-        if v["remeasure"] != "none":
-            word = f"undecided until the {v['remeasure']}'s outlying run is re-measured"
-        elif v["faster"]:
-            word = "faster"
-        elif v["slower"]:
-            word = "slower"
-        else:
-            word = "within noise"
         print(f"# confirm by autotune's rule (tuner/run_comparison.h; run-to-run noise "
               f"{100 * v['across_cv']:.1f}%, pooled over the confirmed settings): {label}: "
-              f"{word}, {v['speedup']:.3f} [{v['low']:.3f}, {v['high']:.3f}]")
+              f"{verdict_words(v)}")
         figure(f"confirm_{label}_rule_speedup", v["speedup"], "x", v["low"], "none",
                anchor="ci_low")
     # Head to head: autotune's choice against Horovod's autotune's, where both were confirmed.
     if "autotune" in labels and "horovod" in labels:
         v = rule_verdicts(directory, [default] + labels, tool, baseline="horovod").get("autotune")
         if v and v["valid"]:
-            word = ("faster" if v["faster"] else "slower" if v["slower"] else "within noise"
-                    if v["remeasure"] == "none" else f"undecided ({v['remeasure']} outlier)")
             print(f"# confirm by autotune's rule, head to head: autotune against horovod: "
-                  f"{word}, {v['speedup']:.3f} [{v['low']:.3f}, {v['high']:.3f}]")
+                  f"{verdict_words(v)}")
             figure("confirm_autotune_vs_horovod_rule_speedup", v["speedup"], "x", v["low"],
                    "none", anchor="ci_low")
+
 
 if __name__ == "__main__":
     sys.exit(main())
