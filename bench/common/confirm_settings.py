@@ -215,12 +215,12 @@ def run_rule(tool, comparisons):
     return verdicts
 
 
-def rule_verdicts(directory, order, tool, baseline=None):
+def rule_verdicts(directory, order, tool, baseline=None, only=None):
     """{setting: verdict} of autotune's own decision rule (run_rule) on a grid's production
     runs (SETTING.rR.json; round r ran `order`, the default first): each setting against the
-    default (or against `baseline`, another of them), the runs in the order they ran, the
-    run-to-run noise pooled over every setting of the grid (as a search that had measured them
-    all would pool it)."""
+    default (or against `baseline`, another of them; only the settings in `only` where given),
+    the runs in the order they ran, the run-to-run noise pooled over every setting of the grid
+    (as a search that had measured them all would pool it)."""
     runs = {}
     for n in order:
         for path in glob.glob(os.path.join(directory, f"{n}.r[0-9]*.json")):
@@ -233,7 +233,7 @@ def rule_verdicts(directory, order, tool, baseline=None):
     for n in runs:
         runs[n].sort(key=lambda run: run["sequence"])
     default = baseline or order[0]
-    names = [n for n in order if n != default and n in runs]
+    names = [n for n in order if n != default and n in runs and (only is None or n in only)]
     if default not in runs or not names:
         return {}
     every = [runs[n] for n in order if n in runs]
@@ -377,7 +377,8 @@ def print_rule_verdicts(directory, default, labels, tool, figure):
                anchor="ci_low")
     # Head to head: autotune's choice against Horovod's autotune's, where both were confirmed.
     if "autotune" in labels and "horovod" in labels:
-        v = rule_verdicts(directory, [default] + labels, tool, baseline="horovod").get("autotune")
+        v = rule_verdicts(directory, [default] + labels, tool, baseline="horovod",
+                          only=["autotune"]).get("autotune")
         if v and v["valid"]:
             print(f"# confirm by autotune's rule, head to head: autotune against horovod: "
                   f"{verdict_words(v)}")
