@@ -605,7 +605,7 @@ for model in $models; do
   fi
   score=("$python" "$here/score.py" --model "$model" --dir "$out/$model" --db "$sdb" --run "$run"
     --autotune "$autotune" --bench-figure "$bench_figure" --search "$search"
-    --decision-tool "$decision_tool")
+    --decision-tool "$decision_tool" --grid "${settings[*]%% *}")
   [[ -n $production_fit ]] && score+=(--production-fit "$production_fit"
     --fit-rounds "$fit_rounds")
   [[ -n $search_run ]] && score+=(--search-db "$db" --search-run "$search_run")
