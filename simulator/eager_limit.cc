@@ -122,6 +122,23 @@ void EagerLimitEffect::SetJobTails(const std::vector<CollectiveTail>& tails) {
   }
 }
 
+void EagerLimitEffect::SetJobAtLimit(int limit, const std::vector<CollectiveTail>& at_limit,
+                                     const std::vector<CollectiveTail>& at_job_limit) {
+  const int64_t effective = EffectiveTcpEagerLimit(limit);
+  for (AtLimit& a : limits_) {
+    if (EffectiveTcpEagerLimit(a.limit) != effective) continue;
+    for (auto& own : a.own) own.clear();
+    for (const CollectiveTail& t : at_limit) {
+      if (t.count < kMinTailCollectives || !(t.mean_us > 0.0)) continue;
+      for (const CollectiveTail& j : at_job_limit) {
+        if (j.op == t.op && j.bin == t.bin && j.count >= kMinTailCollectives && j.mean_us > 0.0) {
+          a.own[OpIndex(t.op)].emplace_back(t.bin, t.mean_us / j.mean_us);
+        }
+      }
+    }
+  }
+}
+
 double EagerLimitEffect::Ratio(int index, Op op, int64_t fusion_bytes) const {
   if (index < 0) return 1.0;
   const AtLimit& a = limits_[index];
@@ -134,8 +151,16 @@ double EagerLimitEffect::Ratio(int index, Op op, int64_t fusion_bytes) const {
       std::max(1.0, static_cast<double>(op == Op::kAllgather ? fusion_bytes / world_size_
                                                               : fusion_bytes));
   double ratio = Interpolate(a.curves[OpIndex(op)], std::log(message));
-  if (at > job) {  // the stall taken out: the job's own tail where it shows this size
-    const int bin = SelfCalibrationBin(message);
+  const int bin = SelfCalibrationBin(message);
+  bool own = false;  // the job itself ran this size at this limit
+  for (const auto& [own_bin, own_ratio] : a.own[OpIndex(op)]) {
+    if (own_bin == bin) {
+      ratio = own_ratio;
+      own = true;
+      break;
+    }
+  }
+  if (!own && at > job) {  // the stall taken out: the job's own tail where it shows this size
     for (const auto& [tail_bin, median_over_mean] : tails_[OpIndex(op)]) {
       if (tail_bin == bin) {
         ratio = median_over_mean * Interpolate(a.untailed[OpIndex(op)], std::log(message));
@@ -182,6 +207,13 @@ std::string EagerLimitEffect::Describe() const {
       text += line;
     } else {
       text += "unchanged at every size";
+    }
+    const size_t own = limits_[i].own[0].size() + limits_[i].own[1].size();
+    if (own > 0) {
+      std::snprintf(line, sizeof(line), " (the job's own runs at %d where they show the size: %zu",
+                    limits_[i].limit, own);
+      text += line;
+      text += own == 1 ? " size)" : " sizes)";
     }
   }
   return text;

@@ -55,6 +55,15 @@ class EagerLimitEffect {
 
   // The job's own collectives' tails (CollectiveTailsFromTraces of its imported runs).
   void SetJobTails(const std::vector<CollectiveTail>& tails);
+  // The job's own collectives at another limit (CollectiveTailsFromTraces of its imported runs
+  // at `limit`), against `at_job_limit` (those of its runs at its own limit): where both show
+  // a size bin with 10 or more collectives, a setting that takes the calibrate at `limit`
+  // takes the ratio of the job's own means there instead of the calibrates' (what the job
+  // itself did at that limit; on bench/horovod's real MLP a calibrate priced 256 KiB at 0.43x
+  // at 524288 where the job's own ran no faster). Calls for a limit with no calibrate are
+  // kept for none.
+  void SetJobAtLimit(int limit, const std::vector<CollectiveTail>& at_limit,
+                     const std::vector<CollectiveTail>& at_job_limit);
 
   bool empty() const { return limits_.empty(); }
   // The calibrate standing for a setting's limit: an index for Ratio, or -1 (the job's own
@@ -82,6 +91,9 @@ class EagerLimitEffect {
     // what a collective of the job's without its own tail takes at this limit.
     RatioCurve untailed[2];
     bool means = false;  // every ratio from means
+    // The job's own mean at this limit over its mean at its own limit, by size bin, per op
+    // (SetJobAtLimit); where a bin has one, it stands for the curves'.
+    std::vector<std::pair<int, double>> own[2];
   };
   // The job's own median over its mean, by size bin, per op.
   std::vector<std::pair<int, double>> tails_[2];

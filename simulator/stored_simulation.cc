@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +75,14 @@ Status LoadSameJobTraces(Store& store, const RunInfo& run, std::vector<Trace>* o
     out->push_back(std::move(t));
   }
   return Status::Ok();
+}
+
+// Whether two runs of a job ran Open MPI at the same effective TCP eager limit (always, for a
+// job whose collectives are not Open MPI's).
+bool SameEagerLimit(const RunInfo& a, const RunInfo& b) {
+  return CollectiveLibrary(a) != BackendKind::kMpi ||
+         EffectiveTcpEagerLimit(a.knobs.mpi_tcp_eager_limit) ==
+             EffectiveTcpEagerLimit(b.knobs.mpi_tcp_eager_limit);
 }
 
 // "0.89" (two decimals).
@@ -166,7 +175,20 @@ Status LoadEagerLimits(Store& store, const RunInfo& run, const Topology& to,
   AUTOTUNE_RETURN_IF_ERROR(EagerLimitEffect::Fit(job_limit, base, others, effect.get()));
   if (effect->empty()) return Status::Ok();
   if (run.kind == RunKind::kImported && to.SameShape(run.topology)) {
-    effect->SetJobTails(CollectiveTailsFromTraces(traces));
+    std::vector<const Trace*> own;  // the job's runs at its own limit
+    std::map<int64_t, std::vector<const Trace*>> at;  // at other limits, by effective limit
+    for (const Trace* t : traces) {
+      if (SameEagerLimit(run, t->run)) {
+        own.push_back(t);
+      } else {
+        at[EffectiveTcpEagerLimit(t->run.knobs.mpi_tcp_eager_limit)].push_back(t);
+      }
+    }
+    const std::vector<CollectiveTail> own_tails = CollectiveTailsFromTraces(own);
+    effect->SetJobTails(own_tails);
+    for (const auto& [limit, runs] : at) {
+      effect->SetJobAtLimit(static_cast<int>(limit), CollectiveTailsFromTraces(runs), own_tails);
+    }
   }
   *out = std::move(effect);
   return Status::Ok();
@@ -226,8 +248,12 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
   others->clear();
   if (run.kind == RunKind::kImported) {
     AUTOTUNE_RETURN_IF_ERROR(LoadSameJobTraces(store, run, others));
+    // The job's own collectives at its own eager limit: its runs at another limit tell what
+    // that limit does (LoadEagerLimits), not what the job's collectives take at its own.
     std::vector<const Trace*> traces = {&trace};
-    for (const Trace& t : *others) traces.push_back(&t);
+    for (const Trace& t : *others) {
+      if (SameEagerLimit(run, t.run)) traces.push_back(&t);
+    }
     // Each run's collectives brought to the simulated run's tracer (cpu_share.h).
     std::vector<double> scales;
     for (const Trace* t : traces) scales.push_back(TracerCommScale(run, t->run));

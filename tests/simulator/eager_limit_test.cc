@@ -180,6 +180,37 @@ TEST(EagerLimitTest, AHigherLimitTakesOutTheJobsOwnTailWhereItShowsTheSize) {
   EXPECT_NEAR(down.Ratio(down.Choose(0), Op::kAllreduce, 262144), 3000.0 / 2100.0, 1e-12);
 }
 
+TEST(EagerLimitTest, TheJobsOwnRunsAtALimitStandForTheCalibratesWhereTheyShowTheSize) {
+  const Calibration base = Points(1, 0, {{131072, 800.0, 1000.0}, {262144, 2000.0, 3000.0},
+                                         {524288, 4400.0, 4400.0}});
+  const Calibration eager = Points(2, 524288, {{131072, 800.0, 800.0}, {262144, 2000.0, 2100.0},
+                                               {524288, 4400.0, 4400.0}});
+  EagerLimitEffect e;
+  ASSERT_TRUE(EagerLimitEffect::Fit(0, base, {eager}, &e).ok());
+  const int i = e.Choose(524288);
+  e.SetJobTails({AllreduceTail(262144, 40, 1500.0, 2000.0)});
+  // The job's own runs at 524288: 256 KiB allreduces at a mean of 1800 us against 2000 at its
+  // own limit (0.9, in place of the tail rule's 0.75 x 2100 / 2000); 128 KiB ones (40 at
+  // 524288, 30 at the job's limit) 1100 against 1000: slower at a higher limit, held at 1.
+  const std::vector<CollectiveTail> at_job = {AllreduceTail(262144, 40, 1500.0, 2000.0),
+                                              AllreduceTail(131072, 30, 900.0, 1000.0)};
+  e.SetJobAtLimit(524288, {AllreduceTail(262144, 40, 1700.0, 1800.0),
+                           AllreduceTail(131072, 40, 1000.0, 1100.0)},
+                  at_job);
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 262144), 0.9, 1e-12);
+  EXPECT_EQ(e.Ratio(i, Op::kAllreduce, 131072), 1.0);
+  EXPECT_NE(e.Describe().find("(the job's own runs at 524288 where they show the size: 2 sizes)"),
+            std::string::npos)
+      << e.Describe();
+  // 9 collectives at the limit are too few: the tail rule again.
+  e.SetJobAtLimit(524288, {AllreduceTail(262144, 9, 1700.0, 1800.0)}, at_job);
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 262144), 0.75 * (2100.0 / 2000.0), 1e-12);
+  EXPECT_EQ(e.Describe().find("the job's own runs"), std::string::npos) << e.Describe();
+  // A limit with no calibrate is kept for none: the calibrated limit's ratio stays.
+  e.SetJobAtLimit(1 << 20, {AllreduceTail(262144, 40, 1000.0, 1000.0)}, at_job);
+  EXPECT_NEAR(e.Ratio(i, Op::kAllreduce, 262144), 0.75 * (2100.0 / 2000.0), 1e-12);
+}
+
 // A higher limit only takes a handshake away, a lower one only adds it: where the calibrates
 // say otherwise, the size is held (ratio 1), with or without the job's own tail; below the
 // job's limit, a calibrate faster than the job's limit's is held the same way. The points are

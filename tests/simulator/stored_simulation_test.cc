@@ -260,6 +260,27 @@ TEST_F(StoredSimulationTest, AnotherRunsCollectivesAreBroughtToTheSimulatedRunsT
   }
 }
 
+// A job's runs at another Open MPI eager limit show what that limit does to its collectives
+// (eager_limit.h), not what they take at its own: the self-calibration pools only the runs at
+// the simulated run's own effective limit (65536 and 0 are both Open MPI's own,
+// traces/knob_table.h).
+TEST_F(StoredSimulationTest, TheOwnCollectivesArePooledOnlyFromRunsAtTheSameEagerLimit) {
+  auto at_limit = [](int limit) {
+    return [limit](RunInfo* run) { run->knobs.mpi_tcp_eager_limit = limit; };
+  };
+  const int64_t a = AddRun(RunKind::kImported, Framework::kHorovod, Knobs(), 2, at_limit(0));
+  const int64_t b = AddRun(RunKind::kImported, Framework::kHorovod, Knobs(), 2, at_limit(65536));
+  const int64_t c = AddRun(RunKind::kImported, Framework::kHorovod, Knobs(), 2, at_limit(524288));
+  RunInfo info;
+  NetworkChoice of_a, of_c;
+  ASSERT_TRUE(store_->GetRun(a, &info).ok());
+  ASSERT_TRUE(NetworkOfRun(*store_, info, &of_a).ok());
+  EXPECT_EQ(of_a.self_calibration_runs, (std::vector<int64_t>{a, b}));
+  ASSERT_TRUE(store_->GetRun(c, &info).ok());
+  ASSERT_TRUE(NetworkOfRun(*store_, info, &of_c).ok());
+  EXPECT_EQ(of_c.self_calibration_runs, (std::vector<int64_t>{c}));
+}
+
 // The listings' answer (NetworkOfRun, for `runs` and `report`) is the simulation's own: a
 // recorded run without a calibrate has none, with one the calibrate; an imported run its own
 // collectives, pooled with its job's other imported run and merged with the calibrate.
