@@ -101,12 +101,13 @@ int SelfCalibrationBin(double bytes) {
   return static_cast<int>(std::floor(2.0 * std::log2(bytes)));
 }
 
-std::vector<CollectiveTail> CollectiveTailsFromTraces(std::span<const Trace* const> traces) {
+std::vector<CollectiveTail> CollectiveTailsFromTraces(std::span<const Trace* const> traces,
+                                                      std::span<const double> scales) {
   std::vector<CollectiveTail> out;
   if (traces.empty()) return out;
   int collectives = 0;
   std::string runs;
-  const std::map<BinKey, Bin> bins = BinTraces(traces, {}, &collectives, &runs);
+  const std::map<BinKey, Bin> bins = BinTraces(traces, scales, &collectives, &runs);
   if (collectives < kMinSelfCalibrationCollectives) return out;
   for (const auto& [key, bin] : bins) {
     if (static_cast<Scope>(std::get<1>(key)) != Scope::kWorld || bin.times_us.empty()) continue;

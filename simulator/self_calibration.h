@@ -46,6 +46,7 @@ int SelfCalibrationBin(double bytes);
 // CalibrationFromTraces, the same collectives): the median of their times and the mean. A
 // bin's mean above its median is what hiccups and stalls add, such as Open MPI's TCP
 // rendezvous (simulator/eager_limit.h). Empty where the traces show too few collectives.
+// `scales` as CalibrationFromTraces's: each trace's times brought to one tracer's load.
 struct CollectiveTail {
   Op op = Op::kAllreduce;
   int64_t bytes = 0;  // the bin's median message bytes per rank, as a calibration counts them
@@ -54,7 +55,8 @@ struct CollectiveTail {
   double median_us = 0.0;
   double mean_us = 0.0;
 };
-std::vector<CollectiveTail> CollectiveTailsFromTraces(std::span<const Trace* const> traces);
+std::vector<CollectiveTail> CollectiveTailsFromTraces(std::span<const Trace* const> traces,
+                                                      std::span<const double> scales = {});
 
 // A measured calibration (autotune calibrate) with the self-calibration's points in place of
 // its own where both measured the same curve (op, scope, communicator size) at sizes within

@@ -184,10 +184,17 @@ Status LoadEagerLimits(Store& store, const RunInfo& run, const Topology& to,
         at[EffectiveTcpEagerLimit(t->run.knobs.mpi_tcp_eager_limit)].push_back(t);
       }
     }
-    const std::vector<CollectiveTail> own_tails = CollectiveTailsFromTraces(own);
+    // Each run's collectives at the simulated run's tracer (TracerCommScale, as the
+    // self-calibration takes them): a ratio across runs of unlike tracing costs would carry it.
+    auto tails_of = [&run](const std::vector<const Trace*>& runs) {
+      std::vector<double> scales;
+      for (const Trace* t : runs) scales.push_back(TracerCommScale(run, t->run));
+      return CollectiveTailsFromTraces(runs, scales);
+    };
+    const std::vector<CollectiveTail> own_tails = tails_of(own);
     effect->SetJobTails(own_tails);
     for (const auto& [limit, runs] : at) {
-      effect->SetJobAtLimit(static_cast<int>(limit), CollectiveTailsFromTraces(runs), own_tails);
+      effect->SetJobAtLimit(static_cast<int>(limit), tails_of(runs), own_tails);
     }
   }
   *out = std::move(effect);

@@ -216,7 +216,10 @@ def main():
               f"{refused.get(default, '')}")
         figure(f"mape_vs_{VS}", 0, "%", 5, "ratio<=1", invalid=True)
         return
-    mape = 100 * statistics.mean(abs(predicted[n] - real[n]) / real[n] for n in scored)
+    def mape_of(names):
+        return 100 * statistics.mean(abs(predicted[n] - real[n]) / real[n] for n in names)
+
+    mape = mape_of(scored)
     figure(f"mape_vs_{VS}", mape, "%", 5, "ratio<=1")
     rho = spearman([predicted[n] for n in scored], [real[n] for n in scored])
     figure(f"spearman_vs_{VS}", rho, "1", 0.8, "ratio>=1")
@@ -227,9 +230,7 @@ def main():
         rounds_fitted = "round 1" if a.fit_rounds == 1 else f"rounds 1-{a.fit_rounds}"
         print(f"# held out of the fit (no production run of theirs fitted): {len(held)} settings; "
               f"fitted on production {rounds_fitted} of {', '.join(fitted)}")
-        figure(f"mape_held_out_vs_{VS}",
-               100 * statistics.mean(abs(predicted[n] - real[n]) / real[n] for n in held), "%",
-               5, "ratio<=1")
+        figure(f"mape_held_out_vs_{VS}", mape_of(held), "%", 5, "ratio<=1")
         figure(f"spearman_held_out_vs_{VS}",
                spearman([predicted[n] for n in held], [real[n] for n in held]), "1", 0.8,
                "ratio>=1")
@@ -241,13 +242,9 @@ def main():
         grid_held = [n for n in grid if n not in fitted]
         print(f"# the grid's {len(grid)} settings alone (the rest: "
               f"{', '.join(n for n in scored if n not in grid)})")
-        figure(f"mape_grid_vs_{VS}",
-               100 * statistics.mean(abs(predicted[n] - real[n]) / real[n] for n in grid), "%",
-               5, "ratio<=1")
+        figure(f"mape_grid_vs_{VS}", mape_of(grid), "%", 5, "ratio<=1")
         if fitted and len(grid_held) >= 2:
-            figure(f"mape_grid_held_out_vs_{VS}",
-                   100 * statistics.mean(abs(predicted[n] - real[n]) / real[n]
-                                         for n in grid_held), "%", 5, "ratio<=1")
+            figure(f"mape_grid_held_out_vs_{VS}", mape_of(grid_held), "%", 5, "ratio<=1")
 
     confirm_settings.paired_differences(a.dir, order, predicted, figure, VS)
     if a.decision_tool:

@@ -158,11 +158,20 @@ CollectiveTail AllreduceTail(int64_t bytes, int count, double median_us, double 
 // job's own tail: its median over its mean, times the higher limit's calibrate mean over the
 // job's limit's calibrate median. Fewer than 10 of a size, or a lower limit (a stall added,
 // not removed), take the calibrates' ratio.
+// Calibrates at Open MPI's own limit and at 524288: 256 KiB with the same median (2000 us), its
+// mean 3000 at the first and 2100 at the second; 128 KiB's mean 1000 and 800.
+Calibration TailedBase() {
+  return Points(1, 0, {{131072, 800.0, 1000.0}, {262144, 2000.0, 3000.0},
+                       {524288, 4400.0, 4400.0}});
+}
+Calibration TailedEager() {
+  return Points(2, 524288, {{131072, 800.0, 800.0}, {262144, 2000.0, 2100.0},
+                            {524288, 4400.0, 4400.0}});
+}
+
 TEST(EagerLimitTest, AHigherLimitTakesOutTheJobsOwnTailWhereItShowsTheSize) {
-  const Calibration base = Points(1, 0, {{131072, 800.0, 1000.0}, {262144, 2000.0, 3000.0},
-                                         {524288, 4400.0, 4400.0}});
-  const Calibration eager = Points(2, 524288, {{131072, 800.0, 800.0}, {262144, 2000.0, 2100.0},
-                                               {524288, 4400.0, 4400.0}});
+  const Calibration base = TailedBase();
+  const Calibration eager = TailedEager();
   EagerLimitEffect e;
   ASSERT_TRUE(EagerLimitEffect::Fit(0, base, {eager}, &e).ok());
   const int i = e.Choose(524288);
@@ -181,12 +190,8 @@ TEST(EagerLimitTest, AHigherLimitTakesOutTheJobsOwnTailWhereItShowsTheSize) {
 }
 
 TEST(EagerLimitTest, TheJobsOwnRunsAtALimitStandForTheCalibratesWhereTheyShowTheSize) {
-  const Calibration base = Points(1, 0, {{131072, 800.0, 1000.0}, {262144, 2000.0, 3000.0},
-                                         {524288, 4400.0, 4400.0}});
-  const Calibration eager = Points(2, 524288, {{131072, 800.0, 800.0}, {262144, 2000.0, 2100.0},
-                                               {524288, 4400.0, 4400.0}});
   EagerLimitEffect e;
-  ASSERT_TRUE(EagerLimitEffect::Fit(0, base, {eager}, &e).ok());
+  ASSERT_TRUE(EagerLimitEffect::Fit(0, TailedBase(), {TailedEager()}, &e).ok());
   const int i = e.Choose(524288);
   e.SetJobTails({AllreduceTail(262144, 40, 1500.0, 2000.0)});
   // The job's own runs at 524288: 256 KiB allreduces at a mean of 1800 us against 2000 at its

@@ -160,6 +160,16 @@ TEST(SelfCalibrationTest, ATailIsTheMedianAndMeanOfTheSameCollectives) {
       EXPECT_NEAR(p.median_us, big.mean_us, 1e-9);
     }
   }
+  // A scale (another tracer's load) multiplies the trace's times: 1.5 and 3 units.
+  const double scales[] = {1.5};
+  int scaled = 0;
+  for (const CollectiveTail& t : CollectiveTailsFromTraces(traces, scales)) {
+    if (t.bytes != (1 << 20)) continue;
+    ++scaled;
+    EXPECT_NEAR(t.median_us, 1.5 * KnownUs(1 << 20), 1e-9);
+    EXPECT_NEAR(t.mean_us, 3.0 * KnownUs(1 << 20), 1e-9);
+  }
+  EXPECT_EQ(scaled, 1);
 }
 
 TEST(SelfCalibrationTest, CollectivesBesideTheComputeStayOutWhereEnoughRanAlone) {
