@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "simulator/shared_link.h"
 
@@ -25,40 +27,101 @@ bool SameJobShape(const RunInfo& a, const RunInfo& b) {
   return a.topology.SameShape(b.topology) && a.backend == b.backend && a.framework == b.framework;
 }
 
+// A collective launched within this of its predecessor's end ran back to back with it.
+constexpr double kBackToBackUs = 100.0;
+
+// One collective's time as binned.
+struct Point {
+  BinKey key;
+  double bytes = 0.0;
+  double us = 0.0;
+  bool alone = false;  // ComputePhase::kAlone
+  int previous = -1;   // the point its rank ran just before it, back to back; -1: none
+};
+
+// What a collective waited for its predecessor, moved onto the predecessor (one collective in
+// flight; why: simulator/README.md, "what a collective waited for"). Per (bin, predecessor's
+// bin) with kMinSpillCollectives or more back-to-back followers, the followers' mean above the
+// lowest such mean of their bin is taken from them, from each in proportion to its time above
+// that lowest mean, and added to their predecessors. The total is kept.
+constexpr int kMinSpillCollectives = 10;
+
+void MoveSpill(std::vector<Point>* points) {
+  std::map<std::pair<BinKey, BinKey>, std::vector<int>> groups;
+  for (size_t i = 0; i < points->size(); ++i) {
+    const Point& p = (*points)[i];
+    if (p.previous < 0) continue;
+    groups[{p.key, (*points)[p.previous].key}].push_back(static_cast<int>(i));
+  }
+  std::erase_if(groups, [](const auto& group) {
+    return group.second.size() < static_cast<size_t>(kMinSpillCollectives);
+  });
+  auto mean_of = [&](const std::vector<int>& members) {
+    double sum = 0.0;
+    for (int i : members) sum += (*points)[i].us;
+    return sum / static_cast<double>(members.size());
+  };
+  std::map<BinKey, double> least;  // per follower bin, the lowest group mean
+  for (const auto& [key, members] : groups) {
+    auto [it, inserted] = least.emplace(key.first, mean_of(members));
+    if (!inserted) it->second = std::min(it->second, mean_of(members));
+  }
+  // Every move is reckoned from the times as recorded, then made: a predecessor's time grown
+  // by what its successors waited does not count as a wait of its own.
+  std::vector<double> moved_us(points->size(), 0.0);
+  for (const auto& [key, members] : groups) {
+    const double floor_us = least.at(key.first);
+    const double spill_us = (mean_of(members) - floor_us) * static_cast<double>(members.size());
+    double above_us = 0.0;
+    for (int i : members) above_us += std::max(0.0, (*points)[i].us - floor_us);
+    if (spill_us <= 0.0 || above_us <= 0.0) continue;
+    for (int i : members) {
+      moved_us[i] = std::max(0.0, (*points)[i].us - floor_us) * spill_us / above_us;
+    }
+  }
+  for (size_t i = 0; i < points->size(); ++i) {
+    Point& p = (*points)[i];
+    if (moved_us[i] <= 0.0) continue;
+    p.us -= moved_us[i];
+    (*points)[p.previous].us += moved_us[i];
+  }
+}
+
 // Adds one trace's collectives and copies to bins. Collectives that ran at once (DDP over
 // gloo runs two) or queued count the time each took alone under the replay's rule
-// (shared_link.h, SoloTimes, all of a collective's time shared: no network model yet).
+// (shared_link.h, SoloTimes, all of a collective's time shared: no network model yet). With
+// one in flight, what a collective waited for its predecessor is the predecessor's (MoveSpill).
 // Where the trace shows kMinSelfCalibrationCollectives or more collectives that ran after the
-// step's compute (ComputePhase::kAlone: the network alone), only those make points: a collective that
-// ran beside the compute shares the host's cores with it, and its time says when it ran as much
-// as what it moved (the real MLP on 4 ranks over 2 cores: its one 1 MB tensor, always sent while
-// backward runs, took 28 ms, 3x the calibration, where its 256 KB ones sent after took 2 ms, as
-// the calibration). What running beside the compute costs is the replay's comm_contention
-// (trace_calibration.h), fitted from the same trace.
+// step's compute (ComputePhase::kAlone: the network alone), only those make points: a
+// collective that ran beside the compute shares the host's cores with it, and its time says
+// when it ran as much as what it moved (the real MLP on 4 ranks over 2 cores: its one 1 MB
+// tensor, always sent while backward runs, took 28 ms, 3x the calibration, where its 256 KB
+// ones sent after took 2 ms, as the calibration). What running beside the compute costs is the
+// replay's comm_contention (trace_calibration.h), fitted from the same trace.
 void AddTrace(const Trace& trace, double scale, std::map<BinKey, Bin>* bins,
               int* collectives) {
   const int world = trace.run.topology.world_size();
-  struct Point {
-    BinKey key;
-    double bytes;
-    double us;
-  };
-  std::vector<Point> alone;
   std::vector<Point> all;
   std::vector<Point> copies;
+  std::map<const CollectiveRecord*, int> point_of;  // each record's point, for its successor
   ForEachSoloCollective(
       trace, [](const CollectiveRecord&) { return 0.0; },
-      [&](const CollectiveRecord& c, double comm_us, ComputePhase phase) {
+      [&](const CollectiveRecord& c, double comm_us, ComputePhase phase,
+          const CollectiveRecord* previous) {
         // The calibration counts an allgather by the bytes each rank sends.
         const int64_t message = c.op == Op::kAllgather ? c.bytes / std::max(1, world) : c.bytes;
         const int bin = message > 0 ? SelfCalibrationBin(static_cast<double>(message)) : 0;
         if (message > 0 && std::isfinite(comm_us) && comm_us > 0.0) {
           const Scope scope =
               c.algorithm == Algorithm::kHierarchical ? Scope::kHierarchical : Scope::kWorld;
-          const Point p{{static_cast<int>(c.op), static_cast<int>(scope), bin},
-                        static_cast<double>(message), comm_us};
+          Point p{{static_cast<int>(c.op), static_cast<int>(scope), bin},
+                  static_cast<double>(message), comm_us, phase == ComputePhase::kAlone};
+          if (previous != nullptr && c.start_us - previous->end_us <= kBackToBackUs) {
+            auto it = point_of.find(previous);
+            if (it != point_of.end()) p.previous = it->second;
+          }
+          point_of[&c] = static_cast<int>(all.size());
           all.push_back(p);
-          if (phase == ComputePhase::kAlone) alone.push_back(p);
         }
         const double copy_us = c.copy_in_end_us - c.start_us;
         if (message >= kMinCopyBytes && std::isfinite(copy_us) && copy_us > 0.0) {
@@ -66,6 +129,11 @@ void AddTrace(const Trace& trace, double scale, std::map<BinKey, Bin>* bins,
                             static_cast<double>(message), copy_us});
         }
       });
+  if (CollectivesInFlight(trace.run) == 1) MoveSpill(&all);
+  std::vector<Point> alone;
+  for (const Point& p : all) {
+    if (p.alone) alone.push_back(p);
+  }
   const std::vector<Point>& used =
       alone.size() >= static_cast<size_t>(kMinSelfCalibrationCollectives) ? alone : all;
   const std::vector<Point>* const lists[] = {&used, &copies};

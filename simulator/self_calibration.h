@@ -29,7 +29,9 @@ inline constexpr int kMinSelfCalibrationCollectives = 3;
 // ran at once shared the link, as MeasuredCommRatios counts them). Where a trace shows
 // kMinSelfCalibrationCollectives or more collectives that ran after its steps' compute (the
 // network alone), only those make its points; the others ran beside the compute, whose cost
-// the replay's comm_contention carries. Traces of another shape, backend or framework than the
+// the replay's comm_contention carries. With one collective in flight, what a collective
+// waited for its predecessor is counted as the predecessor's (simulator/README.md, "what a
+// collective waited for"). Traces of another shape, backend or framework than the
 // first are skipped. `scales`, where given (one per trace), multiplies each trace's collective
 // and copy times before they are binned: what brings them to the first trace's load
 // (TracerCommScale, cpu_share.h). NotFound when fewer than

@@ -165,9 +165,9 @@ std::vector<int> CollectiveRanks(const StepTrace& step) {
   return {ranks.begin(), ranks.end()};
 }
 
-void ForEachSoloCollective(
-    const Trace& trace, const std::function<double(const CollectiveRecord&)>& fixed_us,
-    const std::function<void(const CollectiveRecord&, double, ComputePhase)>& visit) {
+void ForEachSoloCollective(const Trace& trace,
+                           const std::function<double(const CollectiveRecord&)>& fixed_us,
+                           const SoloVisit& visit) {
   const int slots = CollectivesInFlight(trace.run);
   std::vector<RecordedFlight> flights;
   for (const StepTrace& step : trace.steps) {
@@ -199,7 +199,7 @@ void ForEachSoloCollective(
           }
           if (beside_another_us > 0.5 * (to - from)) phase = ComputePhase::kShared;
         }
-        visit(*records[i], solo[i], phase);
+        visit(*records[i], solo[i], phase, i > 0 ? records[i - 1] : nullptr);
       }
     }
   }

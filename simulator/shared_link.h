@@ -105,12 +105,15 @@ std::vector<int> CollectiveRanks(const StepTrace& step);
 // if the large one's queue went first; bench/ddp/README.md).
 enum class ComputePhase { kBeside, kAcross, kAlone, kShared };
 
-// Calls visit(record, solo_us, phase) for every recorded collective of trace (step by step, rank
-// by rank, in launch order) with the time it took alone under the run's slots (SoloTimes) and
-// where it ran against its step's compute; fixed_us(record) is its unshared latency part
+// Calls visit(record, solo_us, phase, previous) for every recorded collective of trace (step by
+// step, rank by rank, in launch order) with the time it took alone under the run's slots
+// (SoloTimes), where it ran against its step's compute, and the collective its rank launched
+// before it in the step (nullptr for the first); fixed_us(record) is its unshared latency part
 // (return 0 when all of it shared).
-void ForEachSoloCollective(
-    const Trace& trace, const std::function<double(const CollectiveRecord&)>& fixed_us,
-    const std::function<void(const CollectiveRecord&, double, ComputePhase)>& visit);
+using SoloVisit = std::function<void(const CollectiveRecord&, double, ComputePhase,
+                                     const CollectiveRecord*)>;
+void ForEachSoloCollective(const Trace& trace,
+                           const std::function<double(const CollectiveRecord&)>& fixed_us,
+                           const SoloVisit& visit);
 
 }  // namespace autotune::sim

@@ -128,7 +128,8 @@ CommRatios MeasuredCommRatios(const Trace& trace, const NetworkModel& network) {
   ForEachSoloCollective(
       trace,
       [&](const CollectiveRecord& c) { return FixedPartUs(network, c.op, c.algorithm, c.bytes); },
-      [&](const CollectiveRecord& c, double solo_us, ComputePhase phase) {
+      [&](const CollectiveRecord& c, double solo_us, ComputePhase phase,
+          const CollectiveRecord*) {
         const double model = network.CollectiveUs(c.op, c.algorithm, c.bytes);
         if (std::isfinite(solo_us) && solo_us > 0.0 && model > 0.0) {
           const Ratio r{solo_us / model, model};

@@ -251,6 +251,61 @@ TEST(SelfCalibrationTest, ACollectiveAfterTheComputeBesideAnotherIsNotTakenAsAlo
   EXPECT_NEAR(world[0].median_us, KnownUs(256 << 10), 1e-6);
 }
 
+// What a collective waited for its predecessor is the predecessor's. Per step two layers, each
+// a 256 KiB collective and three 1 KiB ones back to back, all at their known times, except
+// that the 1 KiB one after each 256 KiB one waited for it too: 200 us in the first layer, 600
+// us in the second. Moved: the 1 KiB ones all at their known time, the 256 KiB ones at theirs
+// plus 400 us on average, and the step's total unchanged. Not moved: where the 1 KiB one
+// started 1 ms after the 256 KiB one ended (it did not run back to back), where fewer than 10
+// followed a 256 KiB one, or where two run at once (DDP over gloo: a collective's time is then
+// what the sharing rule says).
+TEST(SelfCalibrationTest, WhatACollectiveWaitedForItsPredecessorIsThePredecessors) {
+  constexpr int64_t kLayer = 256 << 10;
+  constexpr int64_t kSmall = 1 << 10;
+  auto trace_with = [&](int steps, double gap_us) {
+    Trace trace = TraceWithCollectives(
+        {kLayer, kSmall, kSmall, kSmall, kLayer, kSmall, kSmall, kSmall}, steps);
+    for (StepTrace& st : trace.steps) {
+      double shift_us = 0.0;
+      for (CollectiveRecord& c : st.collectives) {
+        const bool waits = c.seq == 1 || c.seq == 5;
+        if (waits) shift_us += gap_us;
+        c.start_us += shift_us;
+        c.copy_in_end_us += shift_us;
+        if (waits) shift_us += c.seq == 1 ? 200.0 : 600.0;
+        c.comm_end_us += shift_us;
+        c.end_us += shift_us;
+      }
+    }
+    return trace;
+  };
+  auto point_at = [](const std::vector<CalibrationPoint>& points, int64_t bytes) {
+    for (const CalibrationPoint& p : points) {
+      if (p.bytes == bytes) return p;
+    }
+    ADD_FAILURE() << "no point at " << bytes << " bytes";
+    return CalibrationPoint{};
+  };
+  std::vector<CalibrationPoint> points = WorldPoints(trace_with(5, 0.0));  // 10 per group
+  EXPECT_NEAR(point_at(points, kLayer).median_us, KnownUs(kLayer) + 400.0, 1e-6);
+  EXPECT_NEAR(point_at(points, kLayer).min_us, KnownUs(kLayer) + 200.0, 1e-6);
+  EXPECT_NEAR(point_at(points, kLayer).max_us, KnownUs(kLayer) + 600.0, 1e-6);
+  EXPECT_NEAR(point_at(points, kSmall).median_us, KnownUs(kSmall), 1e-6);
+  EXPECT_NEAR(point_at(points, kSmall).max_us, KnownUs(kSmall), 1e-6);
+  // As recorded: the 1 KiB mean carries the waits (800 us over six), the 256 KiB one none.
+  const double recorded_small_us = KnownUs(kSmall) + 800.0 / 6.0;
+  for (const Trace& unmoved : {trace_with(5, 1000.0), trace_with(4, 0.0)}) {
+    points = WorldPoints(unmoved);
+    EXPECT_NEAR(point_at(points, kLayer).median_us, KnownUs(kLayer), 1e-6);
+    EXPECT_NEAR(point_at(points, kSmall).median_us, recorded_small_us, 1e-6);
+  }
+  Trace gloo = trace_with(5, 0.0);
+  gloo.run.framework = Framework::kDdp;
+  points = WorldPoints(gloo);
+  EXPECT_NEAR(point_at(points, kLayer).median_us, KnownUs(kLayer), 1e-6);
+  EXPECT_NEAR(point_at(points, kSmall).median_us, recorded_small_us, 1e-6);
+}
+
 TEST(SelfCalibrationTest, TooFewCollectivesIsNotFound) {
   const Trace trace = TraceWithCollectives({1 << 20}, 2);
   const Trace* traces[] = {&trace};
