@@ -41,9 +41,10 @@ struct Point {
 
 // What a collective waited for its predecessor, moved onto the predecessor (one collective in
 // flight; why: simulator/README.md, "what a collective waited for"). Per (bin, predecessor's
-// bin) with kMinSpillCollectives or more back-to-back followers, the followers' mean above the
-// lowest such mean of their bin is taken from them, from each in proportion to its time above
-// that lowest mean, and added to their predecessors. The total is kept.
+// bin) with kMinSpillCollectives or more back-to-back followers and a larger predecessor, the
+// followers' mean above the lowest such mean of their bin is taken from them, from each in
+// proportion to its time above that lowest mean, and added to their predecessors. The total is
+// kept.
 constexpr int kMinSpillCollectives = 10;
 
 void MoveSpill(std::vector<Point>* points) {
@@ -70,6 +71,8 @@ void MoveSpill(std::vector<Point>* points) {
   // by what its successors waited does not count as a wait of its own.
   std::vector<double> moved_us(points->size(), 0.0);
   for (const auto& [key, members] : groups) {
+    // Only a larger predecessor's (simulator/README.md: a small one does not spread its ends).
+    if (std::get<2>(key.second) <= std::get<2>(key.first)) continue;
     const double floor_us = least.at(key.first);
     const double spill_us = (mean_of(members) - floor_us) * static_cast<double>(members.size());
     double above_us = 0.0;

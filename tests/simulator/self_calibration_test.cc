@@ -257,8 +257,8 @@ TEST(SelfCalibrationTest, ACollectiveAfterTheComputeBesideAnotherIsNotTakenAsAlo
 // us in the second. Moved: the 1 KiB ones all at their known time, the 256 KiB ones at theirs
 // plus 400 us on average, and the step's total unchanged. Not moved: where the 1 KiB one
 // started 1 ms after the 256 KiB one ended (it did not run back to back), where fewer than 10
-// followed a 256 KiB one, or where two run at once (DDP over gloo: a collective's time is then
-// what the sharing rule says).
+// followed a 256 KiB one, where two run at once (DDP over gloo: a collective's time is then
+// what the sharing rule says), or onto a smaller predecessor.
 TEST(SelfCalibrationTest, WhatACollectiveWaitedForItsPredecessorIsThePredecessors) {
   constexpr int64_t kLayer = 256 << 10;
   constexpr int64_t kSmall = 1 << 10;
@@ -304,6 +304,23 @@ TEST(SelfCalibrationTest, WhatACollectiveWaitedForItsPredecessorIsThePredecessor
   points = WorldPoints(gloo);
   EXPECT_NEAR(point_at(points, kLayer).median_us, KnownUs(kLayer), 1e-6);
   EXPECT_NEAR(point_at(points, kSmall).median_us, recorded_small_us, 1e-6);
+  // Nor onto a smaller predecessor: per step 1 KiB, 256 KiB, 1 MiB, 256 KiB, ten steps, the
+  // 256 KiB one after the 1 KiB one 500 us slower than after the 1 MiB one. A 1 KiB one does
+  // not spread its ends over milliseconds: the 256 KiB bin keeps its mean (known + 250 us), the
+  // 1 KiB one its known time.
+  Trace smaller = TraceWithCollectives({kSmall, kLayer, 1 << 20, kLayer}, 10);
+  for (StepTrace& st : smaller.steps) {
+    for (CollectiveRecord& c : st.collectives) {
+      const double shift_us = c.seq >= 1 ? 500.0 : 0.0;
+      if (c.seq >= 2) c.start_us += shift_us;
+      if (c.seq >= 2) c.copy_in_end_us += shift_us;
+      if (c.seq >= 1) c.comm_end_us += shift_us;
+      if (c.seq >= 1) c.end_us += shift_us;
+    }
+  }
+  points = WorldPoints(smaller);
+  EXPECT_NEAR(point_at(points, kLayer).median_us, KnownUs(kLayer) + 250.0, 1e-6);
+  EXPECT_NEAR(point_at(points, kSmall).median_us, KnownUs(kSmall), 1e-6);
 }
 
 TEST(SelfCalibrationTest, TooFewCollectivesIsNotFound) {
