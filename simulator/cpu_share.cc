@@ -7,7 +7,8 @@ namespace autotune::sim {
 
 double CommThreadShare(const CpuShareParams& params, const CommLoad& load) {
   if (!(load.step_us > 0.0)) return 0.0;
-  const double cpu_us = params.sigma * load.busy_us + load.cycles * load.cycle_cpu_us;
+  const double cpu_us =
+      params.sigma * load.busy_us + load.cycles * load.cycle_cpu_us * params.cycle_cpu_share;
   return std::clamp(cpu_us / load.step_us, 0.0, 1.0);
 }
 
@@ -62,9 +63,11 @@ std::string DescribeCpuShare(const CpuShareParams& c) {
   char line[768];
   std::snprintf(line, sizeof(line),
                 "compute slowed by communication: %d ranks share %d cores; communication "
-                "thread spins %.3f of each collective (%s), %.1f us per cycle; tracer %.2f "
+                "thread spins %.3f of each collective (%s), %.1f us per cycle (%.2f of the "
+                "negotiation's modelled cost); tracer %.2f "
                 "cores (%s), its collectives at %.3fx their time without it",
-                c.ranks, c.cores, c.sigma, c.sigma_source.c_str(), c.cycle_cpu_us, c.recorded_tau,
+                c.ranks, c.cores, c.sigma, c.sigma_source.c_str(),
+                c.cycle_cpu_us * c.cycle_cpu_share, c.cycle_cpu_share, c.recorded_tau,
                 c.tau_source.c_str(),
                 CommStretch(c, c.recorded_tau, c.recorded_ranks) /
                     CommStretch(c, 0.0, c.recorded_ranks));

@@ -297,10 +297,12 @@ int Simulation::FitCommSpin(std::span<const RunInfo> others) {
                           std::any_of(used.begin(), used.end(), [](const RunInfo* r) {
                             return ProductionStepMs(*r) > 0.0;
                           });
-  double best_sigma = options_.cpu.sigma, best_error = -1.0;
-  for (int i = 0; i <= 12; ++i) {
+  double best_sigma = options_.cpu.sigma, best_share = options_.cpu.cycle_cpu_share;
+  double best_error = -1.0;
+  for (int k = 0; k < 13 * 5; ++k) {
     ReplayOptions fitted = options_;
-    fitted.cpu.sigma = 0.125 * i;
+    fitted.cpu.sigma = 0.125 * (k % 13);
+    fitted.cpu.cycle_cpu_share = 0.25 * (4 - k / 13);
     std::string unused;
     if (production) FitProductionModel(run, trace_, network_, negotiation_, &fitted, &unused);
     ReplayOptions traced = fitted;
@@ -316,9 +318,11 @@ int Simulation::FitCommSpin(std::span<const RunInfo> others) {
     if (best_error < 0.0 || error < best_error) {
       best_error = error;
       best_sigma = fitted.cpu.sigma;
+      best_share = fitted.cpu.cycle_cpu_share;
     }
   }
   options_.cpu.sigma = best_sigma;
+  options_.cpu.cycle_cpu_share = best_share;
   std::string runs;
   for (const RunInfo* r : used) {
     runs += (runs.empty() ? "" : ", ") + std::to_string(r->id) +
@@ -337,6 +341,7 @@ int Simulation::FitCommSpin(std::span<const RunInfo> others) {
 void Simulation::AdoptCpuFits(const Simulation& fitted) {
   CpuShareParams& cpu = options_.cpu;
   cpu.sigma = fitted.options_.cpu.sigma;
+  cpu.cycle_cpu_share = fitted.options_.cpu.cycle_cpu_share;
   cpu.sigma_source = fitted.options_.cpu.sigma_source;
   cpu.recorded_tau = fitted.options_.cpu.recorded_tau;
   cpu.tau_source = fitted.options_.cpu.tau_source;

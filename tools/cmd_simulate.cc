@@ -270,7 +270,8 @@ nlohmann::json CpuShareJson(const sim::CpuShareParams& c) {
   if (!c.enabled()) return nullptr;
   return {{"cores", c.cores},          {"ranks", c.ranks},
           {"sigma", c.sigma},          {"sigma_source", c.sigma_source},
-          {"cycle_cpu_us", c.cycle_cpu_us}, {"tracer_cores", c.recorded_tau},
+          {"cycle_cpu_us", c.cycle_cpu_us}, {"cycle_cpu_share", c.cycle_cpu_share},
+          {"tracer_cores", c.recorded_tau},
           {"tracer_source", c.tau_source}};
 }
 

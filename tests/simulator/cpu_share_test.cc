@@ -145,6 +145,57 @@ TEST(CpuShareTest, TheFitRecoversTheSpinShareThatMadeAnotherRunsStepTime) {
   EXPECT_DOUBLE_EQ(untouched.options().cpu.sigma, 1.0);
 }
 
+// The simulation of EachSettingsCyclesCostItsOwnNegotiation (cache on recorded: its cycles
+// free; an idle cycle with the cache off costs 100 us) at a spin share and a share of that
+// cycle cost.
+Simulation CycleCostSimulation(double sigma, double cycle_cpu_share) {
+  Trace trace = MakeTrace(MakeWorkload({1 << 20}, {10.0}, 0.0, 10.0, 0.0), Topo(2, 2),
+                          PlainKnobs(64, 1.0), 0.0, 20.0);
+  trace.run.knobs.cache_capacity = 1024;
+  trace.run.host.cores = 2;
+  trace.run.host.nodes_per_host = 2;
+  NetworkParams params = NetworkParams::Uniform(0.0, 1.5 * (1 << 20) / 10000.0);
+  params.copy = {0.0, 1e12};
+  NegotiationParams np;
+  np.round_fixed_us = 100.0;
+  ReplayOptions options = testing::ExactOptions();
+  options.cpu = CpuShareOf(trace.run);
+  options.cpu.sigma = sigma;
+  options.cpu.cycle_cpu_share = cycle_cpu_share;
+  return MakeSimulation(trace, NetworkModel::FromParams(params, Topo(2, 2)),
+                        NegotiationModel(np), options);
+}
+
+TEST(CpuShareTest, TheFitRecoversTheShareOfTheCyclesCostTooWhereTwoRunsSeparateThem) {
+  // Two other runs made by sigma 0.5 and a quarter of the cycles' modelled cost: one with the
+  // cache on at 2 ms cycles (its cycles free: only sigma shows), one with it off at 1 ms (100
+  // us a cycle at a quarter: 25 us). The fit over both grids finds both.
+  RunInfo cached;
+  cached.id = 5;
+  cached.knobs = PlainKnobs(64, 2.0);
+  cached.knobs.cache_capacity = 1024;
+  RunInfo uncached;
+  uncached.id = 6;
+  uncached.knobs = PlainKnobs(64, 1.0);
+  for (RunInfo* r : {&cached, &uncached}) {
+    r->step_ms_median = CycleCostSimulation(0.5, 0.25).Evaluate(r->knobs).step_ms_median;
+  }
+  Simulation sim = CycleCostSimulation(1.0, 1.0);
+  const RunInfo others[] = {cached, uncached};
+  ASSERT_EQ(sim.FitCommSpin(others), 2);
+  EXPECT_DOUBLE_EQ(sim.options().cpu.sigma, 0.5);
+  EXPECT_DOUBLE_EQ(sim.options().cpu.cycle_cpu_share, 0.25);
+  // Where the cycles cost as modelled, the share stays 1.
+  for (RunInfo* r : {&cached, &uncached}) {
+    r->step_ms_median = CycleCostSimulation(0.5, 1.0).Evaluate(r->knobs).step_ms_median;
+  }
+  Simulation full = CycleCostSimulation(1.0, 1.0);
+  const RunInfo full_others[] = {cached, uncached};
+  ASSERT_EQ(full.FitCommSpin(full_others), 2);
+  EXPECT_DOUBLE_EQ(full.options().cpu.sigma, 0.5);
+  EXPECT_DOUBLE_EQ(full.options().cpu.cycle_cpu_share, 1.0);
+}
+
 // An imported Horovod run (its timeline traced it) on a host whose 2 cores hold all 4 ranks,
 // given an untraced step time (untraced_over_traced times the timeline's median step; 0: none
 // given). Built the way `simulate` builds it (Simulation::Build). compute_scale stretches its
