@@ -297,12 +297,18 @@ int Simulation::FitCommSpin(std::span<const RunInfo> others) {
                           std::any_of(used.begin(), used.end(), [](const RunInfo* r) {
                             return ProductionStepMs(*r) > 0.0;
                           });
+  // The grids: sigma 0 to 1.5 by eighths; the cycles' share from 1 (the prior, first: a tie
+  // keeps it) down to 0 by quarters, for Horovod's cycles only (DDP runs none).
+  constexpr int kSigmas = 13;
+  constexpr double kSigmaStep = 0.125;
+  const int shares = run.framework == Framework::kHorovod ? 5 : 1;
+  constexpr double kShareStep = 0.25;
   double best_sigma = options_.cpu.sigma, best_share = options_.cpu.cycle_cpu_share;
   double best_error = -1.0;
-  for (int k = 0; k < 13 * 5; ++k) {
+  for (int k = 0; k < kSigmas * shares; ++k) {
     ReplayOptions fitted = options_;
-    fitted.cpu.sigma = 0.125 * (k % 13);
-    fitted.cpu.cycle_cpu_share = 0.25 * (4 - k / 13);
+    fitted.cpu.sigma = kSigmaStep * (k % kSigmas);
+    fitted.cpu.cycle_cpu_share = shares > 1 ? 1.0 - kShareStep * (k / kSigmas) : 1.0;
     std::string unused;
     if (production) FitProductionModel(run, trace_, network_, negotiation_, &fitted, &unused);
     ReplayOptions traced = fitted;
