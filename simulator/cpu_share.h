@@ -37,7 +37,7 @@ struct CpuShareParams {
   // (reported; a replay's CommLoad carries its own setting's).
   double cycle_cpu_us = 0.0;
   // The share of an idle cycle's modelled CPU (cycle_cpu_us, a setting's IdleCycleCpuUs) the
-  // cycles took: fitted with sigma where two or more runs of the job exist, at most 1.
+  // cycles took, at most 1: fitted with sigma for a Horovod job (Simulation::FitCommSpin).
   double cycle_cpu_share = 1.0;
   // Cores the recorded run's tracer took (1: Horovod's timeline writer; fitted from an
   // untraced step time when one was given, at most that writer's one core), and the tracer of

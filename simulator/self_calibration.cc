@@ -48,45 +48,45 @@ struct Point {
 constexpr int kMinSpillCollectives = 10;
 
 void MoveSpill(std::vector<Point>* points) {
-  std::map<std::pair<BinKey, BinKey>, std::vector<int>> groups;
+  struct Group {
+    std::vector<int> members;
+    double mean_us = 0.0;
+  };
+  std::map<std::pair<BinKey, BinKey>, Group> groups;  // (follower's bin, predecessor's bin)
   for (size_t i = 0; i < points->size(); ++i) {
     const Point& p = (*points)[i];
     if (p.previous < 0) continue;
-    groups[{p.key, (*points)[p.previous].key}].push_back(static_cast<int>(i));
+    groups[{p.key, (*points)[p.previous].key}].members.push_back(static_cast<int>(i));
   }
   std::erase_if(groups, [](const auto& group) {
-    return group.second.size() < static_cast<size_t>(kMinSpillCollectives);
+    return group.second.members.size() < static_cast<size_t>(kMinSpillCollectives);
   });
-  auto mean_of = [&](const std::vector<int>& members) {
-    double sum = 0.0;
-    for (int i : members) sum += (*points)[i].us;
-    return sum / static_cast<double>(members.size());
-  };
-  std::map<BinKey, double> least;  // per follower bin, the lowest group mean
-  for (const auto& [key, members] : groups) {
-    auto [it, inserted] = least.emplace(key.first, mean_of(members));
-    if (!inserted) it->second = std::min(it->second, mean_of(members));
+  std::map<BinKey, double> least_us;  // per follower bin, the lowest group mean
+  for (auto& [key, group] : groups) {
+    for (int i : group.members) group.mean_us += (*points)[i].us;
+    group.mean_us /= static_cast<double>(group.members.size());
+    auto [it, inserted] = least_us.emplace(key.first, group.mean_us);
+    if (!inserted) it->second = std::min(it->second, group.mean_us);
   }
   // Every move is reckoned from the times as recorded, then made: a predecessor's time grown
   // by what its successors waited does not count as a wait of its own.
   std::vector<double> moved_us(points->size(), 0.0);
-  for (const auto& [key, members] : groups) {
+  for (const auto& [key, group] : groups) {
     // Only a larger predecessor's (simulator/README.md: a small one does not spread its ends).
     if (std::get<2>(key.second) <= std::get<2>(key.first)) continue;
-    const double floor_us = least.at(key.first);
-    const double spill_us = (mean_of(members) - floor_us) * static_cast<double>(members.size());
+    const double floor_us = least_us.at(key.first);
+    const double spill_us = (group.mean_us - floor_us) * static_cast<double>(group.members.size());
     double above_us = 0.0;
-    for (int i : members) above_us += std::max(0.0, (*points)[i].us - floor_us);
+    for (int i : group.members) above_us += std::max(0.0, (*points)[i].us - floor_us);
     if (spill_us <= 0.0 || above_us <= 0.0) continue;
-    for (int i : members) {
+    for (int i : group.members) {
       moved_us[i] = std::max(0.0, (*points)[i].us - floor_us) * spill_us / above_us;
     }
   }
   for (size_t i = 0; i < points->size(); ++i) {
-    Point& p = (*points)[i];
     if (moved_us[i] <= 0.0) continue;
-    p.us -= moved_us[i];
-    (*points)[p.previous].us += moved_us[i];
+    (*points)[i].us -= moved_us[i];
+    (*points)[(*points)[i].previous].us += moved_us[i];
   }
 }
 

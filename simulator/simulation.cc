@@ -301,8 +301,9 @@ int Simulation::FitCommSpin(std::span<const RunInfo> others) {
   // keeps it) down to 0 by quarters, for Horovod's cycles only (DDP runs none).
   constexpr int kSigmas = 13;
   constexpr double kSigmaStep = 0.125;
-  const int shares = run.framework == Framework::kHorovod ? 5 : 1;
-  constexpr double kShareStep = 0.25;
+  constexpr int kShares = 5;
+  constexpr double kShareStep = 1.0 / (kShares - 1);
+  const int shares = run.framework == Framework::kHorovod ? kShares : 1;
   double best_sigma = options_.cpu.sigma, best_share = options_.cpu.cycle_cpu_share;
   double best_error = -1.0;
   for (int k = 0; k < kSigmas * shares; ++k) {

@@ -84,8 +84,9 @@ class Simulation {
   // Fits the communication thread's spin share (CpuShareParams::sigma) and the share of an
   // idle cycle's modelled CPU the cycles took (cycle_cpu_share) so that this simulation,
   // predicting its own topology, best predicts the step times of other runs of the job at
-  // other settings (the least squared log error over a grid of sigma in [0, 1.5] by 0.125 and
-  // the cycles' share in [0, 1] by 0.25; a tie keeps the larger share, the prior): a run with an untraced step time against the production prediction (where
+  // other settings (the least squared log error over a grid of sigma in [0, 1.5] by 0.125 and,
+  // for Horovod's cycles, the cycles' share in [0, 1] by 0.25; a tie keeps the larger share,
+  // the prior): a run with an untraced step time against the production prediction (where
   // this run has one too; the tracing cost fitted again under each sigma), else its traced
   // median against the traced prediction. Returns the number of runs used (0: nothing
   // fitted, params kept). Then fits the tracing cost again under the fitted share (the

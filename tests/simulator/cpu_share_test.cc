@@ -91,11 +91,10 @@ TEST(CpuShareTest, TheReplaySolvesTheFixedPointOfStepTimeAndCommunicationShare) 
   EXPECT_NEAR(fixed.Evaluate(PlainKnobs(64, 0.001)).step_ms_median, 30.0, 0.01);
 }
 
-TEST(CpuShareTest, EachSettingsCyclesCostItsOwnNegotiation) {
-  // The recorded run had the cache on; an idle cycle costs nothing with it (no bit-vector
-  // cost) and 100 us with it off (the coordinator's round). No spin share (sigma 0), so only
-  // the cycles take CPU. The tensor is ready at 10 ms, its allreduce takes 10 ms, the tail is
-  // 10 ms; 1 ms cycles.
+// One 1 MiB tensor ready at 10 ms, its allreduce 10 ms, a 10 ms tail, 1 ms cycles, recorded
+// with the cache on: an idle cycle costs nothing with it (no bit-vector cost) and 100 us with
+// it off (the coordinator's round). At a spin share and a share of that cycle cost.
+Simulation CycleCostSimulation(double sigma, double cycle_cpu_share) {
   Trace trace = MakeTrace(MakeWorkload({1 << 20}, {10.0}, 0.0, 10.0, 0.0), Topo(2, 2),
                           PlainKnobs(64, 1.0), 0.0, 20.0);
   trace.run.knobs.cache_capacity = 1024;
@@ -107,10 +106,15 @@ TEST(CpuShareTest, EachSettingsCyclesCostItsOwnNegotiation) {
   np.round_fixed_us = 100.0;
   ReplayOptions options = testing::ExactOptions();
   options.cpu = CpuShareOf(trace.run);
-  options.cpu.sigma = 0.0;
-  const Simulation sim =
-      MakeSimulation(trace, NetworkModel::FromParams(params, Topo(2, 2)), NegotiationModel(np),
-                     options);
+  options.cpu.sigma = sigma;
+  options.cpu.cycle_cpu_share = cycle_cpu_share;
+  return MakeSimulation(trace, NetworkModel::FromParams(params, Topo(2, 2)),
+                        NegotiationModel(np), options);
+}
+
+TEST(CpuShareTest, EachSettingsCyclesCostItsOwnNegotiation) {
+  // No spin share (sigma 0), so only the cycles take CPU.
+  const Simulation sim = CycleCostSimulation(0.0, 1.0);
   Knobs on = PlainKnobs(64, 1.0);
   on.cache_capacity = 1024;
   // Cache on: cycles cost nothing, compute as recorded: 10 + 10 + 10 ms.
@@ -143,27 +147,6 @@ TEST(CpuShareTest, TheFitRecoversTheSpinShareThatMadeAnotherRunsStepTime) {
   const RunInfo only_same[] = {same};
   EXPECT_EQ(untouched.FitCommSpin(only_same), 0);
   EXPECT_DOUBLE_EQ(untouched.options().cpu.sigma, 1.0);
-}
-
-// The simulation of EachSettingsCyclesCostItsOwnNegotiation (cache on recorded: its cycles
-// free; an idle cycle with the cache off costs 100 us) at a spin share and a share of that
-// cycle cost.
-Simulation CycleCostSimulation(double sigma, double cycle_cpu_share) {
-  Trace trace = MakeTrace(MakeWorkload({1 << 20}, {10.0}, 0.0, 10.0, 0.0), Topo(2, 2),
-                          PlainKnobs(64, 1.0), 0.0, 20.0);
-  trace.run.knobs.cache_capacity = 1024;
-  trace.run.host.cores = 2;
-  trace.run.host.nodes_per_host = 2;
-  NetworkParams params = NetworkParams::Uniform(0.0, 1.5 * (1 << 20) / 10000.0);
-  params.copy = {0.0, 1e12};
-  NegotiationParams np;
-  np.round_fixed_us = 100.0;
-  ReplayOptions options = testing::ExactOptions();
-  options.cpu = CpuShareOf(trace.run);
-  options.cpu.sigma = sigma;
-  options.cpu.cycle_cpu_share = cycle_cpu_share;
-  return MakeSimulation(trace, NetworkModel::FromParams(params, Topo(2, 2)),
-                        NegotiationModel(np), options);
 }
 
 TEST(CpuShareTest, TheFitRecoversTheShareOfTheCyclesCostTooWhereTwoRunsSeparateThem) {
