@@ -1,12 +1,13 @@
 // Compute slowed by communication (simulator/cpu_share.h): the share and stretch formulas on
 // hand-computed cases, a replay whose fixed point is solved by hand, and the fit recovering
-// a known spin share from a run at another setting.
+// a known spin share from a run at another setting, and the cycles' share from two.
 #include "simulator/cpu_share.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "simulator/simulation.h"
@@ -160,23 +161,20 @@ TEST(CpuShareTest, TheFitRecoversTheShareOfTheCyclesCostTooWhereTwoRunsSeparateT
   RunInfo uncached;
   uncached.id = 6;
   uncached.knobs = PlainKnobs(64, 1.0);
-  for (RunInfo* r : {&cached, &uncached}) {
-    r->step_ms_median = CycleCostSimulation(0.5, 0.25).Evaluate(r->knobs).step_ms_median;
-  }
-  Simulation sim = CycleCostSimulation(1.0, 1.0);
-  const RunInfo others[] = {cached, uncached};
-  ASSERT_EQ(sim.FitCommSpin(others), 2);
-  EXPECT_DOUBLE_EQ(sim.options().cpu.sigma, 0.5);
-  EXPECT_DOUBLE_EQ(sim.options().cpu.cycle_cpu_share, 0.25);
+  // The (sigma, share) a fit from the prior (1, 1) finds where the two runs' step times were
+  // made at `sigma` and `share`.
+  auto fit = [&](double sigma, double share) {
+    for (RunInfo* r : {&cached, &uncached}) {
+      r->step_ms_median = CycleCostSimulation(sigma, share).Evaluate(r->knobs).step_ms_median;
+    }
+    Simulation sim = CycleCostSimulation(1.0, 1.0);
+    const RunInfo others[] = {cached, uncached};
+    EXPECT_EQ(sim.FitCommSpin(others), 2);
+    return std::pair{sim.options().cpu.sigma, sim.options().cpu.cycle_cpu_share};
+  };
+  EXPECT_EQ(fit(0.5, 0.25), std::pair(0.5, 0.25));
   // Where the cycles cost as modelled, the share stays 1.
-  for (RunInfo* r : {&cached, &uncached}) {
-    r->step_ms_median = CycleCostSimulation(0.5, 1.0).Evaluate(r->knobs).step_ms_median;
-  }
-  Simulation full = CycleCostSimulation(1.0, 1.0);
-  const RunInfo full_others[] = {cached, uncached};
-  ASSERT_EQ(full.FitCommSpin(full_others), 2);
-  EXPECT_DOUBLE_EQ(full.options().cpu.sigma, 0.5);
-  EXPECT_DOUBLE_EQ(full.options().cpu.cycle_cpu_share, 1.0);
+  EXPECT_EQ(fit(0.5, 1.0), std::pair(0.5, 1.0));
 }
 
 // An imported Horovod run (its timeline traced it) on a host whose 2 cores hold all 4 ranks,
