@@ -3,6 +3,7 @@
 Import it with the folder on sys.path (bench/common)."""
 import glob
 import json
+import math
 import os
 import random
 import statistics
@@ -31,6 +32,34 @@ def spearman(a, b):
     cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
     den = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
     return cov / den if den > 0 else 0.0
+
+
+def pooled_cv(groups):
+    """Pooled coefficient of variation of the values within each group of two or more (a
+    setting's run medians over its rounds); None when no group has two."""
+    cvs = [statistics.stdev(g) / statistics.mean(g) for g in groups if len(g) > 1]
+    return math.sqrt(statistics.mean(c * c for c in cvs)) if cvs else None
+
+
+def median_error_of_rounds(cv, rounds, draws=20000, seed=11):
+    """Expected |median of `rounds` runs - the true step time| / the true step time, where one
+    run's median scatters normally with coefficient of variation cv around the true time: what
+    a perfect predictor's absolute error against a setting's median over its rounds would be
+    on average (normal theory; Monte Carlo with a fixed seed beyond two rounds)."""
+    if rounds <= 2:  # the mean of at most two: sd cv / sqrt(rounds), E|X| = sd sqrt(2 / pi)
+        return cv / math.sqrt(rounds) * math.sqrt(2 / math.pi)
+    rng = random.Random(seed)
+    return statistics.mean(abs(statistics.median(rng.gauss(0.0, cv) for _ in range(rounds)))
+                           for _ in range(draws))
+
+
+def mape_noise_floor(cv, rounds_per_setting):
+    """The MAPE (%) a perfect predictor would score against the settings' medians over their
+    rounds (rounds_per_setting: each scored setting's round count), at run-to-run noise cv:
+    the floor under which a grid cannot tell a model's error from the medians' own."""
+    if not rounds_per_setting:
+        return None
+    return 100 * statistics.mean(median_error_of_rounds(cv, n) for n in rounds_per_setting)
 
 
 def figure(bench_figure, bench, value, unit, anchor_value, target, anchor="target",

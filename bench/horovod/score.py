@@ -16,7 +16,6 @@ diagnose.json; with --search, search.log and best.yaml."""
 import argparse
 import glob
 import json
-import math
 import os
 import sqlite3
 import statistics
@@ -67,12 +66,19 @@ def spread(runs):
 def run_to_run_noise(production):
     """Pooled coefficient of variation of one run's median step between the rounds of a
     setting (None when no setting has two rounds)."""
-    cvs = []
-    for runs in production.values():
-        medians = [statistics.median(r) for r in runs]
-        if len(medians) > 1:
-            cvs.append(statistics.stdev(medians) / statistics.mean(medians))
-    return math.sqrt(statistics.mean(c * c for c in cvs)) if cvs else None
+    return bench_stats.pooled_cv([[statistics.median(r) for r in runs]
+                                  for runs in production.values()])
+
+
+def noise_floor(figure, noise, rounds):
+    """The MAPE a perfect predictor would score against these medians (bench_stats), beside
+    issue 21's 5%: where it comes near, the grid cannot judge that target; more rounds can."""
+    floor = bench_stats.mape_noise_floor(noise, rounds)
+    if floor is None:
+        return
+    print(f"# a perfect predictor would score about {floor:.2f}% MAPE against these medians "
+          f"({100 * noise:.1f}% noise, {min(rounds)}-{max(rounds)} rounds, normal scatter)")
+    figure("mape_noise_floor", floor, "%", 5, "none", anchor="issue_21_mape_target")
 
 
 def label(topo):
@@ -203,6 +209,7 @@ def main():
         print("# run-to-run noise unmeasured (one round): the beyond-noise figures are left out")
     else:
         figure("run_to_run_noise_cv", 100 * noise, "%", 0, "none", anchor=f"{VS}_rounds")
+        noise_floor(figure, noise, [len(production[n]) for n in order if predicted.get(n)])
 
     scored = [n for n in order if predicted[n] is not None]
     if len(order) < 2:
