@@ -62,6 +62,19 @@ def mape_noise_floor(cv, rounds_per_setting):
     return 100 * statistics.mean(median_error_of_rounds(cv, n) for n in rounds_per_setting)
 
 
+def report_noise_floor(figure, noise, rounds):
+    """Prints mape_noise_floor for a grid at run-to-run noise `noise` (a CV) whose scored
+    settings ran `rounds` rounds each, as figure mape_noise_floor beside issue 21's 5%: where it
+    comes near, the grid cannot judge that target; more rounds lower it."""
+    floor = mape_noise_floor(noise, rounds)
+    if floor is None:
+        return
+    print(f"# a perfect predictor would score about {floor:.2f}% MAPE against these medians "
+          f"({100 * noise:.1f}% run-to-run noise, {min(rounds)}-{max(rounds)} rounds, normal "
+          f"scatter)")
+    figure("mape_noise_floor", floor, "%", 5, "none", anchor="issue_21_mape_target")
+
+
 def figure(bench_figure, bench, value, unit, anchor_value, target, anchor="target",
            invalid=False):
     """Prints one result line (bench/common/result.h) through the bench_figure binary."""

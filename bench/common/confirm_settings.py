@@ -201,6 +201,35 @@ def equivalent_pairs(directory, order, classes, figure, vs, why):
     return len(rows), len(flagged)
 
 
+def equivalent_floor(real, classes):
+    """The MAPE (%) over real's settings ({setting: measured step time}) of the best predictor
+    that gives each class of equivalent settings (classes as equivalent_pairs takes them) one
+    time: a model right about Horovod must predict them alike, so what their medians differ by
+    is measurement, a floor under any such model's MAPE that assumes no distribution. Each
+    class's time is the one of its members' medians that minimizes the class's summed relative
+    error (the sum is piecewise linear in the time, so a member's value is optimal). None where
+    no class has two members."""
+    members = {}
+    for n in real:
+        if classes.get(n) is not None:
+            members.setdefault(classes[n], []).append(real[n])
+    groups = [g for g in members.values() if len(g) > 1]
+    if not groups:
+        return None
+    error = sum(min(sum(abs(c - r) / r for r in g) for c in g) for g in groups)
+    return 100 * error / len(real)
+
+
+def report_equivalent_floor(figure, real, classes):
+    """Prints equivalent_floor for the scored settings' medians real, as figure
+    mape_equivalent_floor beside issue 21's 5%."""
+    floor = equivalent_floor(real, classes)
+    if floor is not None:
+        print(f"# the best predictor giving each class of equivalent settings (below) one time "
+              f"would score {floor:.2f}% MAPE against these medians")
+        figure("mape_equivalent_floor", floor, "%", 5, "none", anchor="issue_21_mape_target")
+
+
 def run_rule(tool, comparisons):
     """The decision rule's verdicts (bench/tuner/bench_decision_controls, which applies
     tuner/run_comparison.h CompareRuns) on comparisons, each {"name", "default": [{"steps",

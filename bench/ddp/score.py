@@ -97,20 +97,17 @@ def main():
                                            "real_ddp")
     view = {n: ddp_section(os.path.join(a.dir, f"{n}.yaml")).get("gradient_as_bucket_view")
             for n in order}
+    classes = {n: (tuple(buckets[n]), view[n]) if buckets[n] else None for n in order}
+    confirm_settings.report_equivalent_floor(figure, real, classes)
     confirm_settings.equivalent_pairs(
-        a.dir, order, {n: (tuple(buckets[n]), view[n]) if buckets[n] else None for n in order},
-        figure, "real_ddp", "the same buckets as DDP itself reported them, the same "
-        "gradient_as_bucket_view")
+        a.dir, order, classes, figure, "real_ddp",
+        "the same buckets as DDP itself reported them, the same gradient_as_bucket_view")
     cvs = [statistics.stdev(s) / statistics.mean(s) for s in steps.values() if len(s) > 1]
     figure("noise_step_cv", 100 * statistics.median(cvs), "%", mape, "none", anchor="model_mape")
-    # The MAPE a perfect predictor would score against these medians (bench_stats), beside
-    # issue 21's 5%: where it comes near, the grid cannot judge that target; more runs can.
+    # What a perfect predictor would score against these medians (bench_stats).
     noise = bench_stats.pooled_cv(medians.values())
     if noise is not None:
-        floor = bench_stats.mape_noise_floor(noise, [len(medians[n]) for n in order])
-        print(f"# a perfect predictor would score about {floor:.2f}% MAPE against these medians "
-              f"({100 * noise:.1f}% run-to-run noise, normal scatter)")
-        figure("mape_noise_floor", floor, "%", 5, "none", anchor="issue_21_mape_target")
+        bench_stats.report_noise_floor(figure, noise, [len(medians[n]) for n in order])
     # Rank order where it is measurable: the pairs of settings whose real step times differ by
     # more than twice the run-to-run noise (median relative spread of a setting's run medians),
     # and how many of them the prediction orders the same way.

@@ -70,17 +70,6 @@ def run_to_run_noise(production):
                                   for runs in production.values()])
 
 
-def noise_floor(figure, noise, rounds):
-    """The MAPE a perfect predictor would score against these medians (bench_stats), beside
-    issue 21's 5%: where it comes near, the grid cannot judge that target; more rounds can."""
-    floor = bench_stats.mape_noise_floor(noise, rounds)
-    if floor is None:
-        return
-    print(f"# a perfect predictor would score about {floor:.2f}% MAPE against these medians "
-          f"({100 * noise:.1f}% noise, {min(rounds)}-{max(rounds)} rounds, normal scatter)")
-    figure("mape_noise_floor", floor, "%", 5, "none", anchor="issue_21_mape_target")
-
-
 def label(topo):
     """A result name's part for a predicted shape: "4x1", or "4x1_calibrated" for "4x1+cal"."""
     return topo.replace("+cal", "_calibrated")
@@ -209,7 +198,8 @@ def main():
         print("# run-to-run noise unmeasured (one round): the beyond-noise figures are left out")
     else:
         figure("run_to_run_noise_cv", 100 * noise, "%", 0, "none", anchor=f"{VS}_rounds")
-        noise_floor(figure, noise, [len(production[n]) for n in order if predicted.get(n)])
+        bench_stats.report_noise_floor(
+            figure, noise, [len(production[n]) for n in order if predicted.get(n)])
 
     scored = [n for n in order if predicted[n] is not None]
     if len(order) < 2:
@@ -257,9 +247,10 @@ def main():
     if a.decision_tool:
         confirm_settings.rule_beyond_noise(a.dir, order, predicted, a.decision_tool, figure, VS)
     step_bytes = step_bytes_of(a)
+    classes = {n: confirm_settings.horovod_class(a.dir, n, step_bytes) for n in order}
+    confirm_settings.report_equivalent_floor(figure, {n: real[n] for n in scored}, classes)
     confirm_settings.equivalent_pairs(
-        a.dir, order,
-        {n: confirm_settings.horovod_class(a.dir, n, step_bytes) for n in order}, figure, VS,
+        a.dir, order, classes, figure, VS,
         f"the same cycle time, cache and hierarchical flags, fusion thresholds at or above the "
         f"{step_bytes / 2**20:.2f} MiB one step reduces (or the same threshold), the same eager "
         f"limit")

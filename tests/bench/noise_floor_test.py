@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""bench/common/bench_stats.py's noise floor: the MAPE a perfect predictor would score against
-medians over a few noisy rounds, checked against the order statistics' own densities.
+"""bench/common/bench_stats.py's noise floor and confirm_settings.py's floor of equivalent
+settings: the MAPE a perfect predictor would score against medians over a few noisy rounds,
+checked against the order statistics' own densities and against a class worked out by hand.
 
 For one run's median scattering as N(mu, (cv mu)^2), the median over n rounds of a standard
 normal has density n! / (k! k!) phi(x) Phi(x)^k (1 - Phi(x))^k for odd n = 2k + 1; for n = 2
 it is the mean of two, N(0, 1/2); for n = 1 phi itself. E|X| is integrated numerically here
 (trapezoids over [-8, 8]), independently of the code's closed form and Monte Carlo.
 The pooled CV by hand: groups (90, 110) and (200, 200, 200): stdev 14.142 / mean 100 = 0.14142
-and 0; sqrt((0.02 + 0) / 2) = 0.1; a group of one counts for nothing."""
+and 0; sqrt((0.02 + 0) / 2) = 0.1; a group of one counts for nothing.
+Equivalent settings measured 100, 110 and 130 ms (one class) beside a fourth of its own: one
+time for the class at 100 costs 0 + 10/110 + 30/130 = 0.3217, at 110 10/100 + 0 + 20/130 =
+0.2538, at 130 0.3 + 20/110 = 0.4818, at 105 (between two) 0.05 + 5/110 + 25/130 = 0.2878;
+the best, 0.2538, over 4 settings is 6.346% MAPE."""
 import math
 import os
 import sys
@@ -15,6 +20,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "common"))
 import bench_stats  # noqa: E402
+import confirm_settings  # noqa: E402
 
 
 def phi(x):
@@ -62,6 +68,12 @@ def main():
     errs = [bench_stats.median_error_of_rounds(cv, n) for n in (1, 2, 3, 5)]
     if not all(a > b for a, b in zip(errs, errs[1:])):
         failures.append(f"the floor does not fall with more rounds: {errs}")
+    real = {"a": 100.0, "b": 110.0, "c": 130.0, "d": 90.0}
+    classes = {"a": "x", "b": "x", "c": "x", "d": "y"}
+    expect("equivalent floor", confirm_settings.equivalent_floor(real, classes),
+           100 * (0.1 + 20 / 130) / 4, 1e-9)
+    if confirm_settings.equivalent_floor(real, {"a": "x", "b": None, "c": "z"}) is not None:
+        failures.append("equivalent floor of no class of two: expected None")
     for f in failures:
         print("FAIL:", f)
     print("noise_floor_test:", "FAILED" if failures else "passed")
