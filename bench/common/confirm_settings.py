@@ -91,6 +91,25 @@ def geometric_mean_interval(ratios):
     return math.exp(m), math.exp(m - half), math.exp(m + half)
 
 
+def measured_paired_speedups(directory, order):
+    """[(setting, geometric mean, low, high)]: each setting's measured speedup over the default
+    (order[0]) with its 95% t interval, its runs paired for drift (drift_paired_ratios, the
+    setting's place in `order` the grid's running order); settings with fewer than 2 paired
+    runs left out, and all of them where the default has fewer than 2 rounds."""
+    default_by_round = run_medians_by_round(directory, order[0])
+    if len(default_by_round) < 2:
+        return []
+    rows = []
+    for place, name in enumerate(order):
+        if place == 0:
+            continue
+        ratios = drift_paired_ratios(default_by_round, run_medians_by_round(directory, name),
+                                     place, len(order))
+        if len(ratios) >= 2:
+            rows.append((name, *geometric_mean_interval(ratios)))
+    return rows
+
+
 def paired_differences(directory, order, predicted, figure, vs):
     """Scores a model on differences between settings, paired for drift: directory holds a
     grid's production runs (SETTING.rR.json; round r ran the settings in `order`, the default
@@ -108,15 +127,9 @@ def paired_differences(directory, order, predicted, figure, vs):
     if len(default_by_round) < 2 or predicted.get(default) is None:
         print("# paired differences: fewer than 2 rounds of the default, none scored")
         return False
-    rows = []
-    for place, name in enumerate(order):
-        if name == default or predicted.get(name) is None:
-            continue
-        ratios = drift_paired_ratios(default_by_round, run_medians_by_round(directory, name),
-                                     place, len(order))
-        if len(ratios) < 2:
-            continue
-        rows.append((name, *geometric_mean_interval(ratios), predicted[default] / predicted[name]))
+    rows = [(name, m, lo, hi, predicted[default] / predicted[name])
+            for name, m, lo, hi in measured_paired_speedups(directory, order)
+            if predicted.get(name) is not None]
     if len(rows) < 2:
         print("# paired differences: fewer than 2 settings with 2 rounds, none scored")
         return False

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""bench/common/grid_agreement.py on two grids with a known answer.
+
+Two grids of the default d and settings X, Y, Z, two rounds each, the default at 100 ms in
+every run (no drift: each ratio is 100 / the run's median). Grid A: X 80, 80 (1.25x, interval
+[1.25, 1.25]: beyond noise); Y 95, 105 (ratios 1.0526 and 0.9524, geometric mean 1.00125,
+the interval takes in 1); Z 125, 125 (0.8x, beyond). Grid B: X 90, 90 (1.111x); Y 80, 80
+(1.25x); Z 125, 125 (0.8x). Predicted A: d 100, X 85, Y 100, Z 110 ms (speedups 1.176, 1,
+0.909); B: d 100, X 80, Y 95, Z 120 (1.25, 1.0526, 0.833).
+By hand, the default's 1 first: measured ranks A (2, 4, 3, 1), B (2, 3, 4, 1): Spearman
+1 - 6 x 2 / (4 x 15) = 0.8. Predicted ranks A (2.5, 4, 2.5, 1) against A's measured:
+covariance 4.5 over sqrt(4.5 x 5) = 0.9487; B's predicted (2, 4, 3, 1) against B's measured
+0.8; A's predicted against B's predicted 0.9487. Beyond noise in both: X and Z, both on the
+same side in both grids."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "bench", "common", "grid_agreement.py")
+sys.path.insert(0, os.path.dirname(SCRIPT))
+import grid_agreement  # noqa: E402
+
+
+def write_grid(directory, runs, predicted):
+    os.makedirs(directory)
+    with open(os.path.join(directory, "predicted.tsv"), "w") as f:
+        for name, ms in predicted:
+            f.write(f"{name} {ms}\n")
+    for name, medians in runs.items():
+        for r, ms in enumerate(medians, 1):
+            with open(os.path.join(directory, f"{name}.r{r}.json"), "w") as f:
+                json.dump({"step_ms": [ms]}, f)
+
+
+def main():
+    failures = []
+
+    def expect(what, got, want, tol=5e-4):
+        if abs(got - want) > tol:
+            failures.append(f"{what}: {got}, expected {want}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+        write_grid(a, {"d": [100, 100], "X": [80, 80], "Y": [95, 105], "Z": [125, 125]},
+                   [("d", 100), ("X", 85), ("Y", 100), ("Z", 110)])
+        write_grid(b, {"d": [100, 100], "X": [90, 90], "Y": [80, 80], "Z": [125, 125]},
+                   [("d", 100), ("X", 80), ("Y", 95), ("Z", 120)])
+        got = grid_agreement.agreement(a, b)
+        expect("grids' Spearman", got["grids"], 0.8)
+        expect("model against A", got["model_a"], 4.5 / (4.5 * 5) ** 0.5)
+        expect("model against B", got["model_b"], 0.8)
+        expect("model A against model B", got["model"], 4.5 / (4.5 * 5) ** 0.5)
+        expect("Y's speedup in A", got["rows"][1][1][0], (100 / 95 * 100 / 105) ** 0.5, 1e-6)
+        if got["both_beyond"] != ["X", "Z"] or got["same_side"] != ["X", "Z"]:
+            failures.append(f"beyond noise in both: {got['both_beyond']}, same side "
+                            f"{got['same_side']}; expected X, Z and X, Z")
+        # A folder that is not a scored grid: one line naming it, a non-zero exit.
+        done = subprocess.run([sys.executable, SCRIPT, "--bench", "t", "--bench-figure", "x",
+                               a, tmp], capture_output=True, text=True)
+        if done.returncode == 0 or "no predicted.tsv in " + tmp not in done.stderr:
+            failures.append(f"a folder without predicted.tsv: rc {done.returncode}, "
+                            f"{done.stderr.strip()!r}")
+    for f in failures:
+        print("FAIL:", f)
+    print("grid_agreement_test:", "FAILED" if failures else "passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
