@@ -91,23 +91,24 @@ def geometric_mean_interval(ratios):
     return math.exp(m), math.exp(m - half), math.exp(m + half)
 
 
-def measured_paired_speedups(directory, order):
-    """[(setting, geometric mean, low, high)]: each setting's measured speedup over the default
-    (order[0]) with its 95% t interval, its runs paired for drift (drift_paired_ratios, the
-    setting's place in `order` the grid's running order); settings with fewer than 2 paired
-    runs left out, and all of them where the default has fewer than 2 rounds."""
+def paired_ratios(directory, order):
+    """{setting: [default / setting for each of its runs]}, paired for drift
+    (drift_paired_ratios, the setting's place in `order` the grid's running order, the default
+    order[0]); empty where the default has fewer than 2 rounds."""
     default_by_round = run_medians_by_round(directory, order[0])
     if len(default_by_round) < 2:
-        return []
-    rows = []
-    for place, name in enumerate(order):
-        if place == 0:
-            continue
-        ratios = drift_paired_ratios(default_by_round, run_medians_by_round(directory, name),
-                                     place, len(order))
-        if len(ratios) >= 2:
-            rows.append((name, *geometric_mean_interval(ratios)))
-    return rows
+        return {}
+    return {name: drift_paired_ratios(default_by_round, run_medians_by_round(directory, name),
+                                      place, len(order))
+            for place, name in enumerate(order) if place > 0}
+
+
+def measured_paired_speedups(directory, order):
+    """[(setting, geometric mean, low, high)]: each setting's measured speedup over the default
+    (order[0]) with its 95% t interval, from paired_ratios; settings with fewer than 2 paired
+    runs left out, and all of them where the default has fewer than 2 rounds."""
+    return [(name, *geometric_mean_interval(ratios))
+            for name, ratios in paired_ratios(directory, order).items() if len(ratios) >= 2]
 
 
 def paired_differences(directory, order, predicted, figure, vs):

@@ -12,9 +12,21 @@ speedups (the default's 1 included; `grids_spearman_paired`), the model's agains
 own from the other's (`model_grids_spearman`), and of the settings whose interval leaves out 1 in both
 grids, how many lie on the same side of the default in both (`grids_beyond_noise_agree`).
 
-Usage: grid_agreement.py --bench horovod.resnet50 --bench-figure BIN DIR_A DIR_B"""
+Pooled over all the grids given (two or more), free of the winner's curse of one grid's best:
+each shared setting's paired ratios of every grid together (geometric mean, 95% t) against
+the geometric mean of the model's predicted speedups from each grid; as result lines the
+Spearman of the two over all shared settings (`pooled_spearman_paired`) and over the default
+and the settings whose pooled interval leaves out 1 (`pooled_spearman_beyond_noise`), the
+pooled best setting's measured and predicted speedup (`pooled_best_measured_speedup`,
+`pooled_best_predicted_speedup`) and how far its predicted gain lies from its measured gain,
+relative (`pooled_best_gain_error`, issue 21's "within a third": at most 1/3).
+
+Usage: grid_agreement.py --bench horovod.resnet50 --bench-figure BIN DIR_A DIR_B [DIR ...]
+(the pair figures for the first two)"""
 import argparse
+import math
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -77,14 +89,56 @@ def agreement(dir_a, dir_b):
     }
 
 
+def pooled(dirs):
+    """{"rows": [(setting, (m, lo, hi) pooled, predicted speedup)], "spearman",
+    "spearman_beyond": (value or None, the settings beyond noise), "best": the row of the
+    measured best, "gain_error": |its predicted gain - its measured gain| / its measured gain
+    (None without a gain)}; None where the grids share fewer than 2 settings besides the default."""
+    grids = []
+    for d in dirs:
+        order, predicted = load_predicted(d)
+        grids.append((order, predicted, confirm_settings.paired_ratios(d, order)))
+    default = grids[0][0][0]
+    if any(order[0] != default for order, _, _ in grids):
+        raise SystemExit("grid_agreement: the grids' defaults differ")
+    rows = []
+    for n in grids[0][0][1:]:
+        if not all(ratios.get(n) and n in predicted and predicted.get(default)
+                   for _, predicted, ratios in grids):
+            continue
+        ratios = [r for _, _, by in grids for r in by[n]]
+        if len(ratios) < 2:
+            continue
+        speedups = [predicted[default] / predicted[n] for _, predicted, _ in grids]
+        predicted_speedup = math.exp(statistics.mean(math.log(x) for x in speedups))
+        rows.append((n, confirm_settings.geometric_mean_interval(ratios), predicted_speedup))
+    if len(rows) < 2:
+        return None
+    beyond = [r for r in rows if r[1][1] > 1 or r[1][2] < 1]
+    best = max(rows, key=lambda r: r[1][0])
+    gain = best[1][0] - 1
+    return {
+        "rows": rows,
+        "spearman": bench_stats.spearman([1.0] + [r[2] for r in rows],
+                                         [1.0] + [r[1][0] for r in rows]),
+        "spearman_beyond": (bench_stats.spearman([1.0] + [r[2] for r in beyond],
+                                                 [1.0] + [r[1][0] for r in beyond])
+                            if len(beyond) >= 2 else None, [r[0] for r in beyond]),
+        "best": best,
+        "gain_error": abs(best[2] - 1 - gain) / gain if gain > 0 else None,
+    }
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--bench", required=True, help="the result lines' prefix, e.g. horovod.mlp")
     p.add_argument("--bench-figure", required=True, help="the bench_figure binary")
-    p.add_argument("dir_a")
-    p.add_argument("dir_b")
+    p.add_argument("dirs", nargs="+", metavar="DIR")
     a = p.parse_args()
-    for d in (a.dir_a, a.dir_b):
+    if len(a.dirs) < 2:
+        raise SystemExit("grid_agreement: two or more grid folders are needed")
+    a.dir_a, a.dir_b = a.dirs[:2]
+    for d in a.dirs:
         if not os.path.exists(os.path.join(d, "predicted.tsv")):
             raise SystemExit(f"grid_agreement: no predicted.tsv in {d} (not a scored grid)")
 
@@ -113,6 +167,32 @@ def main():
     if got["both_beyond"]:
         figure("grids_beyond_noise_agree", len(got["same_side"]), "settings",
                len(got["both_beyond"]), "none", anchor="beyond_noise_in_both")
+
+    pool = pooled(a.dirs)
+    if pool is None:
+        return
+    print(f"# pooled over {len(a.dirs)} grids: setting, measured speedup over the default "
+          f"(every grid's paired ratios, geometric mean [95% t]), the model's (geometric mean "
+          f"of its predictions from each grid)")
+    for n, (m, lo, hi), pred in pool["rows"]:
+        out = lo > 1 or hi < 1
+        print(f"# {n:14s} {m:.3f}x [{lo:.3f}, {hi:.3f}]{' *' if out else '  '} predicted "
+              f"{pred:.3f}x")
+    figure("pooled_spearman_paired", pool["spearman"], "1", 0.8, "ratio>=1")
+    rho, beyond = pool["spearman_beyond"]
+    print(f"# pooled, beyond noise: {', '.join(beyond) or 'none'}")
+    if rho is not None:
+        figure("pooled_spearman_beyond_noise", rho, "1", 0.8, "ratio>=1")
+    name, (m, lo, hi), pred = pool["best"]
+    error = pool["gain_error"]
+    print(f"# pooled best {name}: measured {m:.3f}x [{lo:.3f}, {hi:.3f}], predicted {pred:.3f}x"
+          + (f"; its predicted gain is {100 * error:.0f}% off its measured gain" if error
+             is not None else "; no gain over the default"))
+    figure("pooled_best_measured_speedup", m, "x", 1, "none", anchor="default")
+    figure("pooled_best_predicted_speedup", pred, "x", m, "none",
+           anchor="pooled_best_measured_speedup")
+    if error is not None:
+        figure("pooled_best_gain_error", error, "1", 1 / 3, "ratio<=1")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,14 @@ By hand, the default's 1 first: measured ranks A (2, 4, 3, 1), B (2, 3, 4, 1): S
 1 - 6 x 2 / (4 x 15) = 0.8. Predicted ranks A (2.5, 4, 2.5, 1) against A's measured:
 covariance 4.5 over sqrt(4.5 x 5) = 0.9487; B's predicted (2, 4, 3, 1) against B's measured
 0.8; A's predicted against B's predicted 0.9487. Beyond noise in both: X and Z, both on the
-same side in both grids."""
+same side in both grids.
+Pooled: X's four ratios 1.25, 1.25, 1.111, 1.111 (geometric mean sqrt(1.25 x 1.1111) =
+1.17851; log sd 0.0680, half-width 3.182 x 0.0680 / 2: [1.058, 1.313], beyond noise); Y's
+1.0526, 0.9524, 1.25, 1.25 (1.11874, the interval takes in 1); Z's 0.8 x4 (beyond). The
+model's, geometric means of its two: X sqrt(1.17647 x 1.25) = 1.21268, Y sqrt(1.05263) =
+1.02598, Z sqrt(0.90909 x 0.83333) = 0.87039. Ranks alike: Spearman 1 over all and over the
+default, X and Z. The pooled best is X: its predicted gain 0.21268 is |0.21268 - 0.17851| /
+0.17851 = 0.1914 off its measured 0.17851."""
 import json
 import os
 import subprocess
@@ -57,6 +64,19 @@ def main():
         if got["both_beyond"] != ["X", "Z"] or got["same_side"] != ["X", "Z"]:
             failures.append(f"beyond noise in both: {got['both_beyond']}, same side "
                             f"{got['same_side']}; expected X, Z and X, Z")
+        pool = grid_agreement.pooled([a, b])
+        best, (m, lo, hi), pred = pool["best"]
+        if best != "X" or not (lo > 1):
+            failures.append(f"pooled best: {best} [{lo}, {hi}], expected X beyond noise")
+        expect("pooled best measured", m, (1.25 * 100 / 90) ** 0.5, 1e-6)
+        expect("pooled best predicted", pred, (100 / 85 * 1.25) ** 0.5, 1e-6)
+        expect("pooled Y", pool["rows"][1][1][0],
+               (100 / 95 * 100 / 105 * 1.25 * 1.25) ** 0.25, 1e-6)
+        expect("pooled Spearman", pool["spearman"], 1.0, 1e-9)
+        expect("pooled best's gain error", pool["gain_error"], 0.1914, 5e-4)
+        rho, beyond = pool["spearman_beyond"]
+        if beyond != ["X", "Z"] or rho is None or abs(rho - 1.0) > 1e-9:
+            failures.append(f"pooled beyond noise: {beyond}, Spearman {rho}; expected X, Z, 1")
         # A folder that is not a scored grid: one line naming it, a non-zero exit.
         done = subprocess.run([sys.executable, SCRIPT, "--bench", "t", "--bench-figure", "x",
                                a, tmp], capture_output=True, text=True)
