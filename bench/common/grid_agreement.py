@@ -9,8 +9,9 @@ both grids have, the measured speedup over the default paired for drift
 each grid's own predicted.tsv; then as result lines: the Spearman of the two grids' measured
 speedups (the default's 1 included; `grids_spearman_paired`), the model's against each
 (`spearman_paired_vs_grid_a`, `_b`), the model's from one grid's traced default against its
-own from the other's (`model_grids_spearman`), and of the settings whose interval leaves out 1 in both
-grids, how many lie on the same side of the default in both (`grids_beyond_noise_agree`).
+own from the other's (`model_grids_spearman`), and of the settings whose interval leaves out
+1 in both grids, how many lie on the same side of the default in both
+(`grids_beyond_noise_agree`).
 
 Pooled over all the grids given (two or more), free of the winner's curse of one grid's best:
 each shared setting's paired ratios of every grid together (geometric mean, 95% t) against
