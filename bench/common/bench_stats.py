@@ -34,6 +34,22 @@ def spearman(a, b):
     return cov / den if den > 0 else 0.0
 
 
+def load_predicted(path):
+    """A grid's predicted.tsv ("SETTING STEP_MS" or "SETTING refused: REASON" a line, in the
+    order the settings ran, the default first): {setting: step_ms or None}, {setting:
+    refusal} and the settings in file order."""
+    predicted, refused, order = {}, {}, []
+    for line in open(path):
+        name, rest = line.rstrip("\n").split(" ", 1)
+        order.append(name)
+        if rest.startswith("refused"):
+            predicted[name] = None
+            refused[name] = rest
+        else:
+            predicted[name] = float(rest)
+    return predicted, refused, order
+
+
 def pooled_cv(groups):
     """Pooled coefficient of variation of the values within each group of two or more (a
     setting's run medians over its rounds); None when no group has two."""

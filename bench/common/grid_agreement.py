@@ -5,9 +5,10 @@ settings: the ceiling over what a model's Spearman against one grid can show.
 Each DIR is a grid folder as bench/horovod and bench/ddp write them (SETTING.rR.json
 production runs, predicted.tsv in the order the settings ran, the default first). Per setting
 both grids have, the measured speedup over the default paired for drift
-(confirm_settings.measured_paired_speedups) in each, and the model's predicted speedup from
-each grid's own predicted.tsv; then as result lines: the Spearman of the two grids' measured
-speedups (the default's 1 included; `grids_spearman_paired`), the model's against each
+(confirm_settings.paired_ratios, geometric_mean_interval) in each, and the model's predicted
+speedup from each grid's own predicted.tsv; then as result lines: the Spearman of the two
+grids' measured speedups (the default's 1 included; `grids_spearman_paired`), the model's
+against each
 (`spearman_paired_vs_grid_a`, `_b`), the model's from one grid's traced default against its
 own from the other's (`model_grids_spearman`), and of the settings whose interval leaves out
 1 in both grids, how many lie on the same side of the default in both
@@ -35,18 +36,39 @@ import bench_stats  # noqa: E402
 import confirm_settings  # noqa: E402
 
 
-def load_predicted(directory):
-    """(settings in running order, {setting: predicted ms}); refused settings are in the order
-    but not in the map."""
-    order, predicted = [], {}
-    for line in open(os.path.join(directory, "predicted.tsv")):
-        name, rest = line.rstrip("\n").split(" ", 1)
-        order.append(name)
-        try:
-            predicted[name] = float(rest)
-        except ValueError:
-            pass
-    return order, predicted
+def load_grids(dirs):
+    """[(settings in running order, {setting: predicted ms, refused ones left out},
+    confirm_settings.paired_ratios)] of each grid folder; exits with one line where their
+    defaults (the first setting) differ."""
+    grids = []
+    for d in dirs:
+        predicted, _, order = bench_stats.load_predicted(os.path.join(d, "predicted.tsv"))
+        predicted = {n: ms for n, ms in predicted.items() if ms is not None}
+        grids.append((order, predicted, confirm_settings.paired_ratios(d, order)))
+    defaults = {order[0] for order, _, _ in grids}
+    if len(defaults) > 1:
+        raise SystemExit(f"grid_agreement: the grids' defaults differ: "
+                         f"{', '.join(sorted(defaults))}")
+    return grids
+
+
+def rank_agreement(x, y):
+    """Spearman of speedups x and y with the default's 1 first in both."""
+    return bench_stats.spearman([1.0] + x, [1.0] + y)
+
+
+def beyond_noise(interval):
+    """Whether a (mean, low, high) speedup interval leaves out 1."""
+    return interval[1] > 1 or interval[2] < 1
+
+
+def predicted_speedup(grid, name):
+    """The model's predicted speedup of `name` over the grid's default, or None."""
+    order, predicted, _ = grid
+    default = order[0]
+    if name not in predicted or default not in predicted:
+        return None
+    return predicted[default] / predicted[name]
 
 
 def agreement(dir_a, dir_b):
@@ -54,37 +76,24 @@ def agreement(dir_a, dir_b):
     "grids": Spearman A vs B, "model_a", "model_b": the model's against each, "model": the
     model's predictions from A against those from B, "both_beyond":
     [settings beyond noise in both], "same_side": [those on the same side in both]}; None where
-    the grids share fewer than 2 settings besides the default."""
-    (order_a, pred_a), (order_b, pred_b) = load_predicted(dir_a), load_predicted(dir_b)
-    if order_a[0] != order_b[0]:
-        raise SystemExit(f"grid_agreement: the grids' defaults differ: {order_a[0]} in {dir_a}, "
-                         f"{order_b[0]} in {dir_b}")
-    default = order_a[0]
-    meas_a = {n: (m, lo, hi) for n, m, lo, hi in
-              confirm_settings.measured_paired_speedups(dir_a, order_a)}
-    meas_b = {n: (m, lo, hi) for n, m, lo, hi in
-              confirm_settings.measured_paired_speedups(dir_b, order_b)}
+    the grids share fewer than 2 settings with 2 paired runs besides the default."""
+    a, b = load_grids([dir_a, dir_b])
     rows = []
-    for n in order_a:
-        if n in meas_a and n in meas_b and n in pred_a and n in pred_b:
-            rows.append((n, meas_a[n], meas_b[n], pred_a[default] / pred_a[n],
-                         pred_b[default] / pred_b[n]))
+    for n in a[0][1:]:
+        ra, rb = a[2].get(n, []), b[2].get(n, [])
+        pa, pb = predicted_speedup(a, n), predicted_speedup(b, n)
+        if len(ra) >= 2 and len(rb) >= 2 and pa is not None and pb is not None:
+            rows.append((n, confirm_settings.geometric_mean_interval(ra),
+                         confirm_settings.geometric_mean_interval(rb), pa, pb))
     if len(rows) < 2:
         return None
-
-    def rho(x, y):
-        return bench_stats.spearman([1.0] + x, [1.0] + y)
-
-    def beyond(iv):
-        return iv[1] > 1 or iv[2] < 1
-
-    both = [r for r in rows if beyond(r[1]) and beyond(r[2])]
+    both = [r for r in rows if beyond_noise(r[1]) and beyond_noise(r[2])]
     return {
         "rows": rows,
-        "grids": rho([r[1][0] for r in rows], [r[2][0] for r in rows]),
-        "model_a": rho([r[3] for r in rows], [r[1][0] for r in rows]),
-        "model_b": rho([r[4] for r in rows], [r[2][0] for r in rows]),
-        "model": rho([r[3] for r in rows], [r[4] for r in rows]),
+        "grids": rank_agreement([r[1][0] for r in rows], [r[2][0] for r in rows]),
+        "model_a": rank_agreement([r[3] for r in rows], [r[1][0] for r in rows]),
+        "model_b": rank_agreement([r[4] for r in rows], [r[2][0] for r in rows]),
+        "model": rank_agreement([r[3] for r in rows], [r[4] for r in rows]),
         "both_beyond": [r[0] for r in both],
         "same_side": [r[0] for r in both if (r[1][0] > 1) == (r[2][0] > 1)],
     }
@@ -94,36 +103,26 @@ def pooled(dirs):
     """{"rows": [(setting, (m, lo, hi) pooled, predicted speedup)], "spearman",
     "spearman_beyond": (value or None, the settings beyond noise), "best": the row of the
     measured best, "gain_error": |its predicted gain - its measured gain| / its measured gain
-    (None without a gain)}; None where the grids share fewer than 2 settings besides the default."""
-    grids = []
-    for d in dirs:
-        order, predicted = load_predicted(d)
-        grids.append((order, predicted, confirm_settings.paired_ratios(d, order)))
-    default = grids[0][0][0]
-    if any(order[0] != default for order, _, _ in grids):
-        raise SystemExit("grid_agreement: the grids' defaults differ")
+    (None without a gain)}; None where the grids share fewer than 2 settings besides the
+    default."""
+    grids = load_grids(dirs)
     rows = []
     for n in grids[0][0][1:]:
-        if not all(ratios.get(n) and n in predicted and predicted.get(default)
-                   for _, predicted, ratios in grids):
+        speedups = [predicted_speedup(g, n) for g in grids]
+        ratios = [r for _, _, by in grids for r in by.get(n, [])]
+        if None in speedups or not all(by.get(n) for _, _, by in grids) or len(ratios) < 2:
             continue
-        ratios = [r for _, _, by in grids for r in by[n]]
-        if len(ratios) < 2:
-            continue
-        speedups = [predicted[default] / predicted[n] for _, predicted, _ in grids]
-        predicted_speedup = math.exp(statistics.mean(math.log(x) for x in speedups))
-        rows.append((n, confirm_settings.geometric_mean_interval(ratios), predicted_speedup))
+        rows.append((n, confirm_settings.geometric_mean_interval(ratios),
+                     math.exp(statistics.mean(math.log(x) for x in speedups))))
     if len(rows) < 2:
         return None
-    beyond = [r for r in rows if r[1][1] > 1 or r[1][2] < 1]
+    beyond = [r for r in rows if beyond_noise(r[1])]
     best = max(rows, key=lambda r: r[1][0])
     gain = best[1][0] - 1
     return {
         "rows": rows,
-        "spearman": bench_stats.spearman([1.0] + [r[2] for r in rows],
-                                         [1.0] + [r[1][0] for r in rows]),
-        "spearman_beyond": (bench_stats.spearman([1.0] + [r[2] for r in beyond],
-                                                 [1.0] + [r[1][0] for r in beyond])
+        "spearman": rank_agreement([r[2] for r in rows], [r[1][0] for r in rows]),
+        "spearman_beyond": (rank_agreement([r[2] for r in beyond], [r[1][0] for r in beyond])
                             if len(beyond) >= 2 else None, [r[0] for r in beyond]),
         "best": best,
         "gain_error": abs(best[2] - 1 - gain) / gain if gain > 0 else None,
@@ -176,7 +175,7 @@ def main():
           f"(every grid's paired ratios, geometric mean [95% t]), the model's (geometric mean "
           f"of its predictions from each grid)")
     for n, (m, lo, hi), pred in pool["rows"]:
-        out = lo > 1 or hi < 1
+        out = beyond_noise((m, lo, hi))
         print(f"# {n:14s} {m:.3f}x [{lo:.3f}, {hi:.3f}]{' *' if out else '  '} predicted "
               f"{pred:.3f}x")
     figure("pooled_spearman_paired", pool["spearman"], "1", 0.8, "ratio>=1")

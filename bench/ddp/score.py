@@ -22,11 +22,7 @@ import confirm_settings  # noqa: E402
 def load_grid(directory):
     """Setting names in grid order, their predictions, all timed steps, per-run medians and
     the bucket sizes DDP itself reported."""
-    predicted, order = {}, []
-    for line in open(os.path.join(directory, "predicted.tsv")):
-        name, ms = line.split()
-        predicted[name] = float(ms)
-        order.append(name)
+    predicted, _, order = bench_stats.load_predicted(os.path.join(directory, "predicted.tsv"))
     steps, medians, buckets = {}, {}, {}
     for name in order:
         r = 1

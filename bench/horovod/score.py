@@ -43,20 +43,6 @@ def load_runs(pattern):
     return runs
 
 
-def load_predicted(path):
-    """{setting: step_ms or None}, {setting: refusal} and the settings in file order."""
-    predicted, refused, order = {}, {}, []
-    for line in open(path):
-        name, rest = line.rstrip("\n").split(" ", 1)
-        order.append(name)
-        if rest.startswith("refused"):
-            predicted[name] = None
-            refused[name] = rest
-        else:
-            predicted[name] = float(rest)
-    return predicted, refused, order
-
-
 def spread(runs):
     """Median over runs of each run's median step, and the min and max of those."""
     medians = [statistics.median(r) for r in runs]
@@ -76,7 +62,7 @@ def label(topo):
 
 
 def extrap(a, figure):
-    predicted, refused, order = load_predicted(os.path.join(a.dir, "predicted.tsv"))
+    predicted, refused, order = bench_stats.load_predicted(os.path.join(a.dir, "predicted.tsv"))
     print(f"# {a.model} default, extrapolated from the 2x1 traced run (run {a.run}); production "
           f"median ms [min-max over rounds], traced median, predicted")
     real = {}
@@ -161,7 +147,7 @@ def main():
     if a.extrap:
         extrap(a, figure)
         return
-    predicted, refused, order = load_predicted(os.path.join(a.dir, "predicted.tsv"))
+    predicted, refused, order = bench_stats.load_predicted(os.path.join(a.dir, "predicted.tsv"))
     production = load_runs(os.path.join(a.dir, "{name}.r[0-9]*.json"))
     traced = load_runs(os.path.join(a.dir, "fit", "{name}.r[0-9]*.json"))
     order = [n for n in order if n in production]

@@ -30,6 +30,9 @@ SCRIPT = os.path.join(HERE, "..", "..", "bench", "common", "grid_agreement.py")
 sys.path.insert(0, os.path.dirname(SCRIPT))
 import grid_agreement  # noqa: E402
 
+sys.path.insert(0, HERE)
+from checks import Checks  # noqa: E402
+
 
 def write_grid(directory, runs, predicted):
     os.makedirs(directory)
@@ -43,12 +46,7 @@ def write_grid(directory, runs, predicted):
 
 
 def main():
-    failures = []
-
-    def expect(what, got, want, tol=5e-4):
-        if abs(got - want) > tol:
-            failures.append(f"{what}: {got}, expected {want}")
-
+    checks = Checks("grid_agreement_test")
     with tempfile.TemporaryDirectory() as tmp:
         a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
         write_grid(a, {"d": [100, 100], "X": [80, 80], "Y": [95, 105], "Z": [125, 125]},
@@ -56,37 +54,43 @@ def main():
         write_grid(b, {"d": [100, 100], "X": [90, 90], "Y": [80, 80], "Z": [125, 125]},
                    [("d", 100), ("X", 80), ("Y", 95), ("Z", 120)])
         got = grid_agreement.agreement(a, b)
-        expect("grids' Spearman", got["grids"], 0.8)
-        expect("model against A", got["model_a"], 4.5 / (4.5 * 5) ** 0.5)
-        expect("model against B", got["model_b"], 0.8)
-        expect("model A against model B", got["model"], 4.5 / (4.5 * 5) ** 0.5)
-        expect("Y's speedup in A", got["rows"][1][1][0], (100 / 95 * 100 / 105) ** 0.5, 1e-6)
-        if got["both_beyond"] != ["X", "Z"] or got["same_side"] != ["X", "Z"]:
-            failures.append(f"beyond noise in both: {got['both_beyond']}, same side "
-                            f"{got['same_side']}; expected X, Z and X, Z")
+        checks.near("grids' Spearman", got["grids"], 0.8, tol=5e-4)
+        checks.near("model against A", got["model_a"], 4.5 / (4.5 * 5) ** 0.5, tol=5e-4)
+        checks.near("model against B", got["model_b"], 0.8, tol=5e-4)
+        checks.near("model A against model B", got["model"], 4.5 / (4.5 * 5) ** 0.5, tol=5e-4)
+        checks.near("Y's speedup in A", got["rows"][1][1][0], (100 / 95 * 100 / 105) ** 0.5,
+                    tol=1e-6)
+        checks.true("beyond noise in both: X, Z, on the same side",
+                    got["both_beyond"] == ["X", "Z"] and got["same_side"] == ["X", "Z"],
+                    f"{got['both_beyond']}, same side {got['same_side']}")
         pool = grid_agreement.pooled([a, b])
         best, (m, lo, hi), pred = pool["best"]
-        if best != "X" or not (lo > 1):
-            failures.append(f"pooled best: {best} [{lo}, {hi}], expected X beyond noise")
-        expect("pooled best measured", m, (1.25 * 100 / 90) ** 0.5, 1e-6)
-        expect("pooled best predicted", pred, (100 / 85 * 1.25) ** 0.5, 1e-6)
-        expect("pooled Y", pool["rows"][1][1][0],
-               (100 / 95 * 100 / 105 * 1.25 * 1.25) ** 0.25, 1e-6)
-        expect("pooled Spearman", pool["spearman"], 1.0, 1e-9)
-        expect("pooled best's gain error", pool["gain_error"], 0.1914, 5e-4)
+        checks.true("pooled best X beyond noise", best == "X" and lo > 1, f"{best} [{lo}, {hi}]")
+        checks.near("pooled best measured", m, (1.25 * 100 / 90) ** 0.5, tol=1e-6)
+        checks.near("pooled best predicted", pred, (100 / 85 * 1.25) ** 0.5, tol=1e-6)
+        checks.near("pooled Y", pool["rows"][1][1][0],
+                    (100 / 95 * 100 / 105 * 1.25 * 1.25) ** 0.25, tol=1e-6)
+        checks.near("pooled Spearman", pool["spearman"], 1.0, tol=1e-9)
+        checks.near("pooled best's gain error", pool["gain_error"], 0.1914, tol=5e-4)
         rho, beyond = pool["spearman_beyond"]
-        if beyond != ["X", "Z"] or rho is None or abs(rho - 1.0) > 1e-9:
-            failures.append(f"pooled beyond noise: {beyond}, Spearman {rho}; expected X, Z, 1")
+        checks.true("pooled beyond noise: X, Z, Spearman 1",
+                    beyond == ["X", "Z"] and rho is not None and abs(rho - 1.0) < 1e-9,
+                    f"{beyond}, {rho}")
         # A folder that is not a scored grid: one line naming it, a non-zero exit.
         done = subprocess.run([sys.executable, SCRIPT, "--bench", "t", "--bench-figure", "x",
                                a, tmp], capture_output=True, text=True)
-        if done.returncode == 0 or "no predicted.tsv in " + tmp not in done.stderr:
-            failures.append(f"a folder without predicted.tsv: rc {done.returncode}, "
-                            f"{done.stderr.strip()!r}")
-    for f in failures:
-        print("FAIL:", f)
-    print("grid_agreement_test:", "FAILED" if failures else "passed")
-    return 1 if failures else 0
+        checks.true("a folder without predicted.tsv is refused by name",
+                    done.returncode != 0 and "no predicted.tsv in " + tmp in done.stderr,
+                    f"rc {done.returncode}, {done.stderr.strip()!r}")
+        # Grids of different defaults: one line, a non-zero exit.
+        c = os.path.join(tmp, "c")
+        write_grid(c, {"X": [80, 80], "d": [100, 100]}, [("X", 85), ("d", 100)])
+        done = subprocess.run([sys.executable, SCRIPT, "--bench", "t", "--bench-figure", "x",
+                               a, c], capture_output=True, text=True)
+        checks.true("grids of different defaults are refused",
+                    done.returncode != 0 and "defaults differ" in done.stderr,
+                    f"rc {done.returncode}, {done.stderr.strip()!r}")
+    return checks.finish()
 
 
 if __name__ == "__main__":

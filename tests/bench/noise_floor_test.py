@@ -22,6 +22,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "common"))
 import bench_stats  # noqa: E402
 import confirm_settings  # noqa: E402
 
+sys.path.insert(0, HERE)
+from checks import Checks  # noqa: E402
+
 
 def phi(x):
     return math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
@@ -39,12 +42,7 @@ def expected_abs(density, steps=16000, lo=-8.0, hi=8.0):
 
 
 def main():
-    failures = []
-
-    def expect(what, got, want, rel):
-        if got is None or abs(got - want) > rel * abs(want):
-            failures.append(f"{what}: {got}, expected {want}")
-
+    checks = Checks("noise_floor_test")
     cv = 0.08
     densities = {
         1: phi,
@@ -54,30 +52,27 @@ def main():
     }
     for n, density in densities.items():
         # Closed form for n <= 2 (tight); Monte Carlo of 20,000 draws beyond (about 0.5%).
-        expect(f"median error over {n} rounds", bench_stats.median_error_of_rounds(cv, n),
-               cv * expected_abs(density), 1e-4 if n <= 2 else 0.02)
-    expect("pooled cv", bench_stats.pooled_cv([[90, 110], [200, 200, 200], [50]]), 0.1, 1e-9)
-    if bench_stats.pooled_cv([[1.0], [2.0]]) is not None:
-        failures.append("pooled cv of groups of one: expected None")
+        checks.near(f"median error over {n} rounds", bench_stats.median_error_of_rounds(cv, n),
+                    cv * expected_abs(density), rel=1e-4 if n <= 2 else 0.02)
+    checks.near("pooled cv", bench_stats.pooled_cv([[90, 110], [200, 200, 200], [50]]), 0.1,
+                rel=1e-9)
+    checks.true("pooled cv of groups of one is None",
+                bench_stats.pooled_cv([[1.0], [2.0]]) is None)
     # Two settings of 2 rounds and one of 3: the mean of their expected errors, in %.
     want = 100 * cv * (2 * expected_abs(densities[2]) + expected_abs(densities[3])) / 3
-    expect("noise floor", bench_stats.mape_noise_floor(cv, [2, 2, 3]), want, 0.01)
-    if bench_stats.mape_noise_floor(cv, []) is not None:
-        failures.append("noise floor of no settings: expected None")
+    checks.near("noise floor", bench_stats.mape_noise_floor(cv, [2, 2, 3]), want, rel=0.01)
+    checks.true("noise floor of no settings is None", bench_stats.mape_noise_floor(cv, []) is None)
     # More rounds, a lower floor: 1 > 2 > 3 > 5.
     errs = [bench_stats.median_error_of_rounds(cv, n) for n in (1, 2, 3, 5)]
-    if not all(a > b for a, b in zip(errs, errs[1:])):
-        failures.append(f"the floor does not fall with more rounds: {errs}")
+    checks.true("the floor falls with more rounds", all(a > b for a, b in zip(errs, errs[1:])),
+                str(errs))
     real = {"a": 100.0, "b": 110.0, "c": 130.0, "d": 90.0}
     classes = {"a": "x", "b": "x", "c": "x", "d": "y"}
-    expect("equivalent floor", confirm_settings.equivalent_floor(real, classes),
-           100 * (0.1 + 20 / 130) / 4, 1e-9)
-    if confirm_settings.equivalent_floor(real, {"a": "x", "b": None, "c": "z"}) is not None:
-        failures.append("equivalent floor of no class of two: expected None")
-    for f in failures:
-        print("FAIL:", f)
-    print("noise_floor_test:", "FAILED" if failures else "passed")
-    return 1 if failures else 0
+    checks.near("equivalent floor", confirm_settings.equivalent_floor(real, classes),
+                100 * (0.1 + 20 / 130) / 4, rel=1e-9)
+    checks.true("equivalent floor of no class of two is None",
+                confirm_settings.equivalent_floor(real, {"a": "x", "b": None, "c": "z"}) is None)
+    return checks.finish()
 
 
 if __name__ == "__main__":
