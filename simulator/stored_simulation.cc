@@ -1,6 +1,7 @@
 #include "simulator/stored_simulation.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -92,9 +93,9 @@ std::string FormatRatio(double ratio) {
   return text;
 }
 
-// The range a gloo calibrate's level is scaled within (ChooseNetwork).
-constexpr double kMinGlooLevel = 0.5;
-constexpr double kMaxGlooLevel = 2.0;
+// The range a host-memory calibrate's level is scaled within (ChooseNetwork).
+constexpr double kMinCalibrateLevel = 0.5;
+constexpr double kMaxCalibrateLevel = 2.0;
 
 // A calibration point's times (median, min, max) times `ratio`.
 void ScalePoint(double ratio, CalibrationPoint* p) {
@@ -293,18 +294,22 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
     NetworkModel measured_model;
     AUTOTUNE_RETURN_IF_ERROR(NetworkModel::Fit(measured, &measured_model));
     choice.agreement = CompareCalibrations(*self, measured_model);
-    // gloo's calibrate times each allreduce alone, a barrier before it, the slowest rank's
-    // time; the job's ran at their own level on the same cluster (0.87-1.33x the calibrate on
-    // bench/ddp's grids). Its curve gives the shape (the cost a call, the step between sizes),
-    // the job's own points the level: scaled by their agreement, so the sizes between and
-    // beyond the job's own are not priced at the calibrate's level (bench/ddp/README.md: every
-    // resnet18 setting 3-11% slow unscaled on a held-out grid). The agreement over the job's
-    // communication time, not the median over its sizes: a small bucket slowed by the large
-    // one beside it (densenet121's 1.6 MB at 2.8x) otherwise sets the level of every bucket
-    // (its 2.7 MB ones priced 1.5x slow, bench/ddp/README.md).
+    // A calibrate on host memory (gloo's, Open MPI's) times each collective alone, on idle
+    // cores; the job's ran at their own level on the same cluster, beside its compute (gloo:
+    // 0.87-1.33x the calibrate on bench/ddp's grids; Open MPI: 0.87-1.94x on bench/horovod's).
+    // Its curve gives the shape (the cost a call, the step between sizes), the job's own
+    // points the level: scaled by their agreement, so the sizes between and beyond the job's
+    // own are not priced at the calibrate's level (bench/ddp/README.md: every resnet18
+    // setting 3-11% slow unscaled on a held-out grid; bench/horovod/README.md: a Horovod job
+    // imported from its one timeline, whose fused buffers are all large, priced its unfused
+    // tensors at the idle level, 10-30% fast). The agreement over the job's communication
+    // time, not the median over its sizes: a small bucket slowed by the large one beside it
+    // (densenet121's 1.6 MB at 2.8x) otherwise sets the level of every bucket (its 2.7 MB
+    // ones priced 1.5x slow, bench/ddp/README.md). NCCL's collectives run on the GPU, not on
+    // the cores the compute holds: its calibrate keeps its own level.
     double level = 1.0;
-    if (ddp_on_cpu && choice.agreement.points > 0) {
-      level = std::clamp(choice.agreement.time_ratio, kMinGlooLevel, kMaxGlooLevel);
+    if (library != BackendKind::kNccl && choice.agreement.points > 0) {
+      level = std::clamp(choice.agreement.time_ratio, kMinCalibrateLevel, kMaxCalibrateLevel);
       for (CalibrationPoint& p : measured.points) ScalePoint(level, &p);
     }
     choice.calibration = MergeCalibrations(measured, *self);

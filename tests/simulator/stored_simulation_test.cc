@@ -141,6 +141,41 @@ TEST_F(StoredSimulationTest, ADdpJobOnCpusDoesNotTakeACalibrateOfOpenMpi) {
   EXPECT_NEAR(predicted_us, own_us, 0.05 * own_us);
 }
 
+// A calibrate of Open MPI on host memory times its collectives on idle cores; a Horovod job's
+// own ran beside its compute. Merged, the calibrate gives the sizes the job lacks at the job's
+// level. The calibrate here is the network the runs were synthesized on at twice every time
+// (twice the latency, half the bandwidth), so the job's collectives took half of it at every
+// size: its 1 KiB allreduce (below the job's own sizes) is predicted at the job's own, not at
+// the calibrate's. On NCCL the calibrate keeps its level (its collectives run on the GPU).
+TEST_F(StoredSimulationTest, AHorovodJobOnOpenMpiTakesItsCalibrateAtItsOwnLevel) {
+  Calibration calibration = SynthesizeCalibration(
+      NetworkModel::FromParams(NetworkParams::Uniform(80, 57.5), Topo(2, 2)));
+  ASSERT_TRUE(store_->SaveCalibration(&calibration).ok());
+  const int64_t horovod = AddRun(RunKind::kImported, Framework::kHorovod);
+  StoredSimulation loaded;
+  Status s = LoadSimulation(*store_, horovod, {}, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_NEAR(loaded.network.agreement.time_ratio, 0.5, 0.02);
+  EXPECT_NE(loaded.network.source.find(" (mpi) elsewhere, scaled by 0.50 to the job's level"),
+            std::string::npos)
+      << loaded.network.source;
+  const double own_us = Network().FlatUs(Op::kAllreduce, 1024);
+  EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1024), own_us, 0.05 * own_us);
+
+  Calibration nccl = calibration;
+  nccl.backend = BackendKind::kNccl;
+  ASSERT_TRUE(store_->SaveCalibration(&nccl).ok());
+  const int64_t on_gpus = AddRun(RunKind::kImported, Framework::kHorovod, Knobs(), 2,
+                                 [](RunInfo* run) { run->backend = BackendKind::kNccl; });
+  s = LoadSimulation(*store_, on_gpus, {}, IfUncalibrated::kFail, &loaded);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_NE(loaded.network.source.find(" (nccl) elsewhere; the job's"), std::string::npos)
+      << loaded.network.source;
+  const double calibrate_us = 2.0 * own_us;
+  EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1024), calibrate_us,
+              0.05 * calibrate_us);
+}
+
 // A gloo calibrate (`calibrate --backend gloo`) is a DDP job's on CPUs, taken over Open MPI's,
 // and Horovod's jobs do not take it: merged with the job's own collectives as a Horovod job's
 // calibrate is, it gives the sizes they lack (with one size of their own, no latency), scaled
@@ -363,8 +398,8 @@ TEST(TargetAtJobLevelTest, ScalesEachCollectivePointByTheJobsRatioToItsCalibrate
 // topology; else the recorded model is extrapolated, and the source line says which. The
 // recorded shape's calibrate is twice the network the runs were synthesized on; the target's
 // calibrate is far from the extrapolation (12.5x its latency), so which one the model follows
-// shows at 1 KiB (below the job's own sizes, where the job's level is the calibrate's: ratio
-// 1), and the job's level at its own size.
+// shows at 1 KiB. The job's level (half its calibrate's) holds at every size: at its own, and
+// below them, where the calibrate on host memory is taken at the job's level too.
 TEST_F(StoredSimulationTest, AnotherTopologyTakesItsOwnCalibrateAtTheJobsLevel) {
   Calibration recorded_shape = SynthesizeCalibration(
       NetworkModel::FromParams(NetworkParams::Uniform(80, 57.5), Topo(2, 2)));
@@ -400,7 +435,7 @@ TEST_F(StoredSimulationTest, AnotherTopologyTakesItsOwnCalibrateAtTheJobsLevel) 
                                 "calibration " +
                                 std::to_string(recorded_shape.id) + " on 2x2: ";
   EXPECT_NE(loaded.network.source.find(job_level), std::string::npos) << loaded.network.source;
-  EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1024), target_us,
+  EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1024), 0.5 * target_us,
               0.02 * target_us);
   // At 1 MiB, where the job measured its own collectives (the runs' fused size), they took half
   // the recorded shape's calibrate (synthesized on a network of half its latency and twice its
@@ -408,7 +443,7 @@ TEST_F(StoredSimulationTest, AnotherTopologyTakesItsOwnCalibrateAtTheJobsLevel) 
   const double target_1m_us = target_network.FlatUs(Op::kAllreduce, 1 << 20);
   EXPECT_NEAR(loaded.simulation->network().FlatUs(Op::kAllreduce, 1 << 20), 0.5 * target_1m_us,
               0.02 * target_1m_us);
-  EXPECT_NE(loaded.network.source.find("1.00x at the median, 0.50-1.00x)"), std::string::npos)
+  EXPECT_NE(loaded.network.source.find("0.50x at the median, 0.50-0.50x)"), std::string::npos)
       << loaded.network.source;
 
   // A recorded run has no collectives of its own beside its calibrate: the target's as is.
