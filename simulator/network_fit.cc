@@ -20,8 +20,16 @@ std::string PointName(const Calibration& c, size_t i) {
          " bytes=" + std::to_string(p.bytes) + ")";
 }
 
+// An intercept under this many of its standard errors is not told from 0 by the points.
+constexpr double kInterceptSignificance = 2.0;
+
 // Weighted least squares of time = a + c * bytes, weights 1/time^2 (relative error, so the
-// small sizes count as much as the large ones). Returns {a, c} with a >= 0 and c >= 0.
+// small sizes count as much as the large ones). Returns {a, c} with a >= 0 and c >= 0. With
+// three or more points, an intercept within kInterceptSignificance standard errors of 0 is
+// taken as 0 (the line refitted through the origin): points that all lie where the bytes
+// dominate (a job's own fused buffers, megabytes each) cannot tell a latency, and the one
+// their scatter gave priced the job's small tensors anywhere from 0 to 3.1 ms a step
+// (bench/horovod/README.md, one timeline without a calibrate).
 std::pair<double, double> FitLine(const std::vector<MeasuredCurve::Point>& pts) {
   if (pts.size() == 1) return {0.0, pts[0].time_us / pts[0].bytes};
   double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -39,10 +47,20 @@ std::pair<double, double> FitLine(const std::vector<MeasuredCurve::Point>& pts) 
     c = (sw * sxy - sx * sy) / det;
     a = (sy - c * sx) / sw;
   }
+  bool through_origin = a < 0.0;
+  if (c > 0.0 && a > 0.0 && pts.size() >= 3) {
+    double rss = 0.0;  // weighted residuals: relative errors squared
+    for (const auto& p : pts) {
+      const double r = p.time_us - a - c * p.bytes;
+      rss += r * r / (p.time_us * p.time_us);
+    }
+    const double a_se = std::sqrt(rss / static_cast<double>(pts.size() - 2) * sxx / det);
+    through_origin = a < kInterceptSignificance * a_se;
+  }
   if (!(c > 0.0)) {  // flat or noisy curve: all latency, bandwidth from the largest point
     a = pts.front().time_us;
     c = std::max(0.0, (pts.back().time_us - a) / pts.back().bytes);
-  } else if (a < 0.0) {  // all bandwidth: refit through the origin
+  } else if (through_origin) {  // all bandwidth: refit through the origin
     a = 0.0;
     c = sxy / sxx;
   }

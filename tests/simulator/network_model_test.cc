@@ -253,6 +253,45 @@ TEST(NetworkFitTest, OneMeasuredSizeIsSaidToLeaveTheLatencyOut) {
   EXPECT_EQ(two.Describe().find(note), std::string::npos) << two.Describe();
 }
 
+// A job's own fused buffers, all megabytes, scattered by +-3% as a loaded job's are: their
+// line's intercept is not told from 0 by them, so a small tensor is priced by the bytes alone
+// (from the smallest point, in proportion), not by an intercept the scatter made up.
+TEST(NetworkFitTest, ALatencyThePointsCannotTellIsZero) {
+  const NetworkModel truth =
+      NetworkModel::FromParams(NetworkParams::Uniform(50.0, 100.0), Topo(2, 2), kMpiRoute);
+  Calibration cal;
+  cal.topology = Topo(2, 2);
+  const double scatter[] = {1.03, 0.97, 1.03, 0.97};
+  const int64_t sizes[] = {int64_t{4} << 20, int64_t{8} << 20, int64_t{16} << 20,
+                           int64_t{32} << 20};
+  for (int i = 0; i < 4; ++i) {
+    CalibrationPoint p;
+    p.op = Op::kAllreduce;
+    p.scope = Scope::kWorld;
+    p.ranks = 4;
+    p.bytes = sizes[i];
+    p.repetitions = 10;
+    p.median_us = p.min_us = p.max_us = truth.FlatUs(Op::kAllreduce, sizes[i]) * scatter[i];
+    cal.points.push_back(p);
+  }
+  NetworkModel fitted;
+  ASSERT_TRUE(NetworkModel::Fit(cal, kMpiRoute, &fitted).ok());
+  EXPECT_EQ(fitted.params().at(Op::kAllreduce, Level::kWorld).latency_us, 0.0);
+  const double smallest_us = cal.points[0].median_us;
+  EXPECT_NEAR(fitted.FlatUs(Op::kAllreduce, 1024), smallest_us * 1024 / (4 << 20),
+              1e-9 * smallest_us);
+  // The same line's latency where the points reach down to where it shows (1 KiB up, the
+  // same scatter): kept, within the scatter of the 50 us a step it was made with.
+  for (int i = 0; i < 4; ++i) {
+    const int64_t bytes = int64_t{1024} << (3 * i);
+    cal.points[i].bytes = bytes;
+    cal.points[i].median_us = cal.points[i].min_us = cal.points[i].max_us =
+        truth.FlatUs(Op::kAllreduce, bytes) * scatter[i];
+  }
+  ASSERT_TRUE(NetworkModel::Fit(cal, kMpiRoute, &fitted).ok());
+  EXPECT_NEAR(fitted.params().at(Op::kAllreduce, Level::kWorld).latency_us, 50.0, 0.1 * 50.0);
+}
+
 // The world's route (network_model.h): Open MPI's allreduce pairs a node's ranks first, so a
 // node's link carries 2(N-1)/N of the buffer; a ring carries 2(p-1)/p. Hand-derived at
 // latency 10 us and 100 B/us for a 1e6-byte buffer.
