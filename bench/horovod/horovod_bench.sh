@@ -75,6 +75,12 @@
 #   several --step-log: the import takes the median of their medians, so one round that came
 #   out slow as a whole does not set the production level; the held-out settings stay held
 #   out).
+#   --fit-traced "S1 S2 ...": import only these traced settings as fit inputs (the default
+#   f128_c1 among them; default: every traced one), as a user who traced the job at those
+#   settings: "f128_c1" scores what one timeline predicts (a rescore takes it too).
+#   --no-calibrate: score without the calibrates (the score database gets none), as a user who
+#   has the job's timelines and cannot run `autotune calibrate` on its cluster: the job's own
+#   collectives are the network model (self-calibration).
 #   --confirm N: after the search, runs the default and best.yaml (or, when best.yaml keeps
 #   the defaults, the grid's best) alternately N times each (traced, as the search's runs),
 #   and prints the speedup with a bootstrap interval over those runs.
@@ -125,6 +131,8 @@ hvd_autotune=""
 confirm_settings=""
 confirm_runs=3
 ready_logs=0
+fit_traced=""
+no_calibrate=0
 
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -150,6 +158,8 @@ while [[ $# -gt 0 ]]; do
     --confirm-settings) confirm_settings=$2; shift 2 ;;
     --confirm-runs) confirm_runs=$2; shift 2 ;;
     --ready-logs) ready_logs=1; shift ;;
+    --fit-traced) fit_traced=$2; shift 2 ;;
+    --no-calibrate) no_calibrate=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "horovod_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -277,7 +287,10 @@ print(a, 0 if e and 'tcp_eager_limit' not in cols else h)" "$db" "$1" "$2" "$eag
 fresh_score_db() {
   rm -f "$sdb" "$sdb-wal" "$sdb-shm"
   "$python" -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2])
-s.backup(d); d.close()" "$db" "$sdb"
+s.backup(d)
+if sys.argv[3] == '1':
+    d.execute('DELETE FROM calibration_points'); d.execute('DELETE FROM calibrations'); d.commit()
+d.close()" "$db" "$sdb" "$no_calibrate"
 }
 
 # Imports timeline $1 (setting config $2, $3 nodes x $4 ranks, workload $5, the untraced
@@ -564,6 +577,7 @@ for model in $models; do
   production_fit=""  # the settings whose production rounds the imports took
   for tl in "$out/$model"/fit/*.r1.tl.json; do
     name=$(basename "$tl" .r1.tl.json)
+    [[ -z $fit_traced || " $fit_traced " == *" $name "* ]] || continue
     steplogs=()
     if [[ $untraced_fit -eq 1 && -e $out/$model/$name.r1.json ]]; then
       for ((r = 1; r <= fit_rounds; r++)); do
