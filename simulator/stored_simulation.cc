@@ -1,7 +1,6 @@
 #include "simulator/stored_simulation.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -302,7 +301,7 @@ Status ChooseNetwork(Store& store, const Trace& trace, NetworkChoice* out,
     // own are not priced at the calibrate's level (bench/ddp/README.md: every resnet18
     // setting 3-11% slow unscaled on a held-out grid; bench/horovod/README.md: a Horovod job
     // imported from its one timeline, whose fused buffers are all large, priced its unfused
-    // tensors at the idle level, 10-30% fast). The agreement over the job's communication
+    // tensors at the idle level, 10-32% fast). The agreement over the job's communication
     // time, not the median over its sizes: a small bucket slowed by the large one beside it
     // (densenet121's 1.6 MB at 2.8x) otherwise sets the level of every bucket (its 2.7 MB
     // ones priced 1.5x slow, bench/ddp/README.md). NCCL's collectives run on the GPU, not on

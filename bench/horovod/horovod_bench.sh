@@ -54,9 +54,10 @@
 #                         [--steps N] [--warmup N] [--repeats R] [--rate RATE] [--search]
 #                         [--confirm N] [--autotune BIN] [--bench-figure BIN] [--python PY]
 #                         [--host-cores N] [--untraced-fit [--fit-rounds N]]
-#                         [--ready-logs]
+#                         [--ready-logs] [--fit-traced "f128_c1 ..."] [--no-calibrate]
 #        horovod_bench.sh --extrap [--out DIR] [--repeats R] ...
 #        horovod_bench.sh --rescore DIR [--extrap] [--search] [--confirm N] [--autotune BIN]
+#                         [--fit-traced "f128_c1 ..."] [--no-calibrate]
 #        horovod_bench.sh --horovod-autotune SECONDS|search --out DIR [--models M] ...
 #        horovod_bench.sh --confirm-settings A,B,... [--confirm-runs N] --out DIR [--models M]
 #   --settings: run only these settings of the grid (default all 12; the default f128_c1 is
